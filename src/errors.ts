@@ -1,0 +1,50 @@
+// The closed set of API errors: one kind → one status → one JSON body.
+// Services throw ApiError; only app.ts turns it into a response. The `error`
+// texts of the interface (service-interface.md §7) are exact and must not drift.
+
+export const BODY_LIMIT_BYTES = 64 * 1024;
+
+const catalogue = {
+  missing_api_key: { status: 401, error: "Missing API key", message: "Provide your API key in the X-Api-Key header." },
+  invalid_api_key: { status: 403, error: "Invalid API key" },
+  unsupported_media_type: { status: 415, error: "Unsupported Media Type", message: "Send the body as JSON with Content-Type: application/json." },
+  payload_too_large: { status: 413, error: "Payload too large", message: `Request bodies are limited to ${BODY_LIMIT_BYTES} bytes.` },
+  malformed_json: { status: 400, error: "Malformed JSON body" },
+  invalid_request: { status: 400 }, // `error` names the missing or invalid fields
+  challenge_not_found: { status: 404, error: "Challenge not found", message: "The challenge_id is invalid or expired." },
+  session_not_found: { status: 404, error: "Session not found" },
+  unauthorized_session: { status: 403, error: "Unauthorized access to session" },
+  challenge_expired: { status: 400, error: "Challenge expired", verified: false },
+  challenge_used: { status: 400, error: "Challenge already used", verified: false }, // + previous_status
+  verification_failed: { status: 400, verified: false, error: "Proof verification failed" }, // + reason
+  rate_limited: { status: 429, error: "Rate limit exceeded" }, // + message
+  agent_not_found: { status: 404, error: "Agent not found" },
+  agent_exists: { status: 409, error: "Agent already registered", message: "Revoke the agent first to register a new commitment for it." },
+  route_not_found: { status: 404, error: "Not found" },
+  internal: { status: 500, error: "Internal server error" },
+  unavailable: { status: 503, error: "Service unavailable", message: "The database cannot be reached; retry later." },
+} as const satisfies Record<string, { status: number; error?: string }>;
+
+export type ErrorKind = keyof typeof catalogue;
+
+export class ApiError extends Error {
+  readonly status: number;
+  readonly body: Record<string, unknown>;
+
+  constructor(
+    readonly kind: ErrorKind,
+    extra: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    const { status, ...body } = catalogue[kind];
+    super(kind);
+    this.status = status;
+    this.body = { ...body, ...extra };
+  }
+}
+
+/** 400 whose `error` lists the missing required fields, as §7 asks. */
+export const missingFields = (fields: string[]) => new ApiError("invalid_request", { error: `Missing required fields: ${fields.join(", ")}` });
+
+/** 400 naming a field that is present but unacceptable, and why. */
+export const invalidField = (field: string, why: string) => new ApiError("invalid_request", { error: `Invalid field ${field}: ${why}` });

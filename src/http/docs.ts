@@ -1,0 +1,39 @@
+// OpenAPI descriptions for routes that read their own body (see body.ts):
+// schemas are attached as documentation, not as Elysia validators, so the
+// error texts and their order stay the ones the interface fixes.
+import { t, type TSchema } from "elysia";
+
+export const errorBody = t.Object({
+  error: t.String(),
+  message: t.Optional(t.String()),
+});
+
+const json = (schema: TSchema) => ({ "application/json": { schema } });
+
+export interface RouteDoc {
+  summary: string;
+  description?: string;
+  tag: string;
+  body?: TSchema;
+  ok: { status: number; schema: TSchema; description: string };
+  errors: Record<number, string>;
+  failure?: TSchema;
+  public?: boolean;
+}
+
+export function describe(doc: RouteDoc) {
+  const responses: Record<string, unknown> = {
+    [doc.ok.status]: { description: doc.ok.description, content: json(doc.ok.schema) },
+  };
+  for (const [status, description] of Object.entries(doc.errors)) {
+    responses[status] = { description, content: json(status === "400" && doc.failure ? t.Union([doc.failure, errorBody]) : errorBody) };
+  }
+  return {
+    summary: doc.summary,
+    description: doc.description,
+    tags: [doc.tag],
+    security: doc.public ? [] : [{ apiKey: [] }],
+    ...(doc.body ? { requestBody: { required: true, content: json(doc.body) } } : {}),
+    responses,
+  };
+}

@@ -1,0 +1,39 @@
+// The agent registry: which identity commitment (and signing key) an agent_id
+// stands for, under one API key. Revoking keeps the record so that a later
+// proof for the agent fails with `agent_revoked` rather than `unknown_agent`.
+import type { Clock } from "../../clock";
+import { ApiError } from "../../errors";
+import type { AgentRecord, ApiKeyRecord, Store } from "../../store/interface";
+import type { AgentInput } from "./model";
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+export const agentView = (agent: AgentRecord) => ({
+  agent_id: agent.agentId,
+  identity_commitment: agent.identityCommitment,
+  signing_key: agent.signingKey,
+  status: agent.revokedAt === null ? ("active" as const) : ("revoked" as const),
+  created_at: iso(agent.createdAt)!,
+  revoked_at: iso(agent.revokedAt),
+});
+
+type Deps = { store: Store; clock: Clock };
+
+export async function registerAgent({ store, clock }: Deps, key: ApiKeyRecord, input: AgentInput) {
+  const record: AgentRecord = { keyId: key.id, ...input, createdAt: clock.now(), revokedAt: null };
+  if ((await store.registerAgent(record)) === "exists") throw new ApiError("agent_exists");
+  return agentView(record);
+}
+
+export async function getAgent({ store }: Deps, key: ApiKeyRecord, agentId: string) {
+  const agent = await store.getAgent(key.id, agentId);
+  if (!agent) throw new ApiError("agent_not_found");
+  return agentView(agent);
+}
+
+export async function revokeAgent({ store, clock }: Deps, key: ApiKeyRecord, agentId: string) {
+  const revoked = await store.revokeAgent(key.id, agentId, clock.now());
+  if (revoked) return agentView(revoked);
+  // Unknown, or already revoked: revoking twice is not an error, it reports the state.
+  return getAgent({ store, clock }, key, agentId);
+}

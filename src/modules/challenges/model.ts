@@ -1,0 +1,50 @@
+import { t } from "elysia";
+import { invalidField } from "../../errors";
+import { boundedString, requireFields } from "../../http/body";
+import type { JsonObject } from "../../identity/encoding";
+
+export const CONTEXT_MAX_BYTES = 16 * 1024;
+export const CONTEXT_MAX_DEPTH = 16;
+
+export const challengeRequest = t.Object({
+  agent_id: t.String({ minLength: 1, maxLength: 256, examples: ["shopping-agent-7"] }),
+  action: t.String({ minLength: 1, maxLength: 256, examples: ["purchase"] }),
+  context: t.Optional(
+    t.Record(t.String(), t.Any(), {
+      description: "Any JSON object (≤ 16 KiB, ≤ 16 levels deep); the proof is bound to its RFC 8785 canonical form.",
+      examples: [{ amount: 20, currency: "EUR", merchant: "shop-a" }],
+    }),
+  ),
+});
+
+export const challengeResponse = t.Object({
+  challenge_id: t.String({ examples: ["ch_3q2-7wEzX1pDk9cVt0mWlA"] }),
+  nonce: t.String({ description: "62 lowercase hex digits: a 248-bit field element", examples: ["9f".repeat(31)] }),
+  expires_in: t.Number({ examples: [300] }),
+  timestamp: t.Number({ description: "Unix time in milliseconds", examples: [1795000000000] }),
+});
+
+export interface ChallengeInput {
+  agentId: string;
+  action: string;
+  context: JsonObject | undefined;
+}
+
+function depth(value: unknown): number {
+  if (typeof value !== "object" || value === null) return 0;
+  let deepest = 0;
+  for (const child of Object.values(value)) deepest = Math.max(deepest, depth(child));
+  return deepest + 1;
+}
+
+export function parseChallengeRequest(body: Record<string, unknown>): ChallengeInput {
+  requireFields(body, ["agent_id", "action"]);
+  const agentId = boundedString(body, "agent_id");
+  const action = boundedString(body, "action");
+  const context = body.context;
+  if (context === undefined) return { agentId, action, context: undefined };
+  if (typeof context !== "object" || context === null || Array.isArray(context)) throw invalidField("context", "must be a JSON object");
+  if (Buffer.byteLength(JSON.stringify(context), "utf8") > CONTEXT_MAX_BYTES) throw invalidField("context", `must serialize to at most ${CONTEXT_MAX_BYTES} bytes`);
+  if (depth(context) > CONTEXT_MAX_DEPTH) throw invalidField("context", `must be at most ${CONTEXT_MAX_DEPTH} levels deep`);
+  return { agentId, action, context: context as JsonObject };
+}

@@ -1,0 +1,29 @@
+import { Elysia, t } from "elysia";
+import type { AppDeps } from "../../deps";
+import { describe } from "../../http/docs";
+import { authenticate, usageView } from "./service";
+
+const usageResponse = t.Object({
+  key_id: t.String(),
+  name: t.String(),
+  challenges: t.Number({ description: "Successful challenge requests" }),
+  verifications: t.Object({ verified: t.Number(), failed: t.Number() }),
+  rate_limit_per_minute: t.Number({ description: "0 means unlimited" }),
+});
+
+export const keys = (deps: AppDeps) =>
+  new Elysia({ name: "keys" }).get(
+    "/v1/usage",
+    async ({ request }) => {
+      const key = await authenticate(deps.store, request.headers.get("x-api-key"));
+      return usageView(key, (await deps.store.usage(key.id))!);
+    },
+    {
+      detail: describe({
+        tag: "Keys",
+        summary: "Usage of the calling key",
+        ok: { status: 200, schema: usageResponse, description: "Counters of the calling key" },
+        errors: { 401: "Missing API key", 403: "Invalid API key" },
+      }),
+    },
+  );

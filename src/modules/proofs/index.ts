@@ -1,0 +1,37 @@
+import { Elysia } from "elysia";
+import type { AppDeps } from "../../deps";
+import { describe } from "../../http/docs";
+import { readJsonObject } from "../../http/body";
+import { authenticate } from "../keys/service";
+import { parseProofRequest, proofFailure, proofRequest, proofResponse } from "./model";
+import { submitProof } from "./service";
+
+export const proofs = (deps: AppDeps) =>
+  new Elysia({ name: "proofs" }).post(
+    "/v1/verify/proof",
+    async ({ request }) => {
+      const key = await authenticate(deps.store, request.headers.get("x-api-key"));
+      const input = parseProofRequest(await readJsonObject(request));
+      return submitProof(deps, key, input);
+    },
+    {
+      parse: "none",
+      detail: describe({
+        tag: "Verification",
+        summary: "Verify a proof",
+        description:
+          "Verifies the agent's Groth16 proof against the challenge's nonce, action and context, once. A failed proof fails the challenge for good: request a new one.",
+        body: proofRequest,
+        ok: { status: 200, schema: proofResponse, description: "The proof verified" },
+        failure: proofFailure,
+        errors: {
+          400: "Proof verification failed (with reason), challenge expired, challenge already used, or invalid fields",
+          401: "Missing API key",
+          403: "Invalid API key, or the challenge belongs to another key",
+          404: "Challenge not found",
+          413: "Body over 64 KiB",
+          415: "Content-Type is not application/json",
+        },
+      }),
+    },
+  );

@@ -1,0 +1,106 @@
+// POST /v1/verify/proof, in the order of service-interface.md §4.2 and the
+// precedence of decisions.md: not found → ownership → expired → already used
+// → verification. The decision is one conditional update in the store, so of
+// any number of concurrent submissions exactly one decides; the others learn
+// the winner's status.
+import type { Clock } from "../../clock";
+import { ApiError } from "../../errors";
+import { confidence } from "../../identity/confidence";
+import { actionHash, canonicalContextHash, nonceToField, type JsonObject } from "../../identity/encoding";
+import { verifySignature } from "../../identity/signature";
+import type { Logger } from "../../log";
+import type { ApiKeyRecord, ChallengeRecord, Decision, Store } from "../../store/interface";
+import type { VerifyResult } from "../../verifier/types";
+import { isExpired, isRetained } from "../challenges/lifecycle";
+import type { ProofInput } from "./model";
+
+/** Why a verification failed: a closed set, documented in docs/protocol.md. */
+export type FailureReason =
+  | "invalid_proof_format"
+  | "invalid_curve_point"
+  | "invalid_public_input"
+  | "proof_rejected"
+  | "unknown_agent"
+  | "agent_revoked"
+  | "invalid_signature"
+  | "signature_not_verifiable";
+
+export interface Verifier {
+  verify(proof: string, publicSignals: readonly string[]): VerifyResult | Promise<VerifyResult>;
+}
+
+export interface ProofDeps {
+  store: Store;
+  clock: Clock;
+  verifier: Verifier;
+  logger: Logger;
+}
+
+interface Evaluation {
+  reason: FailureReason | null;
+  signatureValid: boolean;
+}
+
+async function evaluate(deps: ProofDeps, challenge: ChallengeRecord, input: ProofInput): Promise<Evaluation> {
+  const agent = await deps.store.getAgent(challenge.keyId, challenge.agentId);
+  if (!agent) return { reason: "unknown_agent", signatureValid: false };
+  if (agent.revokedAt !== null) return { reason: "agent_revoked", signatureValid: false };
+
+  const signals = [
+    agent.identityCommitment,
+    String(nonceToField(challenge.nonce)),
+    String(actionHash(challenge.action)),
+    String(canonicalContextHash(challenge.context ?? "{}")),
+  ];
+  const verdict = await deps.verifier.verify(input.proof, signals);
+  if (!verdict.ok) return { reason: verdict.reason, signatureValid: false };
+
+  if (input.signature === undefined) return { reason: null, signatureValid: false };
+  if (agent.signingKey === null) return { reason: "signature_not_verifiable", signatureValid: false };
+  const context = challenge.context === null ? undefined : (JSON.parse(challenge.context) as JsonObject);
+  const check = verifySignature(agent.signingKey, input.signature, {
+    challengeId: challenge.id,
+    nonce: challenge.nonce,
+    action: challenge.action,
+    context,
+  });
+  return check === "valid" ? { reason: null, signatureValid: true } : { reason: "invalid_signature", signatureValid: false };
+}
+
+
+export async function submitProof(deps: ProofDeps, key: ApiKeyRecord, input: ProofInput) {
+  const { store, clock, logger } = deps;
+  const challenge = await store.getChallenge(input.challengeId);
+  if (!challenge || !isRetained(challenge, clock.now())) throw new ApiError("challenge_not_found");
+  // Checked before anything else about the challenge: a stranger learns
+  // nothing about it and can never burn it.
+  if (challenge.keyId !== key.id) throw new ApiError("unauthorized_session");
+  if (isExpired(challenge, clock.now())) throw new ApiError("challenge_expired");
+  if (challenge.status !== "pending") throw new ApiError("challenge_used", { previous_status: challenge.status });
+
+  const { reason, signatureValid } = await evaluate(deps, challenge, input);
+  const score = confidence({ proofValid: reason === null, signatureValid });
+  const decision: Decision = { status: reason === null ? "verified" : "failed", decidedAt: clock.now(), confidence: score, reason };
+  const outcome = await store.decideChallenge(challenge.id, decision);
+
+  if (!outcome.decided) {
+    // Another submission won the race, or the lifetime ran out while we verified.
+    const current = outcome.record;
+    if (!current) throw new ApiError("challenge_not_found");
+    if (current.status === "pending") throw new ApiError("challenge_expired");
+    throw new ApiError("challenge_used", { previous_status: current.status });
+  }
+
+  if (reason !== null) {
+    logger.info("verification failed", { key_id: key.id, session_id: challenge.id, agent_id: challenge.agentId, reason });
+    throw new ApiError("verification_failed", { reason });
+  }
+  return {
+    verified: true as const,
+    agent_id: challenge.agentId,
+    action: challenge.action,
+    confidence: score!,
+    timestamp: new Date(decision.decidedAt).toISOString(),
+    session_id: challenge.id,
+  };
+}

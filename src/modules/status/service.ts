@@ -1,0 +1,12 @@
+import type { Clock } from "../../clock";
+import { ApiError } from "../../errors";
+import type { ApiKeyRecord, Store } from "../../store/interface";
+import { isRetained, sessionView } from "../challenges/lifecycle";
+
+export async function readSession({ store, clock }: { store: Store; clock: Clock }, key: ApiKeyRecord, sessionId: string) {
+  const now = clock.now();
+  const challenge = sessionId.length <= 256 ? await store.getChallenge(sessionId) : null;
+  if (!challenge || !isRetained(challenge, now)) throw new ApiError("session_not_found");
+  if (challenge.keyId !== key.id) throw new ApiError("unauthorized_session");
+  return sessionView(challenge, now);
+}

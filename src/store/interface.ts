@@ -1,0 +1,110 @@
+// The storage contract. Two implementations honour it (sqlite.ts, postgres.ts)
+// and one test suite (test/store/contract.ts) runs against both. Everything
+// correctness needs across processes and hosts lives behind this interface:
+// one-time use, counters and rate-limit windows are atomic in the database.
+//
+// Times are Unix milliseconds. All methods are async so a networked store fits.
+
+export type StoredStatus = "pending" | "verified" | "failed";
+
+export interface ApiKeyRecord {
+  id: string;
+  name: string;
+  /** SHA-256 of the full key, hex. The key itself is never stored. */
+  hash: string;
+  /** Challenge creations allowed per minute; 0 means unlimited. */
+  rateLimit: number;
+  createdAt: number;
+  revokedAt: number | null;
+}
+
+export interface Usage {
+  /** Successful challenge creations: the counter the interface specifies. */
+  challenges: number;
+  verified: number;
+  failed: number;
+}
+
+export interface AgentRecord {
+  keyId: string;
+  agentId: string;
+  identityCommitment: string;
+  signingKey: string | null;
+  createdAt: number;
+  revokedAt: number | null;
+}
+
+export interface ChallengeRecord {
+  id: string;
+  keyId: string;
+  agentId: string;
+  action: string;
+  /** The context as canonical JSON (RFC 8785), or null when none was given. */
+  context: string | null;
+  nonce: string;
+  createdAt: number;
+  expiresAt: number;
+  status: StoredStatus;
+  decidedAt: number | null;
+  confidence: number | null;
+  reason: string | null;
+}
+
+export interface RateWindow {
+  /** Start of the fixed one-minute window the request falls in. */
+  windowStart: number;
+  /** Requests allowed in the window; 0 means unlimited. */
+  limit: number;
+}
+
+export type CreateChallengeResult =
+  | { created: true; used: number }
+  | { created: false; used: number };
+
+export interface Decision {
+  status: "verified" | "failed";
+  decidedAt: number;
+  confidence: number | null;
+  reason: string | null;
+}
+
+/** `decided` is true only for the one caller whose conditional update won. */
+export type DecideResult = { decided: true; record: ChallengeRecord } | { decided: false; record: ChallengeRecord | null };
+
+export interface Store {
+  readonly kind: "sqlite" | "postgres";
+
+  createKey(key: ApiKeyRecord): Promise<void>;
+  getKey(id: string): Promise<ApiKeyRecord | null>;
+  listKeys(): Promise<ApiKeyRecord[]>;
+  /** Marks the key revoked; false when no such key (or already revoked). */
+  revokeKey(id: string, at: number): Promise<boolean>;
+  setRateLimit(id: string, perMinute: number): Promise<boolean>;
+  usage(id: string): Promise<Usage | null>;
+
+  registerAgent(agent: AgentRecord): Promise<"created" | "exists">;
+  getAgent(keyId: string, agentId: string): Promise<AgentRecord | null>;
+  revokeAgent(keyId: string, agentId: string, at: number): Promise<AgentRecord | null>;
+
+  /**
+   * Counts the request in the key's rate window and, when within the limit,
+   * stores the challenge and increments the key's usage counter — one
+   * transaction. `used` is the window's count including this request.
+   */
+  createChallenge(challenge: ChallengeRecord, window: RateWindow): Promise<CreateChallengeResult>;
+  getChallenge(id: string): Promise<ChallengeRecord | null>;
+  /**
+   * Decides a challenge with one conditional update: only a challenge still
+   * pending and not past `expiresAt` at `decision.decidedAt` changes. The
+   * key's verified/failed counter moves with it.
+   */
+  decideChallenge(id: string, decision: Decision): Promise<DecideResult>;
+  /** Deletes challenges whose expiry is before `expiredBefore`; returns how many. */
+  purgeChallenges(expiredBefore: number): Promise<number>;
+  /** Challenges still pending and unexpired at `now`, for the given key or all. */
+  countPending(now: number, keyId?: string): Promise<number>;
+
+  /** Throws when the database cannot be reached. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,89 @@
+// PostgreSQL schema, one entry per version, the same tables as the SQLite
+// schema (migrations/sqlite.ts). Append only: never edit a shipped migration;
+// schema_migrations records which versions have run.
+//
+// Times are Unix milliseconds and counters can outgrow 32 bits, so both are
+// BIGINT; confidence is DOUBLE PRECISION; everything else TEXT, as in SQLite.
+import type { SQL } from "bun";
+
+export const postgresMigrations: string[] = [
+  `CREATE TABLE api_keys (
+     id          TEXT PRIMARY KEY,
+     name        TEXT NOT NULL,
+     hash        TEXT NOT NULL,
+     rate_limit  BIGINT NOT NULL,
+     created_at  BIGINT NOT NULL,
+     revoked_at  BIGINT,
+     challenges  BIGINT NOT NULL DEFAULT 0,
+     verified    BIGINT NOT NULL DEFAULT 0,
+     failed      BIGINT NOT NULL DEFAULT 0
+   );
+   CREATE TABLE agents (
+     key_id              TEXT NOT NULL,
+     agent_id            TEXT NOT NULL,
+     identity_commitment TEXT NOT NULL,
+     signing_key         TEXT,
+     created_at          BIGINT NOT NULL,
+     revoked_at          BIGINT,
+     PRIMARY KEY (key_id, agent_id)
+   );
+   CREATE TABLE challenges (
+     id          TEXT PRIMARY KEY,
+     key_id      TEXT NOT NULL,
+     agent_id    TEXT NOT NULL,
+     action      TEXT NOT NULL,
+     context     TEXT,
+     nonce       TEXT NOT NULL,
+     created_at  BIGINT NOT NULL,
+     expires_at  BIGINT NOT NULL,
+     status      TEXT NOT NULL DEFAULT 'pending',
+     decided_at  BIGINT,
+     confidence  DOUBLE PRECISION,
+     reason      TEXT
+   );
+   CREATE INDEX challenges_by_expiry ON challenges (expires_at);
+   CREATE INDEX challenges_pending ON challenges (key_id, expires_at) WHERE status = 'pending';
+   CREATE TABLE rate_windows (
+     key_id       TEXT NOT NULL,
+     window_start BIGINT NOT NULL,
+     count        BIGINT NOT NULL,
+     PRIMARY KEY (key_id, window_start)
+   );`,
+];
+
+/**
+ * An arbitrary constant identifying "zkagent schema migration" among advisory
+ * locks; every node uses the same one so only one migrates at a time.
+ */
+export const MIGRATION_LOCK_ID = 7_316_402_917n;
+
+/**
+ * Applies the migrations not yet recorded in schema_migrations, in one
+ * transaction that holds a transaction-scoped advisory lock. Several nodes
+ * starting at once queue on the lock; each one after the first finds the
+ * versions already recorded and applies nothing. The lock is released by
+ * COMMIT or ROLLBACK, so a crashed migrator never leaves it held.
+ *
+ * `migrations` is a parameter so tests can exercise a later version.
+ */
+export async function migratePostgres(sql: SQL, migrations: readonly string[] = postgresMigrations): Promise<number> {
+  return sql.begin(async (tx) => {
+    await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_ID.toString()}::bigint)`;
+    // Created under the lock: CREATE TABLE IF NOT EXISTS alone still races on
+    // the catalog (a unique violation on pg_type) when two nodes run it at once.
+    await tx`CREATE TABLE IF NOT EXISTS schema_migrations (
+      version    INT PRIMARY KEY,
+      applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
+    )`;
+    const [{ current }] = await tx`SELECT coalesce(max(version), 0)::int AS current FROM schema_migrations`;
+    let applied = 0;
+    for (let version = Number(current) + 1; version <= migrations.length; version++) {
+      // Migration text is a constant from this file, never input; unsafe runs
+      // it as a multi-statement simple query.
+      await tx.unsafe(migrations[version - 1]!);
+      await tx`INSERT INTO schema_migrations (version) VALUES (${version})`;
+      applied++;
+    }
+    return applied;
+  });
+}

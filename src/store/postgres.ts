@@ -1,0 +1,187 @@
+// The multi-node store: PostgreSQL through Bun's built-in SQL client.
+//
+// Several service processes on several hosts share one database, so every
+// guarantee lives in a single statement or transaction on the server, never in
+// this process: one-time use is one conditional UPDATE (PostgreSQL's row lock
+// makes concurrent updaters of the same row wait and then re-check the WHERE
+// against the committed row, so exactly one matches); rate windows and
+// counters are atomic increments. Behaviour mirrors sqlite.ts exactly; the
+// same contract suite (test/store/contract.ts) runs against both.
+import { SQL } from "bun";
+import type { AgentRecord, ApiKeyRecord, ChallengeRecord, CreateChallengeResult, Decision, DecideResult, RateWindow, Store, Usage } from "./interface";
+import { migratePostgres } from "./migrations/postgres";
+import { toAgent, toChallenge, toKey, toUsage } from "./rows";
+
+export interface PostgresOptions {
+  /** Connections in this process's pool. */
+  poolSize?: number;
+}
+
+export const DEFAULT_POOL_SIZE = 10;
+
+export async function openPostgres(url: string, options: PostgresOptions = {}): Promise<PostgresStore> {
+  const sql = new SQL(url, {
+    max: options.poolSize ?? DEFAULT_POOL_SIZE,
+    // Bun prefers PGDATABASE from the environment over the database named in
+    // the URL; the URL is the configuration, so pass its database explicitly.
+    ...databaseFromUrl(url),
+    // int8 columns come back as strings (bigint: false); rows.ts maps them
+    // with Number(), exact for millisecond times and realistic counters.
+    bigint: false,
+  });
+  try {
+    await migratePostgres(sql);
+  } catch (error) {
+    await sql.close({ timeout: 0 });
+    throw error;
+  }
+  return new PostgresStore(sql);
+}
+
+function databaseFromUrl(url: string): { database?: string } {
+  try {
+    const name = decodeURIComponent(new URL(url).pathname.replace(/^\//, ""));
+    return name ? { database: name } : {};
+  } catch {
+    return {};
+  }
+}
+
+export class PostgresStore implements Store {
+  readonly kind = "postgres" as const;
+
+  constructor(private readonly sql: SQL) {}
+
+  async createKey(key: ApiKeyRecord): Promise<void> {
+    await this.sql`
+      INSERT INTO api_keys (id, name, hash, rate_limit, created_at, revoked_at)
+      VALUES (${key.id}, ${key.name}, ${key.hash}, ${key.rateLimit}, ${key.createdAt}, ${key.revokedAt})`;
+  }
+
+  async getKey(id: string): Promise<ApiKeyRecord | null> {
+    const [row] = await this.sql`SELECT * FROM api_keys WHERE id = ${id}`;
+    return row ? toKey(row) : null;
+  }
+
+  async listKeys(): Promise<ApiKeyRecord[]> {
+    const rows = await this.sql`SELECT * FROM api_keys ORDER BY created_at, id`;
+    return rows.map(toKey);
+  }
+
+  async revokeKey(id: string, at: number): Promise<boolean> {
+    const rows = await this.sql`UPDATE api_keys SET revoked_at = ${at} WHERE id = ${id} AND revoked_at IS NULL RETURNING id`;
+    return rows.length === 1;
+  }
+
+  async setRateLimit(id: string, perMinute: number): Promise<boolean> {
+    const rows = await this.sql`UPDATE api_keys SET rate_limit = ${perMinute} WHERE id = ${id} RETURNING id`;
+    return rows.length === 1;
+  }
+
+  async usage(id: string): Promise<Usage | null> {
+    const [row] = await this.sql`SELECT challenges, verified, failed FROM api_keys WHERE id = ${id}`;
+    return row ? toUsage(row) : null;
+  }
+
+  async registerAgent(agent: AgentRecord): Promise<"created" | "exists"> {
+    const { keyId, agentId, identityCommitment, signingKey, createdAt } = agent;
+    // An active agent stays as it is ("exists"); a revoked one is registered
+    // afresh. The DO UPDATE's WHERE returns no row when the agent is active.
+    const rows = await this.sql`
+      INSERT INTO agents (key_id, agent_id, identity_commitment, signing_key, created_at, revoked_at)
+      VALUES (${keyId}, ${agentId}, ${identityCommitment}, ${signingKey}, ${createdAt}, NULL)
+      ON CONFLICT (key_id, agent_id) DO UPDATE SET
+        identity_commitment = excluded.identity_commitment, signing_key = excluded.signing_key,
+        created_at = excluded.created_at, revoked_at = NULL
+      WHERE agents.revoked_at IS NOT NULL
+      RETURNING key_id`;
+    return rows.length === 1 ? "created" : "exists";
+  }
+
+  async getAgent(keyId: string, agentId: string): Promise<AgentRecord | null> {
+    const [row] = await this.sql`SELECT * FROM agents WHERE key_id = ${keyId} AND agent_id = ${agentId}`;
+    return row ? toAgent(row) : null;
+  }
+
+  async revokeAgent(keyId: string, agentId: string, at: number): Promise<AgentRecord | null> {
+    const [row] = await this.sql`
+      UPDATE agents SET revoked_at = ${at}
+      WHERE key_id = ${keyId} AND agent_id = ${agentId} AND revoked_at IS NULL RETURNING *`;
+    return row ? toAgent(row) : null;
+  }
+
+  async createChallenge(challenge: ChallengeRecord, window: RateWindow): Promise<CreateChallengeResult> {
+    return this.sql.begin(async (tx): Promise<CreateChallengeResult> => {
+      let used = 0;
+      if (window.limit > 0) {
+        // Upsert-and-return is one atomic statement: concurrent requests of
+        // the same key each get a distinct count, on any node.
+        const [row] = await tx`
+          INSERT INTO rate_windows (key_id, window_start, count) VALUES (${challenge.keyId}, ${window.windowStart}, 1)
+          ON CONFLICT (key_id, window_start) DO UPDATE SET count = rate_windows.count + 1
+          RETURNING count`;
+        used = Number(row.count);
+        // Returning (not throwing) commits the count: a refused request still
+        // occupies its place in the window, exactly as in sqlite.ts.
+        if (used > window.limit) return { created: false, used };
+      }
+      const { id, keyId, agentId, action, context, nonce, createdAt, expiresAt } = challenge;
+      await tx`
+        INSERT INTO challenges (id, key_id, agent_id, action, context, nonce, created_at, expires_at, status)
+        VALUES (${id}, ${keyId}, ${agentId}, ${action}, ${context}, ${nonce}, ${createdAt}, ${expiresAt}, 'pending')`;
+      await tx`UPDATE api_keys SET challenges = challenges + 1 WHERE id = ${keyId}`;
+      return { created: true, used };
+    });
+  }
+
+  async getChallenge(id: string): Promise<ChallengeRecord | null> {
+    const [row] = await this.sql`SELECT * FROM challenges WHERE id = ${id}`;
+    return row ? toChallenge(row) : null;
+  }
+
+  async decideChallenge(id: string, decision: Decision): Promise<DecideResult> {
+    const { status, decidedAt, confidence, reason } = decision;
+    return this.sql.begin(async (tx): Promise<DecideResult> => {
+      // The single conditional update that makes use one-time: a concurrent
+      // updater blocks on the row lock, then finds status no longer pending.
+      const [row] = await tx`
+        UPDATE challenges SET status = ${status}, decided_at = ${decidedAt}, confidence = ${confidence}, reason = ${reason}
+        WHERE id = ${id} AND status = 'pending' AND expires_at >= ${decidedAt}
+        RETURNING *`;
+      if (!row) {
+        // READ COMMITTED: this statement sees the winner's committed record.
+        const [current] = await tx`SELECT * FROM challenges WHERE id = ${id}`;
+        return { decided: false, record: current ? toChallenge(current) : null };
+      }
+      const record = toChallenge(row);
+      // Two fixed statements rather than an interpolated column name.
+      if (status === "verified") await tx`UPDATE api_keys SET verified = verified + 1 WHERE id = ${record.keyId}`;
+      else await tx`UPDATE api_keys SET failed = failed + 1 WHERE id = ${record.keyId}`;
+      return { decided: true, record };
+    });
+  }
+
+  async purgeChallenges(expiredBefore: number): Promise<number> {
+    const removed = await this.sql`DELETE FROM challenges WHERE expires_at < ${expiredBefore}`;
+    // Windows that old can no longer be counted into; sqlite.ts drops them too.
+    await this.sql`DELETE FROM rate_windows WHERE window_start < ${expiredBefore}`;
+    return removed.count;
+  }
+
+  async countPending(now: number, keyId?: string): Promise<number> {
+    const [row] =
+      keyId === undefined
+        ? await this.sql`SELECT count(*) AS n FROM challenges WHERE status = 'pending' AND expires_at >= ${now}`
+        : await this.sql`SELECT count(*) AS n FROM challenges WHERE key_id = ${keyId} AND status = 'pending' AND expires_at >= ${now}`;
+    return Number(row.n);
+  }
+
+  async ping(): Promise<void> {
+    await this.sql`SELECT 1`;
+  }
+
+  async close(): Promise<void> {
+    // Let queries already sent finish, but never hang a shutdown on them.
+    await this.sql.close({ timeout: 5 });
+  }
+}

@@ -1,0 +1,47 @@
+// Row ↔ record mapping shared by the SQL stores (snake_case columns).
+import type { AgentRecord, ApiKeyRecord, ChallengeRecord, StoredStatus, Usage } from "./interface";
+
+const int = (value: unknown): number => Number(value);
+const intOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
+
+export const toKey = (row: any): ApiKeyRecord => ({
+  id: row.id,
+  name: row.name,
+  hash: row.hash,
+  rateLimit: int(row.rate_limit),
+  createdAt: int(row.created_at),
+  revokedAt: intOrNull(row.revoked_at),
+});
+
+export const toUsage = (row: any): Usage => ({
+  challenges: int(row.challenges),
+  verified: int(row.verified),
+  failed: int(row.failed),
+});
+
+export const toAgent = (row: any): AgentRecord => ({
+  keyId: row.key_id,
+  agentId: row.agent_id,
+  identityCommitment: row.identity_commitment,
+  signingKey: row.signing_key ?? null,
+  createdAt: int(row.created_at),
+  revokedAt: intOrNull(row.revoked_at),
+});
+
+export const toChallenge = (row: any): ChallengeRecord => ({
+  id: row.id,
+  keyId: row.key_id,
+  agentId: row.agent_id,
+  action: row.action,
+  context: row.context ?? null,
+  nonce: row.nonce,
+  createdAt: int(row.created_at),
+  expiresAt: int(row.expires_at),
+  status: row.status as StoredStatus,
+  decidedAt: intOrNull(row.decided_at),
+  confidence: row.confidence === null || row.confidence === undefined ? null : Number(row.confidence),
+  reason: row.reason ?? null,
+});
+
+/** The usage column a decision increments; a fixed name, never user input. */
+export const counterColumn = (status: "verified" | "failed"): "verified" | "failed" => (status === "verified" ? "verified" : "failed");

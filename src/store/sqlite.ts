@@ -1,0 +1,177 @@
+// The embedded default: one SQLite file through bun:sqlite, in WAL mode.
+//
+// synchronous=NORMAL in WAL mode makes every committed transaction survive a
+// crash of the process (kill -9): the commit is in the WAL file before the
+// call returns. Only a power loss can lose the last commits; set
+// SQLITE_SYNCHRONOUS=FULL where that matters more than write throughput.
+import { Database } from "bun:sqlite";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import type { AgentRecord, ApiKeyRecord, ChallengeRecord, CreateChallengeResult, Decision, DecideResult, RateWindow, Store, Usage } from "./interface";
+import { sqliteMigrations } from "./migrations/sqlite";
+import { counterColumn, toAgent, toChallenge, toKey, toUsage } from "./rows";
+
+export function openSqlite(path: string, options: { synchronous?: "NORMAL" | "FULL" } = {}): SqliteStore {
+  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path, { create: true, strict: true });
+  db.exec("PRAGMA journal_mode = WAL");
+  db.exec(`PRAGMA synchronous = ${options.synchronous === "FULL" ? "FULL" : "NORMAL"}`);
+  // Several processes (workers, the CLI next to a running server) share the file.
+  db.exec("PRAGMA busy_timeout = 10000");
+  db.exec("PRAGMA foreign_keys = ON");
+  migrate(db);
+  return new SqliteStore(db);
+}
+
+function migrate(db: Database): void {
+  // BEGIN IMMEDIATE: two processes starting at once must not both migrate.
+  db.transaction(() => {
+    const { user_version: applied } = db.query("PRAGMA user_version").get() as { user_version: number };
+    for (let version = applied; version < sqliteMigrations.length; version++) db.exec(sqliteMigrations[version]!);
+    if (applied < sqliteMigrations.length) db.exec(`PRAGMA user_version = ${sqliteMigrations.length}`);
+  }).immediate();
+}
+
+export class SqliteStore implements Store {
+  readonly kind = "sqlite" as const;
+  private readonly q;
+
+  constructor(private readonly db: Database) {
+    this.q = {
+      insertKey: db.query(
+        "INSERT INTO api_keys (id, name, hash, rate_limit, created_at, revoked_at) VALUES ($id, $name, $hash, $rateLimit, $createdAt, $revokedAt)",
+      ),
+      getKey: db.query("SELECT * FROM api_keys WHERE id = ?"),
+      listKeys: db.query("SELECT * FROM api_keys ORDER BY created_at, id"),
+      revokeKey: db.query("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL"),
+      setRateLimit: db.query("UPDATE api_keys SET rate_limit = ? WHERE id = ?"),
+      insertAgent: db.query(
+        `INSERT INTO agents (key_id, agent_id, identity_commitment, signing_key, created_at, revoked_at)
+         VALUES ($keyId, $agentId, $identityCommitment, $signingKey, $createdAt, NULL)
+         ON CONFLICT (key_id, agent_id) DO UPDATE SET
+           identity_commitment = excluded.identity_commitment, signing_key = excluded.signing_key,
+           created_at = excluded.created_at, revoked_at = NULL
+         WHERE agents.revoked_at IS NOT NULL`,
+      ),
+      getAgent: db.query("SELECT * FROM agents WHERE key_id = ? AND agent_id = ?"),
+      revokeAgent: db.query("UPDATE agents SET revoked_at = ? WHERE key_id = ? AND agent_id = ? AND revoked_at IS NULL RETURNING *"),
+      countWindow: db.query(
+        `INSERT INTO rate_windows (key_id, window_start, count) VALUES (?, ?, 1)
+         ON CONFLICT (key_id, window_start) DO UPDATE SET count = count + 1 RETURNING count`,
+      ),
+      insertChallenge: db.query(
+        `INSERT INTO challenges (id, key_id, agent_id, action, context, nonce, created_at, expires_at, status)
+         VALUES ($id, $keyId, $agentId, $action, $context, $nonce, $createdAt, $expiresAt, 'pending')`,
+      ),
+      countChallenge: db.query("UPDATE api_keys SET challenges = challenges + 1 WHERE id = ?"),
+      getChallenge: db.query("SELECT * FROM challenges WHERE id = ?"),
+      decide: db.query(
+        `UPDATE challenges SET status = $status, decided_at = $decidedAt, confidence = $confidence, reason = $reason
+         WHERE id = $id AND status = 'pending' AND expires_at >= $decidedAt RETURNING *`,
+      ),
+      countVerified: db.query("UPDATE api_keys SET verified = verified + 1 WHERE id = ?"),
+      countFailed: db.query("UPDATE api_keys SET failed = failed + 1 WHERE id = ?"),
+      purge: db.query("DELETE FROM challenges WHERE expires_at < ?"),
+      purgeWindows: db.query("DELETE FROM rate_windows WHERE window_start < ?"),
+      pendingAll: db.query("SELECT count(*) AS n FROM challenges WHERE status = 'pending' AND expires_at >= ?"),
+      pendingForKey: db.query("SELECT count(*) AS n FROM challenges WHERE key_id = ? AND status = 'pending' AND expires_at >= ?"),
+    };
+  }
+
+  async createKey(key: ApiKeyRecord): Promise<void> {
+    this.q.insertKey.run({ ...key });
+  }
+
+  async getKey(id: string): Promise<ApiKeyRecord | null> {
+    const row = this.q.getKey.get(id);
+    return row ? toKey(row) : null;
+  }
+
+  async listKeys(): Promise<ApiKeyRecord[]> {
+    return this.q.listKeys.all().map(toKey);
+  }
+
+  async revokeKey(id: string, at: number): Promise<boolean> {
+    return this.q.revokeKey.run(at, id).changes === 1;
+  }
+
+  async setRateLimit(id: string, perMinute: number): Promise<boolean> {
+    return this.q.setRateLimit.run(perMinute, id).changes === 1;
+  }
+
+  async usage(id: string): Promise<Usage | null> {
+    const row = this.q.getKey.get(id);
+    return row ? toUsage(row) : null;
+  }
+
+  async registerAgent(agent: AgentRecord): Promise<"created" | "exists"> {
+    const { keyId, agentId, identityCommitment, signingKey, createdAt } = agent;
+    const changes = this.q.insertAgent.run({ keyId, agentId, identityCommitment, signingKey, createdAt }).changes;
+    return changes === 1 ? "created" : "exists";
+  }
+
+  async getAgent(keyId: string, agentId: string): Promise<AgentRecord | null> {
+    const row = this.q.getAgent.get(keyId, agentId);
+    return row ? toAgent(row) : null;
+  }
+
+  async revokeAgent(keyId: string, agentId: string, at: number): Promise<AgentRecord | null> {
+    const row = this.q.revokeAgent.get(at, keyId, agentId);
+    return row ? toAgent(row) : null;
+  }
+
+  private readonly createChallengeTx = (challenge: ChallengeRecord, window: RateWindow): CreateChallengeResult => {
+    let used = 0;
+    if (window.limit > 0) {
+      used = (this.q.countWindow.get(challenge.keyId, window.windowStart) as { count: number }).count;
+      if (used > window.limit) return { created: false, used };
+    }
+    const { id, keyId, agentId, action, context, nonce, createdAt, expiresAt } = challenge;
+    this.q.insertChallenge.run({ id, keyId, agentId, action, context, nonce, createdAt, expiresAt });
+    this.q.countChallenge.run(keyId);
+    return { created: true, used };
+  };
+
+  async createChallenge(challenge: ChallengeRecord, window: RateWindow): Promise<CreateChallengeResult> {
+    return this.db.transaction(this.createChallengeTx).immediate(challenge, window);
+  }
+
+  async getChallenge(id: string): Promise<ChallengeRecord | null> {
+    const row = this.q.getChallenge.get(id);
+    return row ? toChallenge(row) : null;
+  }
+
+  private readonly decideTx = (id: string, decision: Decision): DecideResult => {
+    const row = this.q.decide.get({ id, ...decision });
+    if (!row) {
+      const current = this.q.getChallenge.get(id);
+      return { decided: false, record: current ? toChallenge(current) : null };
+    }
+    const record = toChallenge(row);
+    (counterColumn(decision.status) === "verified" ? this.q.countVerified : this.q.countFailed).run(record.keyId);
+    return { decided: true, record };
+  };
+
+  async decideChallenge(id: string, decision: Decision): Promise<DecideResult> {
+    return this.db.transaction(this.decideTx).immediate(id, decision);
+  }
+
+  async purgeChallenges(expiredBefore: number): Promise<number> {
+    const removed = this.q.purge.run(expiredBefore).changes;
+    this.q.purgeWindows.run(expiredBefore);
+    return removed;
+  }
+
+  async countPending(now: number, keyId?: string): Promise<number> {
+    const row = (keyId === undefined ? this.q.pendingAll.get(now) : this.q.pendingForKey.get(keyId, now)) as { n: number };
+    return row.n;
+  }
+
+  async ping(): Promise<void> {
+    this.db.query("SELECT 1").get();
+  }
+
+  async close(): Promise<void> {
+    this.db.close(false);
+  }
+}
