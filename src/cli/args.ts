@@ -1,0 +1,42 @@
+// Shared argument handling for the commands: node:util's parseArgs, with
+// usage errors that print the command's help and exit 2.
+import { parseArgs, type ParseArgsConfig } from "node:util";
+
+export class UsageError extends Error {}
+
+export function parse<T extends NonNullable<ParseArgsConfig["options"]>>(argv: string[], options: T, allowPositionals = false) {
+  try {
+    return parseArgs({ args: argv, options: { ...options, help: { type: "boolean", short: "h" } }, allowPositionals, strict: true });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+/** With --json a command prints one JSON object on stdout and nothing else there. */
+export const printJson = (value: unknown) => process.stdout.write(`${JSON.stringify(value)}\n`);
+export const say = (line: string) => process.stdout.write(`${line}\n`);
+
+export function requireString(values: Record<string, unknown>, name: string): string {
+  const value = values[name];
+  if (typeof value !== "string" || value === "") throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+export function parseContext(text: string | undefined): Record<string, unknown> | undefined {
+  if (text === undefined) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new UsageError("--context must be a JSON object");
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new UsageError("--context must be a JSON object");
+  return value as Record<string, unknown>;
+}
+
+export function nonNegativeInteger(text: string | undefined, name: string): number | undefined {
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 0) throw new UsageError(`--${name} must be a non-negative integer`);
+  return value;
+}

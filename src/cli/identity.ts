@@ -1,0 +1,21 @@
+import { createIdentity } from "../agent";
+import { parse, printJson, say, UsageError } from "./args";
+
+export const identityHelp = `zkagent identity new [--json]
+  Creates an agent identity: a secret field element, its Poseidon identity
+  commitment (register this), and an Ed25519 signing key pair (base64url).
+  Keep "secret" and "signing_secret" on the agent; they are never sent.`;
+
+export async function identityCommand(argv: string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  const { values } = parse(rest, { json: { type: "boolean" } });
+  if (values.help || sub !== "new") {
+    say(identityHelp);
+    if (values.help) return 0;
+    throw new UsageError(sub ? `unknown identity command "${sub}"` : "identity needs a command: new");
+  }
+  const identity = await createIdentity();
+  if (values.json) printJson(identity);
+  else for (const [name, value] of Object.entries(identity)) say(`${name.padEnd(20)} ${value}`);
+  return 0;
+}

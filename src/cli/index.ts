@@ -1,0 +1,64 @@
+#!/usr/bin/env bun
+// zkagent — one entry point for the server, key management and the agent side.
+import { ConfigError, loadConfig } from "../config";
+import { say, UsageError } from "./args";
+import { demoCommand, demoHelp } from "./demo";
+import { identityCommand, identityHelp } from "./identity";
+import { keysCommand, keysHelp } from "./keys";
+import { proveCommand, proveHelp, signCommand, signHelp } from "./prove";
+import { serveCommand, serveHelp } from "./serve";
+
+const help = `zkagent — zero-knowledge identity verification for AI agents
+
+Usage: zkagent <command> [options]     (zkagent <command> --help for details)
+
+  serve                  run the HTTP service
+  keys create|list|revoke|usage|set-limit   manage API keys
+  identity new           create an agent identity (secret, commitment, signing keys)
+  prove                  prove an identity for a challenge (nonce, action, context)
+  sign                   sign a challenge with the agent's Ed25519 key
+  verify                 verify a snarkjs Groth16 proof (drop-in for snarkjs groth16 verify)
+  demo                   run the whole flow against a running server`;
+
+const helps: Record<string, string> = { serve: serveHelp, keys: keysHelp, identity: identityHelp, prove: proveHelp, sign: signHelp, demo: demoHelp };
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (!command || command === "--help" || command === "-h" || command === "help") {
+    say(rest[0] && helps[rest[0]] ? helps[rest[0]]! : help);
+    return command ? 0 : 2;
+  }
+  const config = loadConfig();
+  switch (command) {
+    case "serve":
+      return serveCommand(rest, config);
+    case "keys":
+      return keysCommand(rest, config);
+    case "identity":
+      return identityCommand(rest);
+    case "prove":
+      return proveCommand(rest);
+    case "sign":
+      return signCommand(rest);
+    case "verify": {
+      const { verifyCommand } = await import("./verify");
+      return verifyCommand(rest);
+    }
+    case "demo":
+      return demoCommand(rest, config);
+    default:
+      throw new UsageError(`unknown command "${command}"`);
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error) => {
+    if (error instanceof UsageError || error instanceof ConfigError) {
+      process.stderr.write(`zkagent: ${error.message}\n(zkagent --help for usage)\n`);
+      process.exit(2);
+    }
+    process.stderr.write(`zkagent: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  },
+);

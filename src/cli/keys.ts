@@ -1,0 +1,83 @@
+import type { Config } from "../config";
+import { systemClock } from "../clock";
+import { createKey, keyPrefix, keyView, usageView } from "../modules/keys/service";
+import { openStore } from "../store";
+import { nonNegativeInteger, parse, printJson, say, UsageError } from "./args";
+
+export const keysHelp = `zkagent keys — manage API keys (uses DATABASE_URL, also while the server runs)
+
+  zkagent keys create --name NAME [--rate-limit PER_MINUTE] [--json]
+      Creates a key and prints it once; only its hash is stored.
+      --rate-limit: challenge creations per minute, 0 = unlimited (default from DEFAULT_RATE_LIMIT, 1000)
+  zkagent keys list [--json]            Lists keys by id and prefix (never the key)
+  zkagent keys revoke ID [--json]       Revokes at once, on every node
+  zkagent keys usage ID [--json]        Challenge and verification counters
+  zkagent keys set-limit ID --rate-limit PER_MINUTE [--json]`;
+
+export async function keysCommand(argv: string[], config: Config): Promise<number> {
+  const [sub, ...rest] = argv;
+  const { values, positionals } = parse(rest, { name: { type: "string" }, "rate-limit": { type: "string" }, json: { type: "boolean" } }, true);
+  if (values.help || !sub) {
+    say(keysHelp);
+    return values.help ? 0 : 2;
+  }
+  const store = await openStore(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
+  try {
+    const id = positionals[0];
+    const needId = () => {
+      if (!id) throw new UsageError(`keys ${sub} needs the key ID`);
+      return id;
+    };
+    switch (sub) {
+      case "create": {
+        if (!values.name) throw new UsageError("--name is required");
+        const rateLimit = nonNegativeInteger(values["rate-limit"], "rate-limit") ?? config.defaultRateLimit;
+        const { record, key } = await createKey(store, systemClock, values.name, rateLimit);
+        if (values.json) printJson({ ...keyView(record), key });
+        else say(`Created key ${record.id} (${values.name}), ${rateLimit || "unlimited"} challenges/min.\n\n  ${key}\n\nStore it now: it is not shown again.`);
+        return 0;
+      }
+      case "list": {
+        const keys = (await store.listKeys()).map(keyView);
+        if (values.json) printJson({ keys });
+        else for (const k of keys) say(`${k.id}  ${k.prefix}_…  ${k.name}  ${k.rate_limit_per_minute || "unlimited"}/min  ${k.revoked_at ? `revoked ${k.revoked_at}` : "active"}`);
+        return 0;
+      }
+      case "revoke": {
+        const revoked = await store.revokeKey(needId(), Date.now());
+        const record = await store.getKey(needId());
+        if (!record) return fail(`no key ${id}`, values.json);
+        if (values.json) printJson(keyView(record));
+        else say(revoked ? `Revoked ${keyPrefix(record.id)}.` : `${keyPrefix(record.id)} was already revoked.`);
+        return 0;
+      }
+      case "usage": {
+        const record = await store.getKey(needId());
+        if (!record) return fail(`no key ${id}`, values.json);
+        const usage = usageView(record, (await store.usage(record.id))!);
+        if (values.json) printJson(usage);
+        else say(`${keyPrefix(record.id)} (${record.name}): ${usage.challenges} challenges, ${usage.verifications.verified} verified, ${usage.verifications.failed} failed`);
+        return 0;
+      }
+      case "set-limit": {
+        const rateLimit = nonNegativeInteger(values["rate-limit"], "rate-limit");
+        if (rateLimit === undefined) throw new UsageError("--rate-limit is required");
+        if (!(await store.setRateLimit(needId(), rateLimit))) return fail(`no key ${id}`, values.json);
+        const record = (await store.getKey(needId()))!;
+        if (values.json) printJson(keyView(record));
+        else say(`${keyPrefix(record.id)}: ${rateLimit || "unlimited"} challenges/min.`);
+        return 0;
+      }
+      default:
+        throw new UsageError(`unknown keys command "${sub}"`);
+    }
+  } finally {
+    await store.close();
+  }
+}
+
+function fail(message: string, json: boolean | undefined): number {
+  if (json) printJson({ error: message });
+  else process.stderr.write(`zkagent: ${message}\n`);
+  return 1;
+}
