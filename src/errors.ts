@@ -23,7 +23,7 @@ const catalogue = {
   route_not_found: { status: 404, error: "Not found" },
   internal: { status: 500, error: "Internal server error" },
   unavailable: { status: 503, error: "Service unavailable", message: "The database cannot be reached; retry later." },
-} as const satisfies Record<string, { status: number; error?: string }>;
+} as const satisfies Record<string, { status: number; error?: string; message?: string; verified?: boolean }>;
 
 export type ErrorKind = keyof typeof catalogue;
 

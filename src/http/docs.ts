@@ -2,13 +2,15 @@
 // schemas are attached as documentation, not as Elysia validators, so the
 // error texts and their order stay the ones the interface fixes.
 import { t, type TSchema } from "elysia";
+import type { OpenAPIV3 } from "openapi-types";
 
 export const errorBody = t.Object({
   error: t.String(),
   message: t.Optional(t.String()),
 });
 
-const json = (schema: TSchema) => ({ "application/json": { schema } });
+// TypeBox schemas are JSON Schema objects; OpenAPI takes them as they are.
+const json = (schema: TSchema) => ({ "application/json": { schema: schema as OpenAPIV3.SchemaObject } });
 
 export interface RouteDoc {
   summary: string;
@@ -22,7 +24,7 @@ export interface RouteDoc {
 }
 
 export function describe(doc: RouteDoc) {
-  const responses: Record<string, unknown> = {
+  const responses: OpenAPIV3.ResponsesObject = {
     [doc.ok.status]: { description: doc.ok.description, content: json(doc.ok.schema) },
   };
   for (const [status, description] of Object.entries(doc.errors)) {
