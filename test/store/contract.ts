@@ -1,0 +1,480 @@
+// The one behavioural suite for src/store/interface.ts. sqlite.test.ts and
+// postgres.test.ts run it unchanged, so the two stores cannot drift apart.
+// Each test gets a fresh, empty store from `open`.
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import type { AgentRecord, ApiKeyRecord, ChallengeRecord, Decision, Store } from "../../src/store/interface";
+
+// Realistic millisecond times, well past 2^31 so a 32-bit column would fail.
+export const T0 = 1_760_000_000_000;
+const MINUTE = 60_000;
+const LIFETIME = 300_000;
+
+export const makeKey = (overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord => ({
+  id: `key_${crypto.randomUUID()}`,
+  name: "test key",
+  hash: "a".repeat(64),
+  rateLimit: 0,
+  createdAt: T0,
+  revokedAt: null,
+  ...overrides,
+});
+
+export const makeAgent = (keyId: string, overrides: Partial<AgentRecord> = {}): AgentRecord => ({
+  keyId,
+  agentId: "agent-1",
+  identityCommitment: "1234567890123456789012345678901234567890",
+  signingKey: null,
+  createdAt: T0,
+  revokedAt: null,
+  ...overrides,
+});
+
+export const makeChallenge = (keyId: string, overrides: Partial<ChallengeRecord> = {}): ChallengeRecord => ({
+  id: `ch_${crypto.randomUUID()}`,
+  keyId,
+  agentId: "agent-1",
+  action: "login",
+  context: null,
+  nonce: crypto.randomUUID(),
+  createdAt: T0,
+  expiresAt: T0 + LIFETIME,
+  status: "pending",
+  decidedAt: null,
+  confidence: null,
+  reason: null,
+  ...overrides,
+});
+
+const unlimited = { windowStart: T0, limit: 0 };
+const verified = (decidedAt = T0 + 1_000, confidence: number | null = 0.97): Decision => ({ status: "verified", decidedAt, confidence, reason: null });
+const failed = (decidedAt = T0 + 1_000, reason: string | null = "Invalid proof"): Decision => ({ status: "failed", decidedAt, confidence: null, reason });
+
+export function storeContract(name: string, open: () => Promise<Store>, cleanup?: () => Promise<void> | void): void {
+  describe(`store contract: ${name}`, () => {
+    let store: Store;
+    let closed = false;
+
+    beforeEach(async () => {
+      store = await open();
+      closed = false;
+    });
+    afterEach(async () => {
+      if (!closed) await store.close();
+      await cleanup?.();
+    });
+
+    /** A stored key plus one stored pending challenge on it. */
+    async function keyWithChallenge(challenge: Partial<ChallengeRecord> = {}) {
+      const key = makeKey();
+      await store.createKey(key);
+      const stored = makeChallenge(key.id, challenge);
+      expect(await store.createChallenge(stored, unlimited)).toEqual({ created: true, used: 0 });
+      return { key, challenge: stored };
+    }
+
+    describe("keys", () => {
+      test("createKey/getKey round-trip every field; unknown id is null", async () => {
+        const key = makeKey({ name: "Production — ключ 🔑", rateLimit: 120, createdAt: 8_640_000_000_000_000 });
+        await store.createKey(key);
+        expect(await store.getKey(key.id)).toEqual(key);
+        expect(await store.getKey("key_missing")).toBeNull();
+      });
+
+      test("a key created already revoked keeps its revokedAt", async () => {
+        const key = makeKey({ revokedAt: T0 + 5 });
+        await store.createKey(key);
+        expect((await store.getKey(key.id))?.revokedAt).toBe(T0 + 5);
+      });
+
+      test("createKey with an existing id rejects and keeps the original", async () => {
+        const key = makeKey();
+        await store.createKey(key);
+        await expect(store.createKey({ ...key, name: "impostor" })).rejects.toThrow();
+        expect((await store.getKey(key.id))?.name).toBe("test key");
+      });
+
+      test("listKeys returns every key ordered by createdAt, then id", async () => {
+        const b = makeKey({ id: "key_b", createdAt: T0 + 10 });
+        const a = makeKey({ id: "key_a", createdAt: T0 + 10 });
+        const first = makeKey({ id: "key_z", createdAt: T0 });
+        for (const key of [b, a, first]) await store.createKey(key);
+        expect(await store.listKeys()).toEqual([first, a, b]);
+      });
+
+      test("listKeys on an empty store is empty", async () => {
+        expect(await store.listKeys()).toEqual([]);
+      });
+
+      test("revokeKey marks the key once; again or unknown → false", async () => {
+        const key = makeKey();
+        await store.createKey(key);
+        expect(await store.revokeKey(key.id, T0 + 100)).toBe(true);
+        expect((await store.getKey(key.id))?.revokedAt).toBe(T0 + 100);
+        expect(await store.revokeKey(key.id, T0 + 200)).toBe(false);
+        // The second attempt must not move the recorded revocation time.
+        expect((await store.getKey(key.id))?.revokedAt).toBe(T0 + 100);
+        expect(await store.revokeKey("key_missing", T0)).toBe(false);
+      });
+
+      test("setRateLimit stores the new limit; unknown key → false", async () => {
+        const key = makeKey({ rateLimit: 60 });
+        await store.createKey(key);
+        expect(await store.setRateLimit(key.id, 5)).toBe(true);
+        expect((await store.getKey(key.id))?.rateLimit).toBe(5);
+        expect(await store.setRateLimit(key.id, 0)).toBe(true);
+        expect((await store.getKey(key.id))?.rateLimit).toBe(0);
+        expect(await store.setRateLimit("key_missing", 5)).toBe(false);
+      });
+
+      test("usage starts at zero; unknown key → null", async () => {
+        const key = makeKey();
+        await store.createKey(key);
+        expect(await store.usage(key.id)).toEqual({ challenges: 0, verified: 0, failed: 0 });
+        expect(await store.usage("key_missing")).toBeNull();
+      });
+    });
+
+    describe("agents", () => {
+      test("registerAgent creates; getAgent round-trips every field", async () => {
+        const key = makeKey();
+        await store.createKey(key);
+        const agent = makeAgent(key.id, { agentId: "агент-🤖", signingKey: "04ab".repeat(16), createdAt: T0 + 7 });
+        expect(await store.registerAgent(agent)).toBe("created");
+        expect(await store.getAgent(key.id, agent.agentId)).toEqual(agent);
+        const unsigned = makeAgent(key.id, { agentId: "plain" });
+        expect(await store.registerAgent(unsigned)).toBe("created");
+        expect(await store.getAgent(key.id, "plain")).toEqual(unsigned);
+        expect(await store.getAgent(key.id, "nobody")).toBeNull();
+      });
+
+      test("registering an active agent again → exists, and the original stays", async () => {
+        const key = makeKey();
+        await store.createKey(key);
+        const original = makeAgent(key.id);
+        await store.registerAgent(original);
+        expect(await store.registerAgent({ ...original, identityCommitment: "999", signingKey: "ff", createdAt: T0 + 50 })).toBe("exists");
+        expect(await store.getAgent(key.id, original.agentId)).toEqual(original);
+      });
+
+      test("revokeAgent returns the revoked record once; again or unknown → null", async () => {
+        const key = makeKey();
+        await store.createKey(key);
+        const agent = makeAgent(key.id);
+        await store.registerAgent(agent);
+        expect(await store.revokeAgent(key.id, agent.agentId, T0 + 30)).toEqual({ ...agent, revokedAt: T0 + 30 });
+        expect(await store.revokeAgent(key.id, agent.agentId, T0 + 40)).toBeNull();
+        expect((await store.getAgent(key.id, agent.agentId))?.revokedAt).toBe(T0 + 30);
+        expect(await store.revokeAgent(key.id, "nobody", T0)).toBeNull();
+      });
+
+      test("a revoked agent can be registered afresh with a new commitment", async () => {
+        const key = makeKey();
+        await store.createKey(key);
+        const agent = makeAgent(key.id, { signingKey: "old" });
+        await store.registerAgent(agent);
+        await store.revokeAgent(key.id, agent.agentId, T0 + 30);
+        const renewed = makeAgent(key.id, { identityCommitment: "42", signingKey: null, createdAt: T0 + 60 });
+        expect(await store.registerAgent(renewed)).toBe("created");
+        expect(await store.getAgent(key.id, agent.agentId)).toEqual(renewed);
+        // Active again, so a further registration is refused.
+        expect(await store.registerAgent({ ...renewed, identityCommitment: "43" })).toBe("exists");
+      });
+
+      test("keys scope agents: one agent_id under two keys is two agents", async () => {
+        const keyA = makeKey();
+        const keyB = makeKey();
+        await store.createKey(keyA);
+        await store.createKey(keyB);
+        const underA = makeAgent(keyA.id, { agentId: "shared", identityCommitment: "111" });
+        const underB = makeAgent(keyB.id, { agentId: "shared", identityCommitment: "222" });
+        expect(await store.registerAgent(underA)).toBe("created");
+        expect(await store.registerAgent(underB)).toBe("created");
+        expect(await store.getAgent(keyA.id, "shared")).toEqual(underA);
+        expect(await store.getAgent(keyB.id, "shared")).toEqual(underB);
+        await store.revokeAgent(keyA.id, "shared", T0 + 1);
+        expect((await store.getAgent(keyA.id, "shared"))?.revokedAt).toBe(T0 + 1);
+        expect((await store.getAgent(keyB.id, "shared"))?.revokedAt).toBeNull();
+      });
+    });
+
+    describe("createChallenge and rate windows", () => {
+      test("an unlimited key stores the challenge, used is 0, usage counts it", async () => {
+        const key = makeKey();
+        await store.createKey(key);
+        for (let i = 0; i < 3; i++) {
+          const challenge = makeChallenge(key.id);
+          expect(await store.createChallenge(challenge, unlimited)).toEqual({ created: true, used: 0 });
+          expect(await store.getChallenge(challenge.id)).toEqual(challenge);
+        }
+        expect(await store.usage(key.id)).toEqual({ challenges: 3, verified: 0, failed: 0 });
+      });
+
+      test("an unlimited key leaves the rate window untouched", async () => {
+        const key = makeKey();
+        await store.createKey(key);
+        for (let i = 0; i < 5; i++) await store.createChallenge(makeChallenge(key.id), unlimited);
+        // Had the unlimited requests been counted, this would be the 6th.
+        expect(await store.createChallenge(makeChallenge(key.id), { windowStart: T0, limit: 1 })).toEqual({ created: true, used: 1 });
+      });
+
+      test("limit 3: three are created, the fourth is refused and stores nothing", async () => {
+        const key = makeKey({ rateLimit: 3 });
+        await store.createKey(key);
+        const window = { windowStart: T0, limit: 3 };
+        for (let used = 1; used <= 3; used++) {
+          expect(await store.createChallenge(makeChallenge(key.id), window)).toEqual({ created: true, used });
+        }
+        const refused = makeChallenge(key.id);
+        expect(await store.createChallenge(refused, window)).toEqual({ created: false, used: 4 });
+        expect(await store.getChallenge(refused.id)).toBeNull();
+        expect(await store.usage(key.id)).toEqual({ challenges: 3, verified: 0, failed: 0 });
+        expect(await store.countPending(T0, key.id)).toBe(3);
+        // A refused request still counts in its window (as in the reference
+        // SQLite store): the next one reports 5.
+        expect(await store.createChallenge(makeChallenge(key.id), window)).toEqual({ created: false, used: 5 });
+      });
+
+      test("a new window allows requests again", async () => {
+        const key = makeKey();
+        await store.createKey(key);
+        const first = { windowStart: T0, limit: 1 };
+        expect(await store.createChallenge(makeChallenge(key.id), first)).toEqual({ created: true, used: 1 });
+        expect(await store.createChallenge(makeChallenge(key.id), first)).toEqual({ created: false, used: 2 });
+        const next = makeChallenge(key.id, { createdAt: T0 + MINUTE });
+        expect(await store.createChallenge(next, { windowStart: T0 + MINUTE, limit: 1 })).toEqual({ created: true, used: 1 });
+        expect(await store.getChallenge(next.id)).toEqual(next);
+        expect((await store.usage(key.id))?.challenges).toBe(2);
+      });
+
+      test("each key has its own window", async () => {
+        const keyA = makeKey();
+        const keyB = makeKey();
+        await store.createKey(keyA);
+        await store.createKey(keyB);
+        const window = { windowStart: T0, limit: 1 };
+        expect(await store.createChallenge(makeChallenge(keyA.id), window)).toEqual({ created: true, used: 1 });
+        expect(await store.createChallenge(makeChallenge(keyB.id), window)).toEqual({ created: true, used: 1 });
+        expect(await store.createChallenge(makeChallenge(keyA.id), window)).toEqual({ created: false, used: 2 });
+      });
+
+      test("a failing insert rolls back the window count and the usage counter", async () => {
+        const key = makeKey();
+        await store.createKey(key);
+        const window = { windowStart: T0, limit: 10 };
+        const challenge = makeChallenge(key.id);
+        expect(await store.createChallenge(challenge, window)).toEqual({ created: true, used: 1 });
+        // Same id again: the insert fails inside the transaction.
+        await expect(store.createChallenge({ ...challenge, nonce: "other" }, window)).rejects.toThrow();
+        expect(await store.createChallenge(makeChallenge(key.id), window)).toEqual({ created: true, used: 2 });
+        expect((await store.usage(key.id))?.challenges).toBe(2);
+        expect((await store.getChallenge(challenge.id))?.nonce).toBe(challenge.nonce);
+      });
+
+      test("20 concurrent creations against limit 5: exactly 5 created, each count distinct", async () => {
+        const key = makeKey();
+        await store.createKey(key);
+        const window = { windowStart: T0, limit: 5 };
+        const results = await Promise.all(Array.from({ length: 20 }, () => store.createChallenge(makeChallenge(key.id), window)));
+        expect(results.filter((r) => r.created)).toHaveLength(5);
+        expect(results.map((r) => r.used).sort((x, y) => x - y)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+        for (const r of results) expect(r.created).toBe(r.used <= 5);
+        expect((await store.usage(key.id))?.challenges).toBe(5);
+        expect(await store.countPending(T0, key.id)).toBe(5);
+      });
+    });
+
+    describe("getChallenge", () => {
+      test("round-trips every field: null context, unicode, canonical JSON", async () => {
+        const key = makeKey();
+        await store.createKey(key);
+        const withContext = makeChallenge(key.id, {
+          agentId: "agent-Ω-🤖",
+          action: "transfer:资金",
+          context: '{"amount":"12.50","memo":"café ☕ 🚀","nested":{"a":[1,2,null]}}',
+          nonce: "0x" + "f".repeat(62),
+          createdAt: T0 + 123,
+          expiresAt: T0 + 123 + LIFETIME,
+        });
+        const withoutContext = makeChallenge(key.id, { context: null });
+        await store.createChallenge(withContext, unlimited);
+        await store.createChallenge(withoutContext, unlimited);
+        expect(await store.getChallenge(withContext.id)).toEqual(withContext);
+        const plain = await store.getChallenge(withoutContext.id);
+        expect(plain).toEqual(withoutContext);
+        expect(plain?.context).toBeNull();
+        expect(await store.getChallenge("ch_missing")).toBeNull();
+      });
+
+      test("a decided challenge round-trips its decision exactly", async () => {
+        const { challenge } = await keyWithChallenge();
+        // A float with no short decimal form: it must come back bit for bit.
+        const decision: Decision = { status: "verified", decidedAt: T0 + 2_345, confidence: 0.1 + 0.2, reason: null };
+        await store.decideChallenge(challenge.id, decision);
+        expect(await store.getChallenge(challenge.id)).toEqual({ ...challenge, ...decision });
+        const other = await keyWithChallenge();
+        const rejection: Decision = { status: "failed", decidedAt: T0 + 9, confidence: 0, reason: "Preuve invalide — ✗" };
+        await store.decideChallenge(other.challenge.id, rejection);
+        expect(await store.getChallenge(other.challenge.id)).toEqual({ ...other.challenge, ...rejection });
+      });
+    });
+
+    describe("decideChallenge", () => {
+      test("decides once; a second attempt gets decided:false and the winning record", async () => {
+        const { key, challenge } = await keyWithChallenge();
+        const first = await store.decideChallenge(challenge.id, verified(T0 + 1_000, 0.97));
+        const winner: ChallengeRecord = { ...challenge, status: "verified", decidedAt: T0 + 1_000, confidence: 0.97, reason: null };
+        expect(first).toEqual({ decided: true, record: winner });
+        const second = await store.decideChallenge(challenge.id, failed(T0 + 2_000));
+        expect(second).toEqual({ decided: false, record: winner });
+        expect(await store.getChallenge(challenge.id)).toEqual(winner);
+        expect(await store.usage(key.id)).toEqual({ challenges: 1, verified: 1, failed: 0 });
+      });
+
+      test("a failed decision counts as failed, not verified", async () => {
+        const { key, challenge } = await keyWithChallenge();
+        const result = await store.decideChallenge(challenge.id, failed(T0 + 10, "Invalid proof"));
+        expect(result.decided).toBe(true);
+        expect(result.record).toMatchObject({ status: "failed", reason: "Invalid proof", confidence: null, decidedAt: T0 + 10 });
+        // A later verified attempt must not move either counter.
+        expect((await store.decideChallenge(challenge.id, verified(T0 + 20))).decided).toBe(false);
+        expect(await store.usage(key.id)).toEqual({ challenges: 1, verified: 0, failed: 1 });
+      });
+
+      test("past expiry: not decided, stays pending, counters untouched", async () => {
+        const { key, challenge } = await keyWithChallenge();
+        const result = await store.decideChallenge(challenge.id, verified(challenge.expiresAt + 1));
+        expect(result).toEqual({ decided: false, record: challenge });
+        expect((await store.getChallenge(challenge.id))?.status).toBe("pending");
+        expect(await store.usage(key.id)).toEqual({ challenges: 1, verified: 0, failed: 0 });
+      });
+
+      test("decidedAt exactly at expiresAt is still in time", async () => {
+        const { key, challenge } = await keyWithChallenge();
+        const result = await store.decideChallenge(challenge.id, verified(challenge.expiresAt));
+        expect(result.decided).toBe(true);
+        expect(result.record?.decidedAt).toBe(challenge.expiresAt);
+        expect((await store.usage(key.id))?.verified).toBe(1);
+      });
+
+      test("an unknown challenge → decided:false, record:null", async () => {
+        expect(await store.decideChallenge("ch_missing", verified())).toEqual({ decided: false, record: null });
+      });
+
+      test("counters move only for the key that owns the challenge", async () => {
+        const a = await keyWithChallenge();
+        const b = await keyWithChallenge();
+        await store.decideChallenge(a.challenge.id, verified());
+        expect(await store.usage(a.key.id)).toEqual({ challenges: 1, verified: 1, failed: 0 });
+        expect(await store.usage(b.key.id)).toEqual({ challenges: 1, verified: 0, failed: 0 });
+      });
+
+      test("50 concurrent decisions of one challenge: exactly one is decided", async () => {
+        const { key, challenge } = await keyWithChallenge();
+        const attempts = Array.from({ length: 50 }, (_, i) =>
+          store.decideChallenge(challenge.id, i % 2 === 0 ? verified(T0 + 1_000 + i) : failed(T0 + 1_000 + i)),
+        );
+        const results = await Promise.all(attempts);
+        const winners = results.filter((r) => r.decided);
+        expect(winners).toHaveLength(1);
+        const winner = winners[0]!.record;
+        // Every loser reports the same winning record, as stored.
+        for (const r of results) expect(r.record).toEqual(winner);
+        expect(await store.getChallenge(challenge.id)).toEqual(winner);
+        const usage = await store.usage(key.id);
+        expect(usage!.verified + usage!.failed).toBe(1);
+        expect(usage![winner.status as "verified" | "failed"]).toBe(1);
+      });
+
+      test("20 challenges × 10 concurrent decisions each: one winner per challenge", async () => {
+        const key = makeKey();
+        await store.createKey(key);
+        const challenges = Array.from({ length: 20 }, () => makeChallenge(key.id));
+        for (const c of challenges) await store.createChallenge(c, unlimited);
+        const results = await Promise.all(
+          challenges.flatMap((c) => Array.from({ length: 10 }, (_, i) => store.decideChallenge(c.id, i % 3 ? failed() : verified()))),
+        );
+        for (const c of challenges) {
+          expect(results.filter((r) => r.decided && r.record.id === c.id)).toHaveLength(1);
+        }
+        const usage = await store.usage(key.id);
+        expect(usage!.verified + usage!.failed).toBe(20);
+        expect(await store.countPending(T0, key.id)).toBe(0);
+      });
+    });
+
+    describe("purgeChallenges", () => {
+      test("removes only challenges expiring before the cutoff and returns the count", async () => {
+        const key = makeKey();
+        await store.createKey(key);
+        const early = makeChallenge(key.id, { expiresAt: T0 + 100 });
+        const earlyDecided = makeChallenge(key.id, { expiresAt: T0 + 150 });
+        const atCutoff = makeChallenge(key.id, { expiresAt: T0 + 200 });
+        const late = makeChallenge(key.id, { expiresAt: T0 + 300 });
+        for (const c of [early, earlyDecided, atCutoff, late]) await store.createChallenge(c, unlimited);
+        await store.decideChallenge(earlyDecided.id, verified(T0 + 50));
+
+        expect(await store.purgeChallenges(T0 + 200)).toBe(2);
+        expect(await store.getChallenge(early.id)).toBeNull();
+        expect(await store.getChallenge(earlyDecided.id)).toBeNull();
+        expect(await store.getChallenge(atCutoff.id)).toEqual(atCutoff);
+        expect(await store.getChallenge(late.id)).toEqual(late);
+        expect(await store.purgeChallenges(T0 + 200)).toBe(0);
+        // Purging sessions never rewrites usage history.
+        expect(await store.usage(key.id)).toEqual({ challenges: 4, verified: 1, failed: 0 });
+      });
+
+      test("also forgets rate windows that started before the cutoff", async () => {
+        const key = makeKey();
+        await store.createKey(key);
+        const old = { windowStart: T0, limit: 1 };
+        const current = { windowStart: T0 + MINUTE, limit: 1 };
+        await store.createChallenge(makeChallenge(key.id), old);
+        await store.createChallenge(makeChallenge(key.id), current);
+        await store.purgeChallenges(T0 + MINUTE);
+        expect(await store.createChallenge(makeChallenge(key.id), old)).toEqual({ created: true, used: 1 });
+        expect(await store.createChallenge(makeChallenge(key.id), current)).toEqual({ created: false, used: 2 });
+      });
+
+      test("on an empty store returns 0", async () => {
+        expect(await store.purgeChallenges(Number.MAX_SAFE_INTEGER)).toBe(0);
+      });
+    });
+
+    describe("countPending", () => {
+      test("counts pending, unexpired challenges per key and overall", async () => {
+        const keyA = makeKey();
+        const keyB = makeKey();
+        await store.createKey(keyA);
+        await store.createKey(keyB);
+        const now = T0 + 1_000;
+        const add = async (keyId: string, overrides: Partial<ChallengeRecord> = {}) => {
+          const c = makeChallenge(keyId, overrides);
+          await store.createChallenge(c, unlimited);
+          return c;
+        };
+        await add(keyA.id);
+        await add(keyA.id, { expiresAt: now }); // expiring exactly now still counts
+        await add(keyA.id, { expiresAt: now - 1 }); // expired: ignored
+        const decided = await add(keyA.id);
+        await store.decideChallenge(decided.id, failed(now)); // decided: ignored
+        await add(keyB.id);
+
+        expect(await store.countPending(now, keyA.id)).toBe(2);
+        expect(await store.countPending(now, keyB.id)).toBe(1);
+        expect(await store.countPending(now)).toBe(3);
+        expect(await store.countPending(now, "key_missing")).toBe(0);
+        // Later, everything has expired.
+        expect(await store.countPending(T0 + LIFETIME + 1)).toBe(0);
+      });
+    });
+
+    describe("lifecycle", () => {
+      test("ping resolves while open and throws once closed", async () => {
+        await store.ping();
+        await store.close();
+        closed = true;
+        await expect(store.ping()).rejects.toThrow();
+      });
+    });
+  });
+}

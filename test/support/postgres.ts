@@ -1,0 +1,57 @@
+// Where the PostgreSQL tests find their server, and a private database per
+// test file so suites running against the same server never see each other's
+// rows. Start a server with:  export ZKAGENT_TEST_POSTGRES_URL=$(bash .ci/postgres.sh)
+import { SQL } from "bun";
+
+export const POSTGRES_URL_VARIABLE = "ZKAGENT_TEST_POSTGRES_URL";
+
+/**
+ * The test server's URL, or undefined on a developer machine without one. In
+ * CI a missing URL is an error, never a silent skip: the PostgreSQL suites are
+ * the only proof that the multi-node store works.
+ */
+export function postgresTestUrl(): string | undefined {
+  const url = process.env[POSTGRES_URL_VARIABLE]?.trim();
+  if (url) return url;
+  if (process.env.CI === "true") {
+    throw new Error(`${POSTGRES_URL_VARIABLE} is not set in CI; start PostgreSQL with: export ${POSTGRES_URL_VARIABLE}=$(bash .ci/postgres.sh)`);
+  }
+  return undefined;
+}
+
+export interface TestDatabase {
+  /** A URL like the server URL, naming the new database. */
+  url: string;
+  name: string;
+  /** Drops the database, disconnecting whatever still uses it. */
+  drop(): Promise<void>;
+}
+
+/** Creates an empty database `zkagent_t_<random>` on the server at `serverUrl`. */
+export async function createTestDatabase(serverUrl: string): Promise<TestDatabase> {
+  // Only [a-z0-9_]: the name is spliced into DDL, which takes no parameters.
+  const name = `zkagent_t_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
+  await withAdmin(serverUrl, (admin) => admin.unsafe(`CREATE DATABASE ${name}`));
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    name,
+    drop: () => withAdmin(serverUrl, (admin) => admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => {}),
+  };
+}
+
+/** Empties every zkagent table in the database at `url` (the schema stays). */
+export async function truncateAll(url: string): Promise<void> {
+  await withAdmin(url, (admin) => admin`TRUNCATE api_keys, agents, challenges, rate_windows`);
+}
+
+async function withAdmin<T>(url: string, run: (admin: SQL) => Promise<T>): Promise<T> {
+  const database = decodeURIComponent(new URL(url).pathname.replace(/^\//, ""));
+  const admin = new SQL(url, { max: 1, ...(database ? { database } : {}) });
+  try {
+    return await run(admin);
+  } finally {
+    await admin.close({ timeout: 0 });
+  }
+}
