@@ -20,6 +20,8 @@ const catalogue = {
   rate_limited: { status: 429, error: "Rate limit exceeded" }, // + message
   agent_not_found: { status: 404, error: "Agent not found" },
   agent_exists: { status: 409, error: "Agent already registered", message: "Revoke the agent first to register a new commitment for it." },
+  idempotency_mismatch: { status: 422, error: "Idempotency key reused", message: "This Idempotency-Key was used with a different request; use a new key." },
+  idempotency_in_progress: { status: 409, error: "Idempotent request in progress", message: "A request with this Idempotency-Key is still running; retry shortly." },
   route_not_found: { status: 404, error: "Not found" },
   internal: { status: 500, error: "Internal server error" },
   unavailable: { status: 503, error: "Service unavailable", message: "The database cannot be reached; retry later." },

@@ -2,6 +2,7 @@
 // zkagent — one entry point for the server, key management and the agent side.
 import { ConfigError, loadConfig } from "../config";
 import { say, UsageError } from "./args";
+import { auditCommand, auditHelp } from "./audit";
 import { demoCommand, demoHelp } from "./demo";
 import { identityCommand, identityHelp } from "./identity";
 import { keysCommand, keysHelp } from "./keys";
@@ -18,9 +19,10 @@ Usage: zkagent <command> [options]     (zkagent <command> --help for details)
   prove                  prove an identity for a challenge (nonce, action, context)
   sign                   sign a challenge with the agent's Ed25519 key
   verify                 verify a snarkjs Groth16 proof (drop-in for snarkjs groth16 verify)
-  demo                   run the whole flow against a running server`;
+  demo                   run the whole flow against a running server
+  audit                  export the audit trail as JSON lines`;
 
-const helps: Record<string, string> = { serve: serveHelp, keys: keysHelp, identity: identityHelp, prove: proveHelp, sign: signHelp, demo: demoHelp };
+const helps: Record<string, string> = { serve: serveHelp, keys: keysHelp, identity: identityHelp, prove: proveHelp, sign: signHelp, demo: demoHelp, audit: auditHelp };
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -46,6 +48,8 @@ async function main(argv: string[]): Promise<number> {
     }
     case "demo":
       return demoCommand(rest, config);
+    case "audit":
+      return auditCommand(rest, config);
     default:
       throw new UsageError(`unknown command "${command}"`);
   }

@@ -48,6 +48,8 @@ export interface ChallengeRecord {
   decidedAt: number | null;
   confidence: number | null;
   reason: string | null;
+  /** The request that created it; written to the audit trail, not read back. */
+  requestId?: string | null;
 }
 
 export interface RateWindow {
@@ -66,7 +68,42 @@ export interface Decision {
   decidedAt: number;
   confidence: number | null;
   reason: string | null;
+  /** The request that decided it, for the audit trail. */
+  requestId?: string | null;
 }
+
+/** One row of the append-only audit trail; written by the database itself. */
+export interface AuditEntry {
+  seq: number;
+  at: number;
+  keyId: string;
+  event: "challenge.created" | "verification.decided";
+  sessionId: string;
+  agentId: string;
+  action: string;
+  /** pending (created), verified or failed. */
+  result: string;
+  reason: string | null;
+  requestId: string | null;
+}
+
+export interface AuditQuery {
+  /** Entries with seq greater than this (for paging and tailing). */
+  afterSeq?: number;
+  keyId?: string;
+  limit: number;
+}
+
+/**
+ * What an Idempotency-Key names: nothing yet (`new`, now reserved for the
+ * caller), a request still running, a finished one (replay its response), or
+ * a different request under the same key (`mismatch`).
+ */
+export type IdempotencyState =
+  | { state: "new" }
+  | { state: "in_progress" }
+  | { state: "mismatch" }
+  | { state: "done"; status: number; body: string };
 
 /** `decided` is true only for the one caller whose conditional update won. */
 export type DecideResult = { decided: true; record: ChallengeRecord } | { decided: false; record: ChallengeRecord | null };
@@ -103,6 +140,20 @@ export interface Store {
   purgeChallenges(expiredBefore: number): Promise<number>;
   /** Challenges still pending and unexpired at `now`, for the given key or all. */
   countPending(now: number, keyId?: string): Promise<number>;
+
+  listAudit(query: AuditQuery): Promise<AuditEntry[]>;
+
+  /**
+   * Reserves (keyId, idemKey) for a request with this fingerprint, or reports
+   * what holds it. A reservation older than `staleBefore` that never completed
+   * (its process died) is taken over.
+   */
+  reserveIdempotency(keyId: string, idemKey: string, fingerprint: string, now: number, staleBefore: number): Promise<IdempotencyState>;
+  completeIdempotency(keyId: string, idemKey: string, status: number, body: string): Promise<void>;
+  /** Drops an unfinished reservation so the request can be retried (after a 429 or 5xx). */
+  releaseIdempotency(keyId: string, idemKey: string): Promise<void>;
+  /** Deletes idempotency records created before `before`. */
+  purgeIdempotency(before: number): Promise<number>;
 
   /** Throws when the database cannot be reached. */
   ping(): Promise<void>;

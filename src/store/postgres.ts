@@ -8,9 +8,9 @@
 // counters are atomic increments. Behaviour mirrors sqlite.ts exactly; the
 // same contract suite (test/store/contract.ts) runs against both.
 import { SQL } from "bun";
-import type { AgentRecord, ApiKeyRecord, ChallengeRecord, CreateChallengeResult, Decision, DecideResult, RateWindow, Store, Usage } from "./interface";
+import type { AgentRecord, ApiKeyRecord, AuditEntry, AuditQuery, ChallengeRecord, CreateChallengeResult, DecideResult, Decision, IdempotencyState, RateWindow, Store, Usage } from "./interface";
 import { migratePostgres } from "./migrations/postgres";
-import { toAgent, toChallenge, toKey, toUsage } from "./rows";
+import { heldIdempotency, toAgent, toAudit, toChallenge, toKey, toUsage } from "./rows";
 
 export interface PostgresOptions {
   /** Connections in this process's pool. */
@@ -126,9 +126,10 @@ export class PostgresStore implements Store {
         if (used > window.limit) return { created: false, used };
       }
       const { id, keyId, agentId, action, context, nonce, createdAt, expiresAt } = challenge;
+      const requestId = challenge.requestId ?? null;
       await tx`
-        INSERT INTO challenges (id, key_id, agent_id, action, context, nonce, created_at, expires_at, status)
-        VALUES (${id}, ${keyId}, ${agentId}, ${action}, ${context}, ${nonce}, ${createdAt}, ${expiresAt}, 'pending')`;
+        INSERT INTO challenges (id, key_id, agent_id, action, context, nonce, created_at, expires_at, status, request_id)
+        VALUES (${id}, ${keyId}, ${agentId}, ${action}, ${context}, ${nonce}, ${createdAt}, ${expiresAt}, 'pending', ${requestId})`;
       await tx`UPDATE api_keys SET challenges = challenges + 1 WHERE id = ${keyId}`;
       return { created: true, used };
     });
@@ -141,11 +142,13 @@ export class PostgresStore implements Store {
 
   async decideChallenge(id: string, decision: Decision): Promise<DecideResult> {
     const { status, decidedAt, confidence, reason } = decision;
+    const requestId = decision.requestId ?? null;
     return this.sql.begin(async (tx): Promise<DecideResult> => {
       // The single conditional update that makes use one-time: a concurrent
       // updater blocks on the row lock, then finds status no longer pending.
       const [row] = await tx`
-        UPDATE challenges SET status = ${status}, decided_at = ${decidedAt}, confidence = ${confidence}, reason = ${reason}
+        UPDATE challenges SET status = ${status}, decided_at = ${decidedAt}, confidence = ${confidence}, reason = ${reason},
+          decided_request_id = ${requestId}
         WHERE id = ${id} AND status = 'pending' AND expires_at >= ${decidedAt}
         RETURNING *`;
       if (!row) {
@@ -174,6 +177,42 @@ export class PostgresStore implements Store {
         ? await this.sql`SELECT count(*) AS n FROM challenges WHERE status = 'pending' AND expires_at >= ${now}`
         : await this.sql`SELECT count(*) AS n FROM challenges WHERE key_id = ${keyId} AND status = 'pending' AND expires_at >= ${now}`;
     return Number(row.n);
+  }
+
+  async listAudit(query: AuditQuery): Promise<AuditEntry[]> {
+    const afterSeq = query.afterSeq ?? 0;
+    const rows =
+      query.keyId === undefined
+        ? await this.sql`SELECT * FROM audit_log WHERE seq > ${afterSeq} ORDER BY seq LIMIT ${query.limit}`
+        : await this.sql`SELECT * FROM audit_log WHERE seq > ${afterSeq} AND key_id = ${query.keyId} ORDER BY seq LIMIT ${query.limit}`;
+    return rows.map(toAudit);
+  }
+
+  async reserveIdempotency(keyId: string, idemKey: string, fingerprint: string, now: number, staleBefore: number): Promise<IdempotencyState> {
+    // One statement decides who holds the key: insert, or take over a stale
+    // unfinished reservation with the same fingerprint.
+    const [won] = await this.sql`
+      INSERT INTO idempotency_keys (key_id, idem_key, fingerprint, status, body, created_at)
+      VALUES (${keyId}, ${idemKey}, ${fingerprint}, NULL, NULL, ${now})
+      ON CONFLICT (key_id, idem_key) DO UPDATE SET created_at = EXCLUDED.created_at
+      WHERE idempotency_keys.status IS NULL AND idempotency_keys.fingerprint = EXCLUDED.fingerprint
+        AND idempotency_keys.created_at < ${staleBefore}
+      RETURNING 1 AS ok`;
+    if (won) return { state: "new" };
+    const [row] = await this.sql`SELECT * FROM idempotency_keys WHERE key_id = ${keyId} AND idem_key = ${idemKey}`;
+    return row ? heldIdempotency(row, fingerprint) : this.reserveIdempotency(keyId, idemKey, fingerprint, now, staleBefore);
+  }
+
+  async completeIdempotency(keyId: string, idemKey: string, status: number, body: string): Promise<void> {
+    await this.sql`UPDATE idempotency_keys SET status = ${status}, body = ${body} WHERE key_id = ${keyId} AND idem_key = ${idemKey}`;
+  }
+
+  async releaseIdempotency(keyId: string, idemKey: string): Promise<void> {
+    await this.sql`DELETE FROM idempotency_keys WHERE key_id = ${keyId} AND idem_key = ${idemKey} AND status IS NULL`;
+  }
+
+  async purgeIdempotency(before: number): Promise<number> {
+    return (await this.sql`DELETE FROM idempotency_keys WHERE created_at < ${before}`).count;
   }
 
   async ping(): Promise<void> {

@@ -1,5 +1,5 @@
 // Row ↔ record mapping shared by the SQL stores (snake_case columns).
-import type { AgentRecord, ApiKeyRecord, ChallengeRecord, StoredStatus, Usage } from "./interface";
+import type { AgentRecord, ApiKeyRecord, AuditEntry, ChallengeRecord, IdempotencyState, StoredStatus, Usage } from "./interface";
 
 const int = (value: unknown): number => Number(value);
 const intOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
@@ -45,3 +45,23 @@ export const toChallenge = (row: any): ChallengeRecord => ({
 
 /** The usage column a decision increments; a fixed name, never user input. */
 export const counterColumn = (status: "verified" | "failed"): "verified" | "failed" => (status === "verified" ? "verified" : "failed");
+
+export const toAudit = (row: any): AuditEntry => ({
+  seq: int(row.seq),
+  at: int(row.at),
+  keyId: row.key_id,
+  event: row.event,
+  sessionId: row.session_id,
+  agentId: row.agent_id,
+  action: row.action,
+  result: row.result,
+  reason: row.reason ?? null,
+  requestId: row.request_id ?? null,
+});
+
+/** The state of an idempotency row another request already holds. */
+export function heldIdempotency(row: any, fingerprint: string): IdempotencyState {
+  if (row.fingerprint !== fingerprint) return { state: "mismatch" };
+  if (row.status === null || row.status === undefined) return { state: "in_progress" };
+  return { state: "done", status: int(row.status), body: row.body };
+}

@@ -7,9 +7,9 @@
 import { Database } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import type { AgentRecord, ApiKeyRecord, ChallengeRecord, CreateChallengeResult, Decision, DecideResult, RateWindow, Store, Usage } from "./interface";
+import type { AgentRecord, ApiKeyRecord, AuditEntry, AuditQuery, ChallengeRecord, CreateChallengeResult, Decision, DecideResult, IdempotencyState, RateWindow, Store, Usage } from "./interface";
 import { sqliteMigrations } from "./migrations/sqlite";
-import { counterColumn, toAgent, toChallenge, toKey, toUsage } from "./rows";
+import { counterColumn, heldIdempotency, toAgent, toAudit, toChallenge, toKey, toUsage } from "./rows";
 
 export function openSqlite(path: string, options: { synchronous?: "NORMAL" | "FULL" } = {}): SqliteStore {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
@@ -60,19 +60,34 @@ export class SqliteStore implements Store {
          ON CONFLICT (key_id, window_start) DO UPDATE SET count = count + 1 RETURNING count`,
       ),
       insertChallenge: db.query(
-        `INSERT INTO challenges (id, key_id, agent_id, action, context, nonce, created_at, expires_at, status)
-         VALUES ($id, $keyId, $agentId, $action, $context, $nonce, $createdAt, $expiresAt, 'pending')`,
+        `INSERT INTO challenges (id, key_id, agent_id, action, context, nonce, created_at, expires_at, status, request_id)
+         VALUES ($id, $keyId, $agentId, $action, $context, $nonce, $createdAt, $expiresAt, 'pending', $requestId)`,
       ),
       countChallenge: db.query("UPDATE api_keys SET challenges = challenges + 1 WHERE id = ?"),
       getChallenge: db.query("SELECT * FROM challenges WHERE id = ?"),
       decide: db.query(
-        `UPDATE challenges SET status = $status, decided_at = $decidedAt, confidence = $confidence, reason = $reason
+        `UPDATE challenges SET status = $status, decided_at = $decidedAt, confidence = $confidence, reason = $reason,
+           decided_request_id = $requestId
          WHERE id = $id AND status = 'pending' AND expires_at >= $decidedAt RETURNING *`,
       ),
       countVerified: db.query("UPDATE api_keys SET verified = verified + 1 WHERE id = ?"),
       countFailed: db.query("UPDATE api_keys SET failed = failed + 1 WHERE id = ?"),
       purge: db.query("DELETE FROM challenges WHERE expires_at < ?"),
       purgeWindows: db.query("DELETE FROM rate_windows WHERE window_start < ?"),
+      audit: db.query(
+        `SELECT * FROM audit_log WHERE seq > $afterSeq AND ($keyId IS NULL OR key_id = $keyId) ORDER BY seq LIMIT $limit`,
+      ),
+      reserveIdem: db.query(
+        `INSERT INTO idempotency_keys (key_id, idem_key, fingerprint, status, body, created_at) VALUES (?, ?, ?, NULL, NULL, ?)
+         ON CONFLICT (key_id, idem_key) DO NOTHING`,
+      ),
+      getIdem: db.query("SELECT * FROM idempotency_keys WHERE key_id = ? AND idem_key = ?"),
+      takeOverIdem: db.query(
+        `UPDATE idempotency_keys SET created_at = ? WHERE key_id = ? AND idem_key = ? AND fingerprint = ? AND status IS NULL AND created_at < ?`,
+      ),
+      completeIdem: db.query("UPDATE idempotency_keys SET status = ?, body = ? WHERE key_id = ? AND idem_key = ?"),
+      releaseIdem: db.query("DELETE FROM idempotency_keys WHERE key_id = ? AND idem_key = ? AND status IS NULL"),
+      purgeIdem: db.query("DELETE FROM idempotency_keys WHERE created_at < ?"),
       pendingAll: db.query("SELECT count(*) AS n FROM challenges WHERE status = 'pending' AND expires_at >= ?"),
       pendingForKey: db.query("SELECT count(*) AS n FROM challenges WHERE key_id = ? AND status = 'pending' AND expires_at >= ?"),
     };
@@ -127,14 +142,67 @@ export class SqliteStore implements Store {
       if (used > window.limit) return { created: false, used };
     }
     const { id, keyId, agentId, action, context, nonce, createdAt, expiresAt } = challenge;
-    this.q.insertChallenge.run({ id, keyId, agentId, action, context, nonce, createdAt, expiresAt });
+    this.q.insertChallenge.run({ id, keyId, agentId, action, context, nonce, createdAt, expiresAt, requestId: challenge.requestId ?? null });
     this.q.countChallenge.run(keyId);
     return { created: true, used };
   };
 
+  // Group commit. A transaction's cost is mostly its COMMIT (the WAL append
+  // and lock round trip), so the creations that reach the store in one turn
+  // of the event loop share one transaction: each is queued, and a
+  // setImmediate (which runs after the loop has dispatched every request
+  // that arrived this turn) commits them together. Every caller's promise
+  // settles only after that COMMIT returns, so no 200 is sent before its
+  // challenge is durable. Each item runs in its own savepoint (bun:sqlite
+  // nests db.transaction() that way): an item that throws is rolled back
+  // alone, rate-window count included, and only its caller sees the error.
+  // Rate limits stay exact because items run one after another inside the
+  // transaction, each reading the count the previous one left.
+  private pending: { challenge: ChallengeRecord; window: RateWindow; resolve: (r: CreateChallengeResult) => void; reject: (e: unknown) => void }[] = [];
+  private flushScheduled = false;
+  // Built on first use: field initialisers run before the constructor has set this.db.
+  private challengeSavepoint?: (challenge: ChallengeRecord, window: RateWindow) => CreateChallengeResult;
+
   async createChallenge(challenge: ChallengeRecord, window: RateWindow): Promise<CreateChallengeResult> {
-    return this.db.transaction(this.createChallengeTx).immediate(challenge, window);
+    return new Promise((resolve, reject) => {
+      this.pending.push({ challenge, window, resolve, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(this.flushChallenges);
+      }
+    });
   }
+
+  private readonly flushChallenges = (): void => {
+    this.flushScheduled = false;
+    const batch = this.pending;
+    if (batch.length === 0) return;
+    this.pending = [];
+    const outcomes: ({ ok: true; value: CreateChallengeResult } | { ok: false; error: unknown })[] = [];
+    const savepoint = (this.challengeSavepoint ??= this.db.transaction(this.createChallengeTx));
+    try {
+      this.db.transaction(() => {
+        outcomes.length = 0; // bun:sqlite does not retry, but never report a half-run batch twice
+        for (const item of batch) {
+          try {
+            outcomes.push({ ok: true, value: savepoint(item.challenge, item.window) });
+          } catch (error) {
+            outcomes.push({ ok: false, error });
+          }
+        }
+      }).immediate();
+    } catch (error) {
+      // BEGIN or COMMIT failed (busy past the timeout, disk full): nothing in
+      // the batch is stored, so every caller gets the error.
+      for (const item of batch) item.reject(error);
+      return;
+    }
+    batch.forEach((item, index) => {
+      const outcome = outcomes[index]!;
+      if (outcome.ok) item.resolve(outcome.value);
+      else item.reject(outcome.error);
+    });
+  };
 
   async getChallenge(id: string): Promise<ChallengeRecord | null> {
     const row = this.q.getChallenge.get(id);
@@ -142,7 +210,8 @@ export class SqliteStore implements Store {
   }
 
   private readonly decideTx = (id: string, decision: Decision): DecideResult => {
-    const row = this.q.decide.get({ id, ...decision });
+    const { status, decidedAt, confidence, reason } = decision;
+    const row = this.q.decide.get({ id, status, decidedAt, confidence, reason, requestId: decision.requestId ?? null });
     if (!row) {
       const current = this.q.getChallenge.get(id);
       return { decided: false, record: current ? toChallenge(current) : null };
@@ -167,11 +236,38 @@ export class SqliteStore implements Store {
     return row.n;
   }
 
+  async listAudit(query: AuditQuery): Promise<AuditEntry[]> {
+    return this.q.audit.all({ afterSeq: query.afterSeq ?? 0, keyId: query.keyId ?? null, limit: query.limit }).map(toAudit);
+  }
+
+  private readonly reserveTx = (keyId: string, idemKey: string, fingerprint: string, now: number, staleBefore: number): IdempotencyState => {
+    if (this.q.reserveIdem.run(keyId, idemKey, fingerprint, now).changes === 1) return { state: "new" };
+    if (this.q.takeOverIdem.run(now, keyId, idemKey, fingerprint, staleBefore).changes === 1) return { state: "new" };
+    return heldIdempotency(this.q.getIdem.get(keyId, idemKey), fingerprint);
+  };
+
+  async reserveIdempotency(keyId: string, idemKey: string, fingerprint: string, now: number, staleBefore: number): Promise<IdempotencyState> {
+    return this.db.transaction(this.reserveTx).immediate(keyId, idemKey, fingerprint, now, staleBefore);
+  }
+
+  async completeIdempotency(keyId: string, idemKey: string, status: number, body: string): Promise<void> {
+    this.q.completeIdem.run(status, body, keyId, idemKey);
+  }
+
+  async releaseIdempotency(keyId: string, idemKey: string): Promise<void> {
+    this.q.releaseIdem.run(keyId, idemKey);
+  }
+
+  async purgeIdempotency(before: number): Promise<number> {
+    return this.q.purgeIdem.run(before).changes;
+  }
+
   async ping(): Promise<void> {
     this.db.query("SELECT 1").get();
   }
 
   async close(): Promise<void> {
+    this.flushChallenges(); // creations already accepted are committed, not dropped
     this.db.close(false);
   }
 }

@@ -476,5 +476,90 @@ export function storeContract(name: string, open: () => Promise<Store>, cleanup?
         await expect(store.ping()).rejects.toThrow();
       });
     });
+
+    describe("audit trail", () => {
+      test("creation and decision each append one entry, in order, with their request ids", async () => {
+        const { key, challenge } = await keyWithChallenge({ requestId: "req-create", action: "refund", agentId: "agent-9" });
+        await store.decideChallenge(challenge.id, { ...failed(T0 + 5, "proof_rejected"), requestId: "req-decide" });
+        const entries = await store.listAudit({ limit: 10 });
+        expect(entries.map(({ seq, ...rest }) => rest)).toEqual([
+          { at: T0, keyId: key.id, event: "challenge.created", sessionId: challenge.id, agentId: "agent-9", action: "refund", result: "pending", reason: null, requestId: "req-create" },
+          { at: T0 + 5, keyId: key.id, event: "verification.decided", sessionId: challenge.id, agentId: "agent-9", action: "refund", result: "failed", reason: "proof_rejected", requestId: "req-decide" },
+        ]);
+        expect(entries[1]!.seq).toBeGreaterThan(entries[0]!.seq);
+      });
+
+      test("a losing decision, a refused creation and a purge add nothing; the log survives the purge", async () => {
+        const { challenge } = await keyWithChallenge();
+        await store.decideChallenge(challenge.id, verified());
+        await store.decideChallenge(challenge.id, failed());
+        const limited = makeKey({ rateLimit: 1 });
+        await store.createKey(limited);
+        await store.createChallenge(makeChallenge(limited.id), { windowStart: T0, limit: 1 });
+        expect((await store.createChallenge(makeChallenge(limited.id), { windowStart: T0, limit: 1 })).created).toBe(false);
+        expect(await store.purgeChallenges(T0 + 10 * LIFETIME)).toBe(2);
+        const entries = await store.listAudit({ limit: 100 });
+        expect(entries.map((e) => `${e.event}:${e.result}`)).toEqual(["challenge.created:pending", "verification.decided:verified", "challenge.created:pending"]);
+      });
+
+      test("filters by key, pages by seq and honours the limit", async () => {
+        const a = await keyWithChallenge();
+        const b = await keyWithChallenge();
+        await store.decideChallenge(a.challenge.id, verified());
+        const onlyA = await store.listAudit({ keyId: a.key.id, limit: 10 });
+        expect(onlyA.map((e) => e.sessionId)).toEqual([a.challenge.id, a.challenge.id]);
+        const first = await store.listAudit({ limit: 1 });
+        expect(first).toHaveLength(1);
+        const rest = await store.listAudit({ afterSeq: first[0]!.seq, limit: 10 });
+        expect(rest.map((e) => e.sessionId)).toEqual([b.challenge.id, a.challenge.id]);
+      });
+    });
+
+    describe("idempotency keys", () => {
+      const stale = T0 - 60_000;
+
+      test("reserve → in progress → complete → replay; another fingerprint is a mismatch", async () => {
+        expect(await store.reserveIdempotency("k1", "idem-1", "fp-a", T0, stale)).toEqual({ state: "new" });
+        expect(await store.reserveIdempotency("k1", "idem-1", "fp-a", T0, stale)).toEqual({ state: "in_progress" });
+        await store.completeIdempotency("k1", "idem-1", 200, '{"ok":true}');
+        expect(await store.reserveIdempotency("k1", "idem-1", "fp-a", T0 + 1, stale)).toEqual({ state: "done", status: 200, body: '{"ok":true}' });
+        expect(await store.reserveIdempotency("k1", "idem-1", "fp-b", T0 + 1, stale)).toEqual({ state: "mismatch" });
+      });
+
+      test("keys are scoped to the API key", async () => {
+        expect(await store.reserveIdempotency("k1", "same", "fp", T0, stale)).toEqual({ state: "new" });
+        expect(await store.reserveIdempotency("k2", "same", "fp", T0, stale)).toEqual({ state: "new" });
+      });
+
+      test("release lets a retry reserve again; a completed record is not released", async () => {
+        await store.reserveIdempotency("k1", "r", "fp", T0, stale);
+        await store.releaseIdempotency("k1", "r");
+        expect(await store.reserveIdempotency("k1", "r", "fp", T0, stale)).toEqual({ state: "new" });
+        await store.completeIdempotency("k1", "r", 400, "{}");
+        await store.releaseIdempotency("k1", "r");
+        expect((await store.reserveIdempotency("k1", "r", "fp", T0, stale)).state).toBe("done");
+      });
+
+      test("an unfinished reservation older than staleBefore is taken over, a fresh one is not", async () => {
+        await store.reserveIdempotency("k1", "s", "fp", T0, T0 - 60_000);
+        expect((await store.reserveIdempotency("k1", "s", "fp", T0 + 1_000, T0 - 59_000)).state).toBe("in_progress");
+        expect((await store.reserveIdempotency("k1", "s", "fp", T0 + 61_000, T0 + 1)).state).toBe("new");
+        expect((await store.reserveIdempotency("k1", "s", "other", T0 + 200_000, T0 + 150_000)).state).toBe("mismatch");
+      });
+
+      test("of 20 concurrent reservations exactly one is new", async () => {
+        const states = await Promise.all(Array.from({ length: 20 }, () => store.reserveIdempotency("k1", "race", "fp", T0, stale)));
+        expect(states.filter((s) => s.state === "new")).toHaveLength(1);
+        expect(states.filter((s) => s.state === "in_progress")).toHaveLength(19);
+      });
+
+      test("purge removes records created before the cutoff", async () => {
+        await store.reserveIdempotency("k1", "old", "fp", T0, stale);
+        await store.reserveIdempotency("k1", "new", "fp", T0 + 10, stale);
+        expect(await store.purgeIdempotency(T0 + 5)).toBe(1);
+        expect((await store.reserveIdempotency("k1", "new", "fp", T0 + 20, stale)).state).toBe("in_progress");
+      });
+    });
+
   });
 }

@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps";
 import { describe } from "../../http/docs";
 import { readJsonObject } from "../../http/body";
+import { idempotent } from "../../http/idempotency";
 import { authenticate } from "../keys/service";
 import { challengeRequest, challengeResponse, parseChallengeRequest } from "./model";
 import { createChallenge, rateLimitHeaders } from "./service";
@@ -11,10 +12,15 @@ export const challenges = (deps: AppDeps) =>
     "/v1/verify/challenge",
     async ({ request, set }) => {
       const key = await authenticate(deps.store, request.headers.get("x-api-key"));
-      const input = parseChallengeRequest(await readJsonObject(request));
-      const { body, rateLimit } = await createChallenge(deps, key, input);
-      if (rateLimit) Object.assign(set.headers, rateLimitHeaders(rateLimit));
-      return body;
+      const body = await readJsonObject(request);
+      const input = parseChallengeRequest(body);
+      const requestId = String(set.headers["x-request-id"]);
+      const outcome = await idempotent(deps, key, request, "challenge", body, async () => {
+        const { body, rateLimit } = await createChallenge(deps, key, input, requestId);
+        if (rateLimit) Object.assign(set.headers, rateLimitHeaders(rateLimit));
+        return body;
+      });
+      return outcome instanceof Response ? outcome : outcome.body;
     },
     {
       parse: "none",
@@ -29,8 +35,10 @@ export const challenges = (deps: AppDeps) =>
           400: "Missing or invalid fields",
           401: "Missing API key",
           403: "Invalid API key",
+          409: "A request with the same Idempotency-Key is still running",
           413: "Body over 64 KiB",
           415: "Content-Type is not application/json",
+          422: "Idempotency-Key reused with a different body",
           429: "Rate limit exceeded (see Retry-After)",
         },
       }),

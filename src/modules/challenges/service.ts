@@ -31,7 +31,7 @@ export interface ChallengeDeps {
   clock: Clock;
 }
 
-export async function createChallenge({ store, clock }: ChallengeDeps, key: ApiKeyRecord, input: ChallengeInput) {
+export async function createChallenge({ store, clock }: ChallengeDeps, key: ApiKeyRecord, input: ChallengeInput, requestId: string | null = null) {
   const now = clock.now();
   const windowStart = now - (now % RATE_WINDOW_MS);
   const reset = Math.ceil((windowStart + RATE_WINDOW_MS - now) / 1000);
@@ -51,6 +51,7 @@ export async function createChallenge({ store, clock }: ChallengeDeps, key: ApiK
       decidedAt: null,
       confidence: null,
       reason: null,
+      requestId,
     },
     { windowStart, limit: key.rateLimit },
   );

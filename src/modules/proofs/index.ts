@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps";
 import { describe } from "../../http/docs";
 import { readJsonObject } from "../../http/body";
+import { idempotent } from "../../http/idempotency";
 import { authenticate } from "../keys/service";
 import { parseProofRequest, proofFailure, proofRequest, proofResponse } from "./model";
 import { submitProof } from "./service";
@@ -9,10 +10,13 @@ import { submitProof } from "./service";
 export const proofs = (deps: AppDeps) =>
   new Elysia({ name: "proofs" }).post(
     "/v1/verify/proof",
-    async ({ request }) => {
+    async ({ request, set }) => {
       const key = await authenticate(deps.store, request.headers.get("x-api-key"));
-      const input = parseProofRequest(await readJsonObject(request));
-      return submitProof(deps, key, input);
+      const body = await readJsonObject(request);
+      const input = parseProofRequest(body);
+      const requestId = String(set.headers["x-request-id"]);
+      const outcome = await idempotent(deps, key, request, "proof", body, () => submitProof(deps, key, input, requestId));
+      return outcome instanceof Response ? outcome : outcome.body;
     },
     {
       parse: "none",
@@ -29,8 +33,10 @@ export const proofs = (deps: AppDeps) =>
           401: "Missing API key",
           403: "Invalid API key, or the challenge belongs to another key",
           404: "Challenge not found",
+          409: "A request with the same Idempotency-Key is still running",
           413: "Body over 64 KiB",
           415: "Content-Type is not application/json",
+          422: "Idempotency-Key reused with a different body",
         },
       }),
     },

@@ -68,7 +68,7 @@ async function evaluate(deps: ProofDeps, challenge: ChallengeRecord, input: Proo
 }
 
 
-export async function submitProof(deps: ProofDeps, key: ApiKeyRecord, input: ProofInput) {
+export async function submitProof(deps: ProofDeps, key: ApiKeyRecord, input: ProofInput, requestId: string | null = null) {
   const { store, clock, logger } = deps;
   const challenge = await store.getChallenge(input.challengeId);
   if (!challenge || !isRetained(challenge, clock.now())) throw new ApiError("challenge_not_found");
@@ -80,7 +80,7 @@ export async function submitProof(deps: ProofDeps, key: ApiKeyRecord, input: Pro
 
   const { reason, signatureValid } = await evaluate(deps, challenge, input);
   const score = confidence({ proofValid: reason === null, signatureValid });
-  const decision: Decision = { status: reason === null ? "verified" : "failed", decidedAt: clock.now(), confidence: score, reason };
+  const decision: Decision = { status: reason === null ? "verified" : "failed", decidedAt: clock.now(), confidence: score, reason, requestId };
   const outcome = await store.decideChallenge(challenge.id, decision);
 
   if (!outcome.decided) {

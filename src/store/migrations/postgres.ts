@@ -49,6 +49,49 @@ export const postgresMigrations: string[] = [
      count        BIGINT NOT NULL,
      PRIMARY KEY (key_id, window_start)
    );`,
+  // 2: audit trail and idempotency keys (see migrations/sqlite.ts): audit rows
+  // come from triggers, in the transaction of the change they record, and
+  // the table refuses UPDATE and DELETE.
+  `ALTER TABLE challenges ADD COLUMN request_id TEXT;
+   ALTER TABLE challenges ADD COLUMN decided_request_id TEXT;
+   CREATE TABLE audit_log (
+     seq         BIGSERIAL PRIMARY KEY,
+     at          BIGINT NOT NULL,
+     key_id      TEXT NOT NULL,
+     event       TEXT NOT NULL,
+     session_id  TEXT NOT NULL,
+     agent_id    TEXT NOT NULL,
+     action      TEXT NOT NULL,
+     result      TEXT NOT NULL,
+     reason      TEXT,
+     request_id  TEXT
+   );
+   CREATE INDEX audit_by_key ON audit_log (key_id, seq);
+   CREATE FUNCTION audit_challenge() RETURNS trigger LANGUAGE plpgsql AS $$
+   BEGIN
+     IF TG_OP = 'INSERT' THEN
+       INSERT INTO audit_log (at, key_id, event, session_id, agent_id, action, result, reason, request_id)
+       VALUES (NEW.created_at, NEW.key_id, 'challenge.created', NEW.id, NEW.agent_id, NEW.action, 'pending', NULL, NEW.request_id);
+     ELSIF OLD.status = 'pending' AND NEW.status <> 'pending' THEN
+       INSERT INTO audit_log (at, key_id, event, session_id, agent_id, action, result, reason, request_id)
+       VALUES (NEW.decided_at, NEW.key_id, 'verification.decided', NEW.id, NEW.agent_id, NEW.action, NEW.status, NEW.reason, NEW.decided_request_id);
+     END IF;
+     RETURN NULL;
+   END $$;
+   CREATE TRIGGER audit_challenge AFTER INSERT OR UPDATE OF status ON challenges FOR EACH ROW EXECUTE FUNCTION audit_challenge();
+   CREATE FUNCTION audit_log_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+   BEGIN RAISE EXCEPTION 'audit_log is append-only'; END $$;
+   CREATE TRIGGER audit_log_append_only BEFORE UPDATE OR DELETE ON audit_log FOR EACH ROW EXECUTE FUNCTION audit_log_append_only();
+   CREATE TABLE idempotency_keys (
+     key_id       TEXT NOT NULL,
+     idem_key     TEXT NOT NULL,
+     fingerprint  TEXT NOT NULL,
+     status       INTEGER,
+     body         TEXT,
+     created_at   BIGINT NOT NULL,
+     PRIMARY KEY (key_id, idem_key)
+   );
+   CREATE INDEX idempotency_by_age ON idempotency_keys (created_at);`,
 ];
 
 /**

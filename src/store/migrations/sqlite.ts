@@ -43,4 +43,44 @@ export const sqliteMigrations: string[] = [
      count        INTEGER NOT NULL,
      PRIMARY KEY (key_id, window_start)
    );`,
+  // 2: audit trail and idempotency keys. The audit rows are written by
+  // triggers, so an entry commits in the same transaction as the state change
+  // it records and no code path can forget it. The table is append-only:
+  // triggers refuse UPDATE and DELETE on it.
+  `ALTER TABLE challenges ADD COLUMN request_id TEXT;
+   ALTER TABLE challenges ADD COLUMN decided_request_id TEXT;
+   CREATE TABLE audit_log (
+     seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+     at          INTEGER NOT NULL,
+     key_id      TEXT NOT NULL,
+     event       TEXT NOT NULL,
+     session_id  TEXT NOT NULL,
+     agent_id    TEXT NOT NULL,
+     action      TEXT NOT NULL,
+     result      TEXT NOT NULL,
+     reason      TEXT,
+     request_id  TEXT
+   );
+   CREATE INDEX audit_by_key ON audit_log (key_id, seq);
+   CREATE TRIGGER audit_challenge_created AFTER INSERT ON challenges BEGIN
+     INSERT INTO audit_log (at, key_id, event, session_id, agent_id, action, result, reason, request_id)
+     VALUES (NEW.created_at, NEW.key_id, 'challenge.created', NEW.id, NEW.agent_id, NEW.action, 'pending', NULL, NEW.request_id);
+   END;
+   CREATE TRIGGER audit_challenge_decided AFTER UPDATE OF status ON challenges
+   WHEN OLD.status = 'pending' AND NEW.status <> 'pending' BEGIN
+     INSERT INTO audit_log (at, key_id, event, session_id, agent_id, action, result, reason, request_id)
+     VALUES (NEW.decided_at, NEW.key_id, 'verification.decided', NEW.id, NEW.agent_id, NEW.action, NEW.status, NEW.reason, NEW.decided_request_id);
+   END;
+   CREATE TRIGGER audit_log_no_update BEFORE UPDATE ON audit_log BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END;
+   CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END;
+   CREATE TABLE idempotency_keys (
+     key_id       TEXT NOT NULL,
+     idem_key     TEXT NOT NULL,
+     fingerprint  TEXT NOT NULL,
+     status       INTEGER,
+     body         TEXT,
+     created_at   INTEGER NOT NULL,
+     PRIMARY KEY (key_id, idem_key)
+   );
+   CREATE INDEX idempotency_by_age ON idempotency_keys (created_at);`,
 ];

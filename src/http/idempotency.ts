@@ -1,0 +1,61 @@
+// Idempotency-Key on the POST endpoints, as Stripe does it: a retried request
+// with the same key and body gets the first response again and changes
+// nothing; the same key with a different body is a 422; a retry while the
+// first is still running is a 409. Keys are scoped to the API key and kept
+// 24 hours. Results are saved once the service ran — including its 4xx
+// answers (expired, already used, verification failed) — but not a 429 or a
+// 5xx, which a retry may legitimately get past. Validation errors happen
+// before the key is looked at and are never saved.
+import { createHash } from "node:crypto";
+import canonicalize from "canonicalize";
+import type { Clock } from "../clock";
+import { ApiError, invalidField } from "../errors";
+import type { ApiKeyRecord, Store } from "../store/interface";
+
+export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
+/** A reservation unfinished this long belongs to a process that died; a retry takes it over. */
+const STALE_RESERVATION_MS = 60_000;
+const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
+export interface Outcome {
+  status: number;
+  body: unknown;
+}
+
+export async function idempotent(
+  deps: { store: Store; clock: Clock },
+  key: ApiKeyRecord,
+  request: Request,
+  route: string,
+  body: Record<string, unknown>,
+  run: () => Promise<unknown>,
+): Promise<Outcome | Response> {
+  const idemKey = request.headers.get("idempotency-key");
+  if (idemKey === null) return { status: 200, body: await run() };
+  if (!KEY_PATTERN.test(idemKey)) throw invalidField("Idempotency-Key", "must be 1 to 255 visible ASCII characters");
+
+  const fingerprint = createHash("sha256").update(`${route}\n${canonicalize(body)}`).digest("hex");
+  const now = deps.clock.now();
+  const held = await deps.store.reserveIdempotency(key.id, idemKey, fingerprint, now, now - STALE_RESERVATION_MS);
+  if (held.state === "mismatch") throw new ApiError("idempotency_mismatch");
+  if (held.state === "in_progress") throw new ApiError("idempotency_in_progress");
+  if (held.state === "done") {
+    return new Response(held.body, {
+      status: held.status,
+      headers: { "content-type": "application/json; charset=utf-8", "idempotent-replayed": "true" },
+    });
+  }
+
+  try {
+    const result = await run();
+    await deps.store.completeIdempotency(key.id, idemKey, 200, JSON.stringify(result));
+    return { status: 200, body: result };
+  } catch (error) {
+    if (error instanceof ApiError && error.status < 500 && error.status !== 429) {
+      await deps.store.completeIdempotency(key.id, idemKey, error.status, JSON.stringify(error.body));
+    } else {
+      await deps.store.releaseIdempotency(key.id, idemKey);
+    }
+    throw error;
+  }
+}
