@@ -6,6 +6,7 @@
 //   const proof = await prove({ secret: id.secret, nonce, action, context });
 //   const agent_signature = sign({ signingSecret: id.signing_secret, challengeId, nonce, action, context });
 import { readFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
 import * as snarkjs from "snarkjs";
 import { identityCommitment, newSecret } from "../identity/commitment";
 import { publicSignals, type JsonObject } from "../identity/encoding";
@@ -45,8 +46,13 @@ export interface ProveRequest {
   context?: JsonObject;
 }
 
+// Under Bun (and in the compiled binary) a `type: "file"` import is an absolute
+// path; a bundle built for Node (`bun build --target=node`) makes it relative
+// to the bundle, which is not the working directory.
+const artifactPath = (path: string) => (path.startsWith(".") ? fileURLToPath(new URL(path, import.meta.url)) : path);
+
 let artifacts: Promise<[Uint8Array, Uint8Array]> | undefined;
-const loadArtifacts = () => (artifacts ??= Promise.all([readFile(circuitWasmPath), readFile(circuitZkeyPath)]));
+const loadArtifacts = () => (artifacts ??= Promise.all([readFile(artifactPath(circuitWasmPath)), readFile(artifactPath(circuitZkeyPath))]));
 
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
 
