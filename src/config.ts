@@ -13,9 +13,13 @@ export interface Config {
   workers: number;
   /** Rate limit given to keys created without one, per minute. */
   defaultRateLimit: number;
+  /** Unexpired pending challenges one key may hold; 0 = no cap. */
+  maxPendingPerKey: number;
 }
 
 export class ConfigError extends Error {}
+
+export const DEFAULT_MAX_PENDING_PER_KEY = 10_000;
 
 function integer(env: Record<string, string | undefined>, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
@@ -41,5 +45,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: oneOf(env, "LOG_LEVEL", ["debug", "info", "warn", "error", "silent"] as const, "info"),
     workers: integer(env, "WORKERS", availableParallelism(), 1, 256),
     defaultRateLimit: integer(env, "DEFAULT_RATE_LIMIT", 1000, 0, 1_000_000_000),
+    maxPendingPerKey: integer(env, "MAX_PENDING_PER_KEY", DEFAULT_MAX_PENDING_PER_KEY, 0, 1_000_000_000),
   });
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Clock } from "../../clock";
+import { DEFAULT_MAX_PENDING_PER_KEY } from "../../config";
 import { ApiError } from "../../errors";
 import { canonicalJson, newNonce } from "../../identity/encoding";
 import type { ApiKeyRecord, Store } from "../../store/interface";
@@ -29,10 +30,30 @@ export function rateLimitHeaders(state: RateLimitState): Record<string, string> 
 export interface ChallengeDeps {
   store: Store;
   clock: Clock;
+  limits?: { maxPendingPerKey: number };
 }
 
-export async function createChallenge({ store, clock }: ChallengeDeps, key: ApiKeyRecord, input: ChallengeInput, requestId: string | null = null) {
+/**
+ * A key may hold at most `max` live pending challenges. A rate-limited key
+ * whose limit × lifetime is within the cap can never exceed it, so the count
+ * (a query per request) runs only for keys that could. Concurrent requests
+ * may overshoot by the number in flight: a bound on abuse, not an invariant.
+ */
+async function checkPendingCap(store: Store, key: ApiKeyRecord, now: number, max: number): Promise<void> {
+  if (max === 0) return;
+  const lifetimeMinutes = CHALLENGE_LIFETIME_MS / RATE_WINDOW_MS;
+  if (key.rateLimit > 0 && key.rateLimit * lifetimeMinutes <= max) return;
+  if ((await store.countPending(now, key.id)) < max) return;
+  throw new ApiError(
+    "too_many_pending",
+    { message: `This key holds ${max} unexpired pending challenges; use or let some expire (at most ${CHALLENGE_LIFETIME_MS / 1000} s).` },
+    { "retry-after": String(CHALLENGE_LIFETIME_MS / 1000) },
+  );
+}
+
+export async function createChallenge({ store, clock, limits }: ChallengeDeps, key: ApiKeyRecord, input: ChallengeInput, requestId: string | null = null) {
   const now = clock.now();
+  await checkPendingCap(store, key, now, limits?.maxPendingPerKey ?? DEFAULT_MAX_PENDING_PER_KEY);
   const windowStart = now - (now % RATE_WINDOW_MS);
   const reset = Math.ceil((windowStart + RATE_WINDOW_MS - now) / 1000);
   const id = newChallengeId();

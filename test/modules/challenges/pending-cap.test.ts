@@ -1,0 +1,51 @@
+// The cap on unexpired pending challenges per key (issue 5: abuse limits).
+import { expect, test } from "bun:test";
+import { createApp } from "../../../src/app";
+import { createHarness } from "../../support/harness";
+
+async function cappedHarness(maxPendingPerKey: number) {
+  const h = await createHarness();
+  const app = createApp({ ...h.deps, limits: { maxPendingPerKey } });
+  const create = async (key: string) =>
+    app.handle(
+      new Request("http://zkagent.test/v1/verify/challenge", {
+        method: "POST",
+        headers: { "x-api-key": key, "content-type": "application/json" },
+        body: JSON.stringify({ agent_id: "a", action: "purchase" }),
+      }),
+    );
+  return { h, create };
+}
+
+test("an unlimited key stops at the cap with 429, and may go on once challenges expire", async () => {
+  const { h, create } = await cappedHarness(3);
+  const key = await h.newKey("unlimited", 0);
+  for (let i = 0; i < 3; i++) expect((await create(key)).status).toBe(200);
+  const refused = await create(key);
+  expect(refused.status).toBe(429);
+  expect(((await refused.json()) as any).error).toBe("Too many pending challenges");
+  expect(refused.headers.get("retry-after")).toBe("300");
+  expect((await h.store.usage((await h.store.listKeys())[0]!.id))!.challenges).toBe(3);
+  h.clock.advance(300_001);
+  expect((await create(key)).status).toBe(200);
+});
+
+test("the cap counts only the calling key's challenges", async () => {
+  const { h, create } = await cappedHarness(2);
+  const a = await h.newKey("a", 0);
+  const b = await h.newKey("b", 0);
+  expect((await create(a)).status).toBe(200);
+  expect((await create(a)).status).toBe(200);
+  expect((await create(a)).status).toBe(429);
+  expect((await create(b)).status).toBe(200);
+});
+
+test("a key whose rate limit cannot reach the cap is not counted", async () => {
+  // 1/min × 5 min = 5 ≤ cap 5: the cap can never bind, so only the rate limit answers.
+  const { h, create } = await cappedHarness(5);
+  const key = await h.newKey("slow", 1);
+  expect((await create(key)).status).toBe(200);
+  const second = await create(key);
+  expect(second.status).toBe(429);
+  expect(((await second.json()) as any).error).toBe("Rate limit exceeded");
+});
