@@ -7,8 +7,8 @@ export const identityHelp = `zkagent identity new [--json]
   Keep "secret" and "signing_secret" on the agent; they are never sent.`;
 
 export async function identityCommand(argv: string[]): Promise<number> {
-  const [sub, ...rest] = argv;
-  const { values } = parse(rest, { json: { type: "boolean" } });
+  const { values, positionals } = parse(argv, { json: { type: "boolean" } }, true);
+  const [sub] = positionals;
   if (values.help || sub !== "new") {
     say(identityHelp);
     if (values.help) return 0;

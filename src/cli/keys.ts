@@ -15,8 +15,8 @@ export const keysHelp = `zkagent keys — manage API keys (uses DATABASE_URL, al
   zkagent keys set-limit ID --rate-limit PER_MINUTE [--json]`;
 
 export async function keysCommand(argv: string[], config: Config): Promise<number> {
-  const [sub, ...rest] = argv;
-  const { values, positionals } = parse(rest, { name: { type: "string" }, "rate-limit": { type: "string" }, json: { type: "boolean" } }, true);
+  const { values, positionals: words } = parse(argv, { name: { type: "string" }, "rate-limit": { type: "string" }, json: { type: "boolean" } }, true);
+  const [sub, ...positionals] = words;
   if (values.help || !sub) {
     say(keysHelp);
     return values.help ? 0 : 2;

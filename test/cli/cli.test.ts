@@ -1,0 +1,200 @@
+// The zkagent CLI as a user runs it: separate processes on a temporary SQLite
+// file. The one suite that starts a real server (for `demo`).
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { verificationKey } from "../../src/agent";
+import { createApp } from "../../src/app";
+import { systemClock } from "../../src/clock";
+import { publicSignals } from "../../src/identity/encoding";
+import { silentLogger } from "../../src/log";
+import { openSqlite } from "../../src/store/sqlite";
+import { serviceVerifier } from "../../src/verifier/service";
+import { referenceVerify } from "../support/snarkjs";
+
+const CLI = ["bun", "src/cli/index.ts"];
+let dir: string;
+let db: string;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), "zkagent-cli-"));
+  db = join(dir, "zkagent.db");
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function cli(args: string[], env: Record<string, string> = {}) {
+  const proc = Bun.spawn([...CLI, ...args], {
+    env: { ...process.env, DATABASE_URL: db, LOG_LEVEL: "silent", ZKAGENT_API_KEY: "", ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return { stdout, stderr, code };
+}
+
+/** stdout of a --json command: exactly one line holding one JSON object. */
+function oneJson(stdout: string): any {
+  const lines = stdout.split("\n").filter((line) => line !== "");
+  expect(lines).toHaveLength(1);
+  const value = JSON.parse(lines[0]!);
+  expect(typeof value).toBe("object");
+  return value;
+}
+
+async function inProcessApp() {
+  const store = openSqlite(db);
+  const app = createApp({ store, clock: systemClock, verifier: await serviceVerifier(), logger: silentLogger });
+  const get = (path: string, key: string) => app.handle(new Request(`http://cli.test${path}`, { headers: { "x-api-key": key } }));
+  return { store, get };
+}
+
+describe("keys", () => {
+  let created: any;
+
+  test("create --json prints exactly one JSON object with id, key and name", async () => {
+    const { stdout, code } = await cli(["keys", "create", "--name", "x", "--rate-limit", "5", "--json"]);
+    expect(code).toBe(0);
+    created = oneJson(stdout);
+    expect(created.id).toMatch(/^[0-9a-f]{16}$/);
+    expect(created.key).toMatch(new RegExp(`^zka_${created.id}_[A-Za-z0-9_-]{43}$`));
+    expect(created.name).toBe("x");
+    expect(created.rate_limit_per_minute).toBe(5);
+  });
+
+  test("the created key authenticates against an app on the same file", async () => {
+    const { store, get } = await inProcessApp();
+    try {
+      const response = await get("/v1/usage", created.key);
+      expect(response.status).toBe(200);
+      expect((await response.json()).name).toBe("x");
+    } finally {
+      await store.close();
+    }
+  });
+
+  test("list --json shows the key by id and prefix, never the key itself", async () => {
+    const { stdout, code } = await cli(["keys", "list", "--json"]);
+    expect(code).toBe(0);
+    const { keys } = oneJson(stdout);
+    const listed = keys.find((k: any) => k.id === created.id);
+    expect(listed).toMatchObject({ id: created.id, prefix: `zka_${created.id}`, name: "x", revoked_at: null });
+    expect(stdout).not.toContain(created.key.slice(`zka_${created.id}_`.length));
+  });
+
+  test("usage ID --json reports the counters", async () => {
+    const { stdout, code } = await cli(["keys", "usage", created.id, "--json"]);
+    expect(code).toBe(0);
+    expect(oneJson(stdout)).toEqual({ key_id: created.id, name: "x", challenges: 0, verifications: { verified: 0, failed: 0 }, rate_limit_per_minute: 5 });
+  });
+
+  test("revoke ID makes the key answer 403 Invalid API key", async () => {
+    const { code } = await cli(["keys", "revoke", created.id]);
+    expect(code).toBe(0);
+    const { store, get } = await inProcessApp();
+    try {
+      const response = await get("/v1/usage", created.key);
+      expect(response.status).toBe(403);
+      expect(await response.json()).toEqual({ error: "Invalid API key" });
+    } finally {
+      await store.close();
+    }
+  });
+
+  test("usage of an unknown key exits 1", async () => {
+    expect((await cli(["keys", "usage", "0000000000000000", "--json"])).code).toBe(1);
+  });
+});
+
+describe("agent side", () => {
+  test("identity new --json prints secret, commitment and signing keys", async () => {
+    const { stdout, code } = await cli(["identity", "new", "--json"]);
+    expect(code).toBe(0);
+    const id = oneJson(stdout);
+    expect(Object.keys(id).sort()).toEqual(["identity_commitment", "secret", "signing_key", "signing_secret"]);
+    expect(id.secret).toMatch(/^[1-9][0-9]*$/);
+    expect(id.identity_commitment).toMatch(/^[1-9][0-9]*$/);
+  });
+
+  test("prove --json output verifies with the reference verifier", async () => {
+    const id = oneJson((await cli(["identity", "new", "--json"])).stdout);
+    const nonce = "7f".repeat(31);
+    const context = { amount: 20, currency: "EUR" };
+    const { stdout, code } = await cli(["prove", "--secret", id.secret, "--nonce", nonce, "--action", "purchase", "--context", JSON.stringify(context), "--json"]);
+    expect(code).toBe(0);
+    const { proof } = oneJson(stdout);
+    const signals = publicSignals({ identityCommitment: BigInt(id.identity_commitment), nonce, action: "purchase", context });
+    expect(await referenceVerify(verificationKey, signals, JSON.parse(proof))).toBe(true);
+  });
+
+  test("prove without --secret is a usage error (exit 2)", async () => {
+    expect((await cli(["prove", "--nonce", "7f".repeat(31), "--action", "a"])).code).toBe(2);
+  });
+});
+
+describe("serve + demo", () => {
+  test("demo --json runs the whole flow against a served database and ends verified", async () => {
+    let server: ReturnType<typeof Bun.spawn> | undefined;
+    let port = 0;
+    for (let attempt = 0; attempt < 5 && !server; attempt++) {
+      port = 20000 + Math.floor(Math.random() * 20000);
+      const proc = Bun.spawn([...CLI, "serve"], {
+        env: { ...process.env, DATABASE_URL: db, LOG_LEVEL: "info", PORT: String(port), HOST: "127.0.0.1" },
+        stdout: "ignore",
+        stderr: "pipe",
+      });
+      // Wait for the "listening" log line, or for the process to die (port taken).
+      const reader = (proc.stderr as ReadableStream<Uint8Array>).getReader();
+      let log = "";
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        log += new TextDecoder().decode(value);
+        if (log.includes('"listening"')) break;
+      }
+      reader.releaseLock();
+      if (log.includes('"listening"')) server = proc;
+      else proc.kill();
+    }
+    expect(server).toBeDefined();
+    try {
+      const { stdout, code } = await cli(["demo", "--url", `http://127.0.0.1:${port}`, "--json"]);
+      const result = oneJson(stdout);
+      expect(code).toBe(0);
+      expect(result.verification).toMatchObject({ verified: true, confidence: 0.999, session_id: result.challenge_id });
+      expect(result.session.status).toBe("verified");
+    } finally {
+      server!.kill("SIGTERM");
+      await server!.exited;
+    }
+  });
+});
+
+describe("help and usage errors", () => {
+  const COMMANDS = ["serve", "keys", "identity", "prove", "sign", "demo", "verify"];
+  const helps = new Map<string, Awaited<ReturnType<typeof cli>>>();
+  beforeAll(async () => {
+    // Spawned side by side: each is a fresh process, so they cannot interfere.
+    const results = await Promise.all(COMMANDS.map((command) => cli([command, "--help"])));
+    COMMANDS.forEach((command, i) => helps.set(command, results[i]!));
+  });
+
+  test.each(COMMANDS)("%s --help exits 0 and prints its usage", (command) => {
+    const { stdout, stderr, code } = helps.get(command)!;
+    expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
+    expect(stdout).toContain(`zkagent ${command}`);
+  });
+
+  test("zkagent --help exits 0 and lists the commands", async () => {
+    const { stdout, code } = await cli(["--help"]);
+    expect(code).toBe(0);
+    for (const command of ["serve", "keys", "identity", "prove", "sign", "demo"]) expect(stdout).toContain(command);
+  });
+
+  test("an unknown command exits 2 with a message on stderr", async () => {
+    const { stderr, stdout, code } = await cli(["frobnicate"]);
+    expect(code).toBe(2);
+    expect(stderr).toContain('unknown command "frobnicate"');
+    expect(stdout).toBe("");
+  });
+});
