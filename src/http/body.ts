@@ -9,12 +9,33 @@ const isJson = (contentType: string | null): boolean => {
   return mediaType === "application/json" || (mediaType.startsWith("application/") && mediaType.endsWith("+json"));
 };
 
+/**
+ * The body's bytes, or 413 as soon as more than `limit` arrive: a chunked body
+ * (no Content-Length) is never buffered past the limit.
+ */
+async function readAtMost(request: Request, limit: number): Promise<Uint8Array> {
+  if (!request.body) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      throw new ApiError("payload_too_large");
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
+}
+
 export async function readJsonObject(request: Request): Promise<Record<string, unknown>> {
   if (!isJson(request.headers.get("content-type"))) throw new ApiError("unsupported_media_type");
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > BODY_LIMIT_BYTES) throw new ApiError("payload_too_large");
-  const bytes = new Uint8Array(await request.arrayBuffer());
-  if (bytes.length > BODY_LIMIT_BYTES) throw new ApiError("payload_too_large");
+  const bytes = await readAtMost(request, BODY_LIMIT_BYTES);
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
