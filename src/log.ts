@@ -1,5 +1,9 @@
-// Structured JSON logs, one object per line on stderr. Callers pass fields,
-// never secrets: API keys, agent secrets and signing secrets are not logged.
+// Structured JSON logs, one object per line on stderr. Every line written while
+// a request is being handled carries its `request_id` (taken from the request
+// context below, so services need not pass it). Callers pass fields, never
+// secrets; as a second line of defence, fields whose names denote a secret
+// (API keys, agent secrets, proofs, signatures) are replaced by "[redacted]".
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { LogLevel } from "./config";
 
 const rank: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
@@ -11,10 +15,35 @@ export interface Logger {
   error(msg: string, fields?: Record<string, unknown>): void;
 }
 
+export interface RequestContext {
+  requestId: string;
+}
+
+/**
+ * The request being handled. app.ts enters it when a request arrives; it
+ * follows the request through every await, so a log line written deep in a
+ * service still names its request.
+ */
+export const requestContext = new AsyncLocalStorage<RequestContext>();
+
+// Matched against field names, case-insensitively, at any depth.
+const SECRET_FIELD = /^(x-?)?api[-_]?key$|^key$|secret|password|authorization|^proof$|signature|^token$/i;
+const MAX_DEPTH = 6;
+
+function redact(value: unknown, depth = 0): unknown {
+  if (typeof value !== "object" || value === null || depth > MAX_DEPTH) return value;
+  if (Array.isArray(value)) return value.map((item) => redact(item, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [name, field] of Object.entries(value)) out[name] = SECRET_FIELD.test(name) ? "[redacted]" : redact(field, depth + 1);
+  return out;
+}
+
 export function createLogger(level: LogLevel, write: (line: string) => void = (line) => process.stderr.write(line)): Logger {
   const emit = (at: Exclude<LogLevel, "silent">) => (msg: string, fields: Record<string, unknown> = {}) => {
     if (rank[at] < rank[level]) return;
-    write(`${JSON.stringify({ time: new Date().toISOString(), level: at, msg, ...fields })}\n`);
+    const request_id = requestContext.getStore()?.requestId;
+    const line = { time: new Date().toISOString(), level: at, msg, ...(request_id ? { request_id } : {}), ...(redact(fields) as Record<string, unknown>) };
+    write(`${JSON.stringify(line)}\n`);
   };
   return { debug: emit("debug"), info: emit("info"), warn: emit("warn"), error: emit("error") };
 }

@@ -6,29 +6,52 @@ import type { AppDeps } from "./deps";
 import { createLogger } from "./log";
 import { RETENTION_MS } from "./modules/challenges/lifecycle";
 import { bootstrapKey } from "./modules/keys/service";
+import { Lifecycle } from "./modules/ops/lifecycle";
+import { createMetrics } from "./modules/ops/metrics";
 import { openStore } from "./store";
 import { serviceVerifier } from "./verifier/service";
+import pkg from "../package.json";
 
 const PURGE_INTERVAL_MS = 60_000;
+// In-flight requests get this long to finish after SIGTERM; then connections are cut.
+const DRAIN_TIMEOUT_MS = 25_000;
 
 export interface RunningServer {
   url: string;
+  /** Drains: /ready answers 503, the listener closes, in-flight requests finish, then the database closes. */
   stop(): Promise<void>;
 }
 
-export async function startServer(config: Config): Promise<RunningServer> {
+export interface StartOptions {
+  /** Share the port with sibling worker processes (Linux SO_REUSEPORT); see cli/serve.ts. */
+  reusePort?: boolean;
+  /** Create the first key on an empty database. Only one process of a cluster does it: the primary. */
+  bootstrap?: boolean;
+  /**
+   * How long to keep serving (with /ready at 503) after stop() before closing
+   * the listener, so a load balancer polling /ready takes the node out first.
+   */
+  drainDelayMs?: number;
+}
+
+export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const logger = createLogger(config.logLevel);
   const store = await openStore(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
-  const deps: AppDeps = { store, clock: systemClock, verifier: await serviceVerifier(), logger };
+  const lifecycle = new Lifecycle();
+  const verifier = await serviceVerifier();
+  lifecycle.verifierLoaded = true;
+  const deps: AppDeps = { store, clock: systemClock, verifier, logger, metrics: createMetrics({ version: pkg.version }), lifecycle };
 
-  const bootstrap = await bootstrapKey(store, systemClock, config.defaultRateLimit);
+  const bootstrap = options.bootstrap === false ? null : await bootstrapKey(store, systemClock, config.defaultRateLimit);
   if (bootstrap) {
     // Printed once, on the first start of an empty database: the key is not stored anywhere else.
     process.stdout.write(`\nNo API key existed, so one was created (id ${bootstrap.record.id}):\n\n  ${bootstrap.key}\n\nStore it now; it is not shown again. More: zkagent keys create --name NAME\n\n`);
   }
 
   // Every node may purge: the DELETE is idempotent and touches only expired rows.
-  const purge = async () => {
+  let purging: Promise<void> = Promise.resolve();
+  const purge = () => (purging = purgeOnce());
+  const purgeOnce = async () => {
     try {
       const removed = await store.purgeChallenges(systemClock.now() - RETENTION_MS);
       if (removed > 0) logger.info("purged expired sessions", { removed });
@@ -40,15 +63,27 @@ export async function startServer(config: Config): Promise<RunningServer> {
   purgeTimer.unref();
   await purge();
 
-  const app = createApp(deps).listen({ port: config.port, hostname: config.hostname });
+  const app = createApp(deps).listen({ port: config.port, hostname: config.hostname, reusePort: options.reusePort ?? false });
   const url = `http://${config.hostname === "0.0.0.0" ? "localhost" : config.hostname}:${app.server!.port}`;
   logger.info("listening", { url, database: deps.store.kind, swagger: `${url}/swagger` });
 
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
+      lifecycle.draining = true;
+      logger.info("draining", { delay_ms: options.drainDelayMs ?? 0 });
       clearInterval(purgeTimer);
-      await app.server!.stop(false); // stop accepting; let in-flight requests finish
+      if (options.drainDelayMs) await Bun.sleep(options.drainDelayMs);
+      // stop(false) closes the listener at once and resolves when the in-flight requests have been answered.
+      const drained = app.server!.stop(false).then(() => true);
+      const timedOut = Bun.sleep(DRAIN_TIMEOUT_MS).then(() => false);
+      if (!(await Promise.race([drained, timedOut]))) {
+        logger.warn("drain timed out; closing open connections", { timeout_ms: DRAIN_TIMEOUT_MS });
+        await app.server!.stop(true);
+      }
+      // Elysia runs onAfterResponse hooks (request log, metrics) a tick after the response is out.
+      await new Promise((resolve) => setImmediate(resolve));
+      await purging; // a purge in progress still holds the database
       await store.close();
       logger.info("stopped");
     })());

@@ -1,22 +1,71 @@
+// Operations endpoints: liveness, readiness, Prometheus metrics. Public (no
+// API key): probes and scrapers carry none; none of them reveals tenant data.
 import { Elysia, t } from "elysia";
 import type { AppDeps } from "../../deps";
+import { Lifecycle, readiness } from "./lifecycle";
+import { Gauge, PROMETHEUS_CONTENT_TYPE } from "./registry";
 
-export const ops = (deps: AppDeps) =>
-  new Elysia({ name: "ops" })
-    .get("/health", () => ({ status: "ok" }), {
-      detail: { tags: ["Operations"], summary: "Liveness: the process answers", security: [] },
-      response: t.Object({ status: t.String() }),
+const check = t.Union([t.Literal("ok"), t.Literal("fail")]);
+const checks = t.Object({ database: check, verifier: check, draining: check });
+
+export const readyResponse = t.Object({ status: t.Literal("ready"), checks }, { examples: [{ status: "ready", checks: { database: "ok", verifier: "ok", draining: "ok" } }] });
+export const notReadyResponse = t.Object(
+  {
+    status: t.Literal("not_ready"),
+    failing: t.Union([t.Literal("database"), t.Literal("verifier"), t.Literal("draining")], { description: "The first failing check" }),
+    checks,
+  },
+  { examples: [{ status: "not_ready", failing: "draining", checks: { database: "ok", verifier: "ok", draining: "fail" } }] },
+);
+
+const METRICS_EXAMPLE = `# HELP zkagent_http_requests_total HTTP requests answered, by method, route template and status.
+# TYPE zkagent_http_requests_total counter
+zkagent_http_requests_total{method="POST",route="/v1/verify/challenge",status="200"} 42
+…`;
+
+export const ops = (deps: AppDeps) => {
+  // An app built without a lifecycle (tests) was given a constructed verifier, so it is loaded.
+  const lifecycle = deps.lifecycle ?? Object.assign(new Lifecycle(), { verifierLoaded: true });
+  const pending = new Gauge("zkagent_challenges_pending", "Challenges issued and neither decided nor expired.", () => deps.store.countPending(deps.clock.now()));
+
+  return new Elysia({ name: "ops" })
+    .get("/health", () => ({ status: "ok" as const }), {
+      detail: { tags: ["Operations"], summary: "Liveness: the process answers", description: "200 while the process runs; checks nothing else, so a slow database never gets the process restarted.", security: [] },
+      response: t.Object({ status: t.Literal("ok") }, { examples: [{ status: "ok" }] }),
     })
     .get(
       "/ready",
       async ({ set }) => {
-        try {
-          await deps.store.ping();
-          return { status: "ready" };
-        } catch {
-          set.status = 503;
-          return { status: "not_ready", reason: "database unreachable" };
-        }
+        const result = await readiness(deps.store, deps.verifier, lifecycle);
+        if (result.ready) return { status: "ready" as const, checks: result.checks };
+        set.status = 503;
+        return { status: "not_ready" as const, failing: result.failing!, checks: result.checks };
       },
-      { detail: { tags: ["Operations"], summary: "Readiness: the database answers", security: [] } },
+      {
+        detail: {
+          tags: ["Operations"],
+          summary: "Readiness: database reachable, verifier loaded, not draining",
+          description: "503 names the first failing check. Reports not ready from the moment shutdown (SIGTERM) begins.",
+          security: [],
+        },
+        response: { 200: readyResponse, 503: notReadyResponse },
+      },
+    )
+    .get(
+      "/metrics",
+      async () => {
+        const text = deps.metrics ? await deps.metrics.render([pending]) : `${await pending.collect()}\n`;
+        return new Response(text, { headers: { "content-type": PROMETHEUS_CONTENT_TYPE } });
+      },
+      {
+        detail: {
+          tags: ["Operations"],
+          summary: "Prometheus metrics",
+          description:
+            "Text exposition format 0.0.4: requests by route template and status, request latency, verifications by result and reason, verification time, pending challenges.",
+          security: [],
+          responses: { 200: { description: "Metrics", content: { "text/plain": { schema: { type: "string" }, example: METRICS_EXAMPLE } } } },
+        },
+      },
     );
+};

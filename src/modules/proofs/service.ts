@@ -9,6 +9,7 @@ import { confidence } from "../../identity/confidence";
 import { actionHash, canonicalContextHash, nonceToField, type JsonObject } from "../../identity/encoding";
 import { verifySignature } from "../../identity/signature";
 import type { Logger } from "../../log";
+import type { Metrics } from "../ops/metrics";
 import type { ApiKeyRecord, ChallengeRecord, Decision, Store } from "../../store/interface";
 import type { VerifyResult } from "../../verifier/types";
 import { isExpired, isRetained } from "../challenges/lifecycle";
@@ -34,6 +35,7 @@ export interface ProofDeps {
   clock: Clock;
   verifier: Verifier;
   logger: Logger;
+  metrics?: Metrics;
 }
 
 interface Evaluation {
@@ -78,7 +80,9 @@ export async function submitProof(deps: ProofDeps, key: ApiKeyRecord, input: Pro
   if (isExpired(challenge, clock.now())) throw new ApiError("challenge_expired");
   if (challenge.status !== "pending") throw new ApiError("challenge_used", { previous_status: challenge.status });
 
+  const started = performance.now();
   const { reason, signatureValid } = await evaluate(deps, challenge, input);
+  const evaluationMs = performance.now() - started;
   const score = confidence({ proofValid: reason === null, signatureValid });
   const decision: Decision = { status: reason === null ? "verified" : "failed", decidedAt: clock.now(), confidence: score, reason, requestId };
   const outcome = await store.decideChallenge(challenge.id, decision);
@@ -90,6 +94,8 @@ export async function submitProof(deps: ProofDeps, key: ApiKeyRecord, input: Pro
     if (current.status === "pending") throw new ApiError("challenge_expired");
     throw new ApiError("challenge_used", { previous_status: current.status });
   }
+  // Counted only for the submission whose decision stood, so a lost race is not counted twice.
+  deps.metrics?.verification(reason === null ? "verified" : "failed", reason, evaluationMs);
 
   if (reason !== null) {
     logger.info("verification failed", { key_id: key.id, session_id: challenge.id, agent_id: challenge.agentId, reason });

@@ -1,0 +1,59 @@
+// The service's metrics, exposed at GET /metrics. Label values come from
+// closed sets only (route templates, known methods, status codes, the failure
+// reasons), so a caller cannot grow the number of series by choosing paths.
+import { Counter, Gauge, Histogram } from "./registry";
+
+export type VerificationResult = "verified" | "failed";
+
+export interface Metrics {
+  /** One HTTP request answered. `route` is the route template ("/v1/agents/:agentId"), never the raw path. */
+  request(method: string, route: string, status: number, ms: number): void;
+  /**
+   * One verification decided. Called by the proofs service after the store
+   * accepted the decision, so a lost race is not counted twice; `reason` is
+   * null when verified; `ms` is the time spent evaluating proof and signature.
+   */
+  verification(result: VerificationResult, reason: string | null, ms: number): void;
+  /** The exposition text; the gauges are read now. */
+  render(gauges?: readonly Gauge[]): Promise<string>;
+}
+
+/** The label for requests that matched no route: one series, whatever the path. */
+export const UNMATCHED_ROUTE = "unmatched";
+
+const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+
+// Seconds (Prometheus base unit). Requests: from sub-millisecond reads to a
+// slow database; verifications: a Groth16 pairing check is milliseconds to tens of them.
+export const REQUEST_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const;
+export const VERIFICATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5] as const;
+
+export function createMetrics(options: { version?: string } = {}): Metrics {
+  const requests = new Counter("zkagent_http_requests_total", "HTTP requests answered, by method, route template and status.", ["method", "route", "status"]);
+  const latency = new Histogram("zkagent_http_request_duration_seconds", "Time from request received to response handed to the server, by route template.", ["method", "route"], REQUEST_BUCKETS);
+  const verifications = new Counter("zkagent_verifications_total", "Proof verifications decided, by result and failure reason (\"none\" when verified).", ["result", "reason"]);
+  const verificationTime = new Histogram("zkagent_verification_duration_seconds", "Time to evaluate a proof and its signature, by result.", ["result"], VERIFICATION_BUCKETS);
+  const started = Date.now() / 1000;
+  const process_ = [
+    new Gauge("process_start_time_seconds", "Start time of the process since the Unix epoch, in seconds.", () => started),
+    new Gauge("process_resident_memory_bytes", "Resident memory size in bytes.", () => process.memoryUsage().rss),
+  ];
+  const info = `# HELP zkagent_build_info The running version.\n# TYPE zkagent_build_info gauge\nzkagent_build_info{version="${options.version ?? "unknown"}"} 1`;
+
+  return {
+    request(method, route, status, ms) {
+      const m = METHODS.has(method) ? method : "OTHER";
+      requests.inc({ method: m, route, status: String(status) });
+      latency.observe({ method: m, route }, ms / 1000);
+    },
+    verification(result, reason, ms) {
+      verifications.inc({ result, reason: reason ?? "none" });
+      verificationTime.observe({ result }, ms / 1000);
+    },
+    async render(gauges = []) {
+      const parts = [requests.render(), latency.render(), verifications.render(), verificationTime.render(), info];
+      for (const gauge of [...gauges, ...process_]) parts.push(await gauge.collect());
+      return `${parts.join("\n")}\n`;
+    },
+  };
+}
