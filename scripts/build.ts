@@ -29,26 +29,6 @@ export const DEFAULT_OUTFILE = join(ROOT, "dist/zkagent");
 /** Files the binary cannot work without; a missing one is a build error, not a runtime surprise. */
 const REQUIRED = ["circuits/artifacts/agent_identity.wasm", "circuits/artifacts/agent_identity.zkey", "circuits/artifacts/verification_key.json"];
 
-// `zkagent verify` lives in src/cli/verify.ts, written with the WebAssembly
-// verifier. Until that file exists the binary gets a stand-in that says so,
-// rather than the build failing on the dynamic import in src/cli/index.ts.
-function verifyStandIn(used: string[]): import("bun").BunPlugin {
-  return {
-    name: "verify-stand-in",
-    setup(build) {
-      build.onResolve({ filter: /^\.\/verify$/ }, (args) => {
-        if (!args.importer.endsWith(join("src", "cli", "index.ts")) || existsSync(join(dirname(args.importer), "verify.ts"))) return undefined;
-        used.push("src/cli/verify.ts");
-        return { path: "verify-stand-in", namespace: "zkagent-stand-in" };
-      });
-      build.onLoad({ filter: /.*/, namespace: "zkagent-stand-in" }, () => ({
-        loader: "ts",
-        contents: `export async function verifyCommand(): Promise<number> { process.stderr.write("zkagent: verify is not in this build (src/cli/verify.ts was missing)\\n"); return 1; }`,
-      }));
-    },
-  };
-}
-
 // circomlibjs imports blake-hash, whose index.js loads a native addon through
 // node-gyp-build from a path fixed at build time (this checkout's
 // node_modules) and falls back to pure JavaScript when that fails. Bundling
@@ -68,10 +48,9 @@ export interface BuildOptions {
   log?: (line: string) => void;
 }
 
-export async function buildBinary(options: BuildOptions = {}): Promise<{ outfile: string; bytes: number; ms: number; standIns: string[] }> {
+export async function buildBinary(options: BuildOptions = {}): Promise<{ outfile: string; bytes: number; ms: number }> {
   const { entry = ENTRY, outfile = DEFAULT_OUTFILE, log = () => {} } = options;
   const started = performance.now();
-  const standIns: string[] = [];
   mkdirSync(dirname(outfile), { recursive: true });
   rmSync(outfile, { force: true });
   const result = await Bun.build({
@@ -90,11 +69,11 @@ export async function buildBinary(options: BuildOptions = {}): Promise<{ outfile
       autoloadDotenv: false,
       autoloadBunfig: false,
     },
-    plugins: [verifyStandIn(standIns), blakeHashPureJs],
+    plugins: [blakeHashPureJs],
   });
   if (!result.success) throw new AggregateError(result.logs, `build failed:\n${result.logs.map(String).join("\n")}`);
   for (const message of result.logs) log(`  ${message.level}: ${message.message}`);
-  return { outfile, bytes: statSync(outfile).size, ms: performance.now() - started, standIns };
+  return { outfile, bytes: statSync(outfile).size, ms: performance.now() - started };
 }
 
 /** Runs the binary copied alone into an empty directory: no node_modules, no repository beside it. */
@@ -132,7 +111,6 @@ if (import.meta.main) {
       process.exit(1);
     }
   }
-  if (!existsSync(join(ROOT, "src/cli/verify.ts"))) say("  note: src/cli/verify.ts does not exist yet; `zkagent verify` will say it is not in this build");
   say(`[2/3] bundling src/cli/index.ts and compiling ${values.target ? `for ${values.target}` : "for this machine"}`);
   const built = await buildBinary({ outfile, target: values.target, log: say });
   say(`  ${outfile}: ${(built.bytes / 1024 / 1024).toFixed(1)} MiB in ${(built.ms / 1000).toFixed(1)} s`);

@@ -8,6 +8,7 @@ import { identityCommand, identityHelp } from "./identity";
 import { keysCommand, keysHelp } from "./keys";
 import { proveCommand, proveHelp, signCommand, signHelp } from "./prove";
 import { serveCommand, serveHelp } from "./serve";
+import { verifyCommand, verifyHelp } from "./verify";
 
 const help = `zkagent — zero-knowledge identity verification for AI agents
 
@@ -22,7 +23,7 @@ Usage: zkagent <command> [options]     (zkagent <command> --help for details)
   demo                   run the whole flow against a running server
   audit                  export the audit trail as JSON lines`;
 
-const helps: Record<string, string> = { serve: serveHelp, keys: keysHelp, identity: identityHelp, prove: proveHelp, sign: signHelp, demo: demoHelp, audit: auditHelp };
+const helps: Record<string, string> = { serve: serveHelp, keys: keysHelp, identity: identityHelp, prove: proveHelp, sign: signHelp, demo: demoHelp, audit: auditHelp, verify: verifyHelp };
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -42,10 +43,8 @@ async function main(argv: string[]): Promise<number> {
       return proveCommand(rest);
     case "sign":
       return signCommand(rest);
-    case "verify": {
-      const { verifyCommand } = await import("./verify");
+    case "verify":
       return verifyCommand(rest);
-    }
     case "demo":
       return demoCommand(rest, config);
     case "audit":

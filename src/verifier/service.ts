@@ -1,6 +1,10 @@
-// The verifier the service uses for the agent_identity circuit.
+// The verifier the service uses: the project's WebAssembly Groth16 verifier
+// with the agent_identity circuit's verification key.
 import { verificationKey } from "../agent/vkey";
 import type { Verifier } from "../modules/proofs/service";
-import { interimVerifier } from "./snarkjs-interim";
+import { Groth16Verifier } from "./index";
 
-export const serviceVerifier = (): Promise<Verifier> => interimVerifier(verificationKey);
+export async function serviceVerifier(): Promise<Verifier> {
+  const verifier = await Groth16Verifier.fromVerificationKey(verificationKey);
+  return { verify: (proof, publicSignals) => verifier.verify(proof, publicSignals) };
+}

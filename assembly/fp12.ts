@@ -1,0 +1,207 @@
+// Fp12 = Fp6[w]/(w² − v). An element c0 + c1·w is stored as two Fp6
+// (FP12_C0, FP12_C1). Equivalently Fp12 = Fp2[w]/(w⁶ − ξ) with
+//   f = z0 + z1·w + z2·w² + z3·w³ + z4·w⁴ + z5·w⁵,
+//   z0 = c0.b0, z1 = c1.b0, z2 = c0.b1, z3 = c1.b1, z4 = c0.b2, z5 = c1.b2,
+// the view used by the Frobenius map and by cyclotomic squaring.
+
+import {
+  fp2Add, fp2Sub, fp2Sqr, fp2MulByXi, fp2Double, fp2SetOne, fp2AddLazy,
+} from "./fp2";
+import {
+  FP6_SIZE, FP6_B0, FP6_B1, FP6_B2, fp6Add, fp6Sub, fp6Mul, fp6MulByV, fp6MulBy01,
+  fp6MulByFp2, fp6Neg, fp6Copy, fp6SetZero, fp6SetOne, fp6Eq, fp6Sqr, fp6Inv, fp6AddLazy,
+} from "./fp6";
+import { U_NAF, U_NAF_LEN } from "./constants";
+
+export const FP12_C0: usize = 0;
+export const FP12_C1: usize = FP6_SIZE;
+export const FP12_SIZE: usize = 2 * FP6_SIZE;
+
+// Coefficient z_i of the Fp2[w]/(w⁶ − ξ) view (see header).
+export const Z0: usize = FP12_C0 + FP6_B0;
+export const Z1: usize = FP12_C1 + FP6_B0;
+export const Z2: usize = FP12_C0 + FP6_B1;
+export const Z3: usize = FP12_C1 + FP6_B1;
+export const Z4: usize = FP12_C0 + FP6_B2;
+export const Z5: usize = FP12_C1 + FP6_B2;
+
+const A0: usize = memory.data(216, 4);
+const A1: usize = memory.data(216, 4);
+const A2: usize = memory.data(216, 4);
+const LB: usize = memory.data(72, 4);
+
+export function fp12Copy(out: usize, a: usize): void {
+  memory.copy(out, a, FP12_SIZE);
+}
+export function fp12SetOne(out: usize): void {
+  fp6SetOne(out + FP12_C0);
+  fp6SetZero(out + FP12_C1);
+}
+export function fp12Eq(a: usize, b: usize): bool {
+  return fp6Eq(a + FP12_C0, b + FP12_C0) && fp6Eq(a + FP12_C1, b + FP12_C1);
+}
+const ONE12: usize = memory.data(432, 4);
+let oneReady = false;
+export function fp12IsOne(a: usize): bool {
+  if (!oneReady) {
+    fp12SetOne(ONE12);
+    oneReady = true;
+  }
+  return fp12Eq(a, ONE12);
+}
+
+/** out = c0 − c1·w: the p⁶-power Frobenius, i.e. the inverse on the cyclotomic subgroup. */
+export function fp12Conj(out: usize, a: usize): void {
+  fp6Copy(out + FP12_C0, a + FP12_C0);
+  fp6Neg(out + FP12_C1, a + FP12_C1);
+}
+
+/** out = a·b, Karatsuba over Fp6: 3 Fp6 multiplications (18 Fp2). */
+export function fp12Mul(out: usize, a: usize, b: usize): void {
+  fp6Mul(A0, a + FP12_C0, b + FP12_C0); // t0 = a0b0
+  fp6Mul(A1, a + FP12_C1, b + FP12_C1); // t1 = a1b1
+  fp6AddLazy(A2, a + FP12_C0, a + FP12_C1);
+  fp6AddLazy(out + FP12_C1, b + FP12_C0, b + FP12_C1); // (b may alias out: b is no longer read)
+  fp6Mul(out + FP12_C1, out + FP12_C1, A2); // (a0 + a1)(b0 + b1)
+  fp6Sub(out + FP12_C1, out + FP12_C1, A0);
+  fp6Sub(out + FP12_C1, out + FP12_C1, A1); // c1 = a0b1 + a1b0
+  fp6MulByV(A1, A1);
+  fp6Add(out + FP12_C0, A0, A1); // c0 = t0 + v·t1
+}
+
+/** out = a², complex squaring: 2 Fp6 multiplications. */
+export function fp12Sqr(out: usize, a: usize): void {
+  fp6Mul(A0, a + FP12_C0, a + FP12_C1); // t = c0·c1
+  fp6MulByV(A1, a + FP12_C1);
+  fp6AddLazy(A1, A1, a + FP12_C0); // c0 + v·c1 (lazy: only multiplied)
+  fp6AddLazy(A2, a + FP12_C0, a + FP12_C1); // c0 + c1
+  fp6Mul(A2, A2, A1); // (c0 + c1)(c0 + v·c1) = c0² + v·c1² + (1 + v)·t
+  fp6Sub(A2, A2, A0);
+  fp6MulByV(A1, A0);
+  fp6Sub(out + FP12_C0, A2, A1); // c0² + v·c1²
+  fp6Add(out + FP12_C1, A0, A0); // 2·c0·c1
+}
+
+/** out = a⁻¹ = (c0 − c1·w) / (c0² − v·c1²). */
+export function fp12Inv(out: usize, a: usize): void {
+  fp6Sqr(A0, a + FP12_C0);
+  fp6Sqr(A1, a + FP12_C1);
+  fp6MulByV(A1, A1);
+  fp6Sub(A0, A0, A1);
+  fp6Inv(A0, A0);
+  fp6Mul(out + FP12_C0, a + FP12_C0, A0);
+  fp6Mul(A1, a + FP12_C1, A0);
+  fp6Neg(out + FP12_C1, A1);
+}
+
+/**
+ * f = f·(a + b·w + c·v·w): multiplication by a line value, which is sparse
+ * (coefficients z0, z1, z3 only: "034" in gnark-crypto's flat indexing).
+ * 13 Fp2 multiplications instead of 18.
+ */
+export function fp12MulBy034(f: usize, a: usize, b: usize, c: usize): void {
+  fp6MulByFp2(A0, f + FP12_C0, a); // t0 = c0·a
+  fp6MulBy01(A1, f + FP12_C1, b, c); // t1 = c1·(b + c·v)
+  fp6AddLazy(A2, f + FP12_C0, f + FP12_C1);
+  fp2AddLazy(LB, a, b);
+  fp6MulBy01(A2, A2, LB, c); // (c0 + c1)(a + b + c·v)
+  fp6Sub(A2, A2, A0);
+  fp6Sub(f + FP12_C1, A2, A1); // c1' = c0·(b + cv) + c1·a
+  fp6MulByV(A1, A1);
+  fp6Add(f + FP12_C0, A0, A1); // c0' = c0·a + v·c1·(b + cv)
+}
+
+/** As fp12MulBy034 with a = 1 (lines normalised by 1/y_P): 10 Fp2 multiplications. */
+export function fp12MulBy034One(f: usize, b: usize, c: usize): void {
+  fp6MulBy01(A1, f + FP12_C1, b, c); // t1 = c1·(b + c·v)
+  fp6AddLazy(A2, f + FP12_C0, f + FP12_C1);
+  fp2SetOne(LB);
+  fp2AddLazy(LB, LB, b);
+  fp6MulBy01(A2, A2, LB, c); // (c0 + c1)(1 + b + c·v)
+  fp6Sub(A2, A2, f + FP12_C0);
+  fp6Sub(f + FP12_C1, A2, A1);
+  fp6MulByV(A1, A1);
+  fp6Add(f + FP12_C0, f + FP12_C0, A1);
+}
+
+// --- cyclotomic subgroup -------------------------------------------------------
+
+const CS: usize = memory.data(432, 4);
+const X2: usize = memory.data(72, 4);
+const Y2: usize = memory.data(72, 4);
+const XY: usize = memory.data(72, 4);
+const RE: usize = memory.data(72, 4);
+const IM: usize = memory.data(72, 4);
+const TT: usize = memory.data(72, 4);
+
+/** (re, im) = (x + y·s)² in Fp4 = Fp2[s]/(s² − ξ): 3 Fp2 squarings. */
+function fp4Sqr(re: usize, im: usize, x: usize, y: usize): void {
+  fp2Sqr(X2, x);
+  fp2Sqr(Y2, y);
+  fp2Add(XY, x, y);
+  fp2Sqr(XY, XY);
+  fp2Sub(XY, XY, X2);
+  fp2Sub(im, XY, Y2); // 2xy
+  fp2MulByXi(Y2, Y2);
+  fp2Add(re, X2, Y2); // x² + ξy²
+}
+
+/** out = 3·t − 2·u  (or 3·t + 2·u when add). */
+function tripleMinusDouble(out: usize, t: usize, u: usize, add: bool): void {
+  fp2Double(TT, t);
+  fp2Add(TT, TT, t);
+  if (add) {
+    fp2Add(TT, TT, u);
+    fp2Add(out, TT, u);
+  } else {
+    fp2Sub(TT, TT, u);
+    fp2Sub(out, TT, u);
+  }
+}
+
+/**
+ * out = a² for a in the cyclotomic subgroup G_{Φ6(p²)} (after the easy part
+ * of the final exponentiation). Granger–Scott 2010, "Faster squaring in the
+ * cyclotomic subgroup of sixth degree extensions", §3.1: writing
+ * Fp12 = Fp4[w]/(w³ − s), f = A + B·w + C·w² with A = z0 + z3·s,
+ * B = z1 + z4·s, C = z2 + z5·s, s = w³:
+ *   f² = (3A² − 2Ā) + (3·s·C² + 2B̄)·w + (3B² − 2C̄)·w².
+ * 9 Fp2 squarings instead of 12 Fp2 multiplications.
+ */
+export function fp12CyclotomicSqr(out: usize, a: usize): void {
+  // A' = 3A² − 2Ā
+  fp4Sqr(RE, IM, a + Z0, a + Z3);
+  tripleMinusDouble(CS + Z0, RE, a + Z0, false); // 3·re − 2·z0
+  tripleMinusDouble(CS + Z3, IM, a + Z3, true); // 3·im + 2·z3
+  // B' = 3·s·C² + 2B̄ ; s·(re + im·s) = ξ·im + re·s
+  fp4Sqr(RE, IM, a + Z2, a + Z5);
+  fp2MulByXi(IM, IM);
+  tripleMinusDouble(CS + Z1, IM, a + Z1, true); // 3ξ·im + 2·z1
+  tripleMinusDouble(CS + Z4, RE, a + Z4, false); // 3·re − 2·z4
+  // C' = 3B² − 2C̄
+  fp4Sqr(RE, IM, a + Z1, a + Z4);
+  tripleMinusDouble(CS + Z2, RE, a + Z2, false); // 3·re − 2·z2
+  tripleMinusDouble(CS + Z5, IM, a + Z5, true); // 3·im + 2·z5
+  fp12Copy(out, CS);
+}
+
+const EXP_BASE: usize = memory.data(432, 4);
+const EXP_INV: usize = memory.data(432, 4);
+const EXP_ACC: usize = memory.data(432, 4);
+
+/**
+ * out = a^u for a in the cyclotomic subgroup, u the BN seed, by the NAF of u
+ * (conjugation is the inverse there, so −1 digits cost the same as +1).
+ */
+export function fp12ExpByU(out: usize, a: usize): void {
+  fp12Copy(EXP_BASE, a);
+  fp12Conj(EXP_INV, a);
+  fp12Copy(EXP_ACC, a); // top NAF digit is 1
+  for (let i = U_NAF_LEN - 2; i >= 0; i--) {
+    fp12CyclotomicSqr(EXP_ACC, EXP_ACC);
+    const d = load<i8>(U_NAF + <usize>i);
+    if (d > 0) fp12Mul(EXP_ACC, EXP_ACC, EXP_BASE);
+    else if (d < 0) fp12Mul(EXP_ACC, EXP_ACC, EXP_INV);
+  }
+  fp12Copy(out, EXP_ACC);
+}

@@ -1,0 +1,120 @@
+// Benchmark: zkagent's wasm Groth16 verifier against its peers, in one run
+// on the same proofs (bun run bench:verifier = bun bench/verifier.ts).
+//
+//   zkagent verify()             Groth16Verifier (this repo), steady state
+//   zkagent verifyBatch()        per proof, batch sizes 1, 8, 64
+//   snarkjs groth16.verify       under Node (child process), default and single-threaded curve
+//   mcl-wasm precomputed         same work as ours: cached e(α,β), precomputed G2
+//                                lines for γ and δ, MSM for vk_x, one final exp
+//
+// Options: --iterations N (default 300), --quick (fewer iterations).
+import { mkdtempSync, writeFileSync, rmSync } from "node:fs";
+import { tmpdir, cpus } from "node:os";
+import { join } from "node:path";
+import { Groth16Verifier } from "../src/verifier/index.ts";
+import { agentIdentity, proofPool } from "../test/verifier/pool.ts";
+import * as mcl from "mcl-wasm";
+
+const args = process.argv.slice(2);
+const quick = args.includes("--quick");
+const iterations = Number(args[args.indexOf("--iterations") + 1] || 0) || (quick ? 60 : 300);
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+function timeIt(n: number, fn: (i: number) => void): number {
+  for (let i = 0; i < Math.min(30, n); i++) fn(i); // warm-up (JIT tiers)
+  const times: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    fn(i);
+    times.push(performance.now() - t);
+  }
+  return median(times);
+}
+
+const vk = agentIdentity.vkey;
+const pool = await proofPool(agentIdentity, 16);
+const items = pool.map((e) => ({ proof: e.proof, publicSignals: e.publicSignals }));
+
+// --- zkagent -----------------------------------------------------------------
+const verifier = await Groth16Verifier.fromVerificationKey(vk);
+const ours = timeIt(iterations, (i) => {
+  const it = items[i % items.length]!;
+  if (!verifier.verify(it.proof, it.publicSignals).ok) throw new Error("zkagent rejected a valid proof");
+});
+const batch: Record<number, number> = {};
+for (const size of [1, 8, 64]) {
+  const list = Array.from({ length: size }, (_, i) => items[i % items.length]!);
+  const reps = Math.max(5, Math.round((iterations * 2) / size));
+  batch[size] = timeIt(reps, () => {
+    if (!verifier.verifyBatch(list).every((r) => r.ok)) throw new Error("batch rejected valid proofs");
+  }) / size;
+}
+
+// --- mcl-wasm, precomputed Groth16 ------------------------------------------------
+await mcl.init(mcl.BN_SNARK1);
+mcl.verifyOrderG2(true); // subgroup check on G2 input, as ours does
+const g1 = (p: string[]) => {
+  const P = new mcl.G1();
+  P.setStr(`1 ${p[0]} ${p[1]}`, 10);
+  return P;
+};
+const g2 = (p: string[][]) => {
+  const Q = new mcl.G2();
+  Q.setStr(`1 ${p[0]![0]} ${p[0]![1]} ${p[1]![0]} ${p[1]![1]}`, 10);
+  return Q;
+};
+const alpha = g1(vk.vk_alpha_1);
+const beta = g2(vk.vk_beta_2);
+const eAB = mcl.pairing(alpha, beta);
+const gammaPre = new mcl.PrecomputedG2(g2(vk.vk_gamma_2));
+const deltaPre = new mcl.PrecomputedG2(g2(vk.vk_delta_2));
+const ic = vk.IC.map(g1);
+const mclVerify = (proof: any, signals: string[]) => {
+  const A = g1(proof.pi_a);
+  const B = g2(proof.pi_b);
+  const C = g1(proof.pi_c);
+  const s = signals.map((x) => {
+    const f = new mcl.Fr();
+    f.setStr(x, 10);
+    return f;
+  });
+  const vkx = mcl.add(ic[0]!, mcl.mulVec(ic.slice(1), s));
+  const f = mcl.mul(
+    mcl.precomputedMillerLoop2mixed(A, B, mcl.neg(vkx), gammaPre),
+    mcl.precomputedMillerLoop(mcl.neg(C), deltaPre),
+  );
+  return mcl.finalExp(f).isEqual(eAB);
+};
+const mclMs = timeIt(iterations, (i) => {
+  const it = items[i % items.length]!;
+  if (!mclVerify(it.proof, it.publicSignals)) throw new Error("mcl rejected a valid proof");
+});
+
+// --- snarkjs under Node -----------------------------------------------------------
+const dir = mkdtempSync(join(tmpdir(), "zkagent-bench-"));
+const input = join(dir, "input.json");
+writeFileSync(input, JSON.stringify({ vk, items }));
+const snark = (mode: string) => {
+  const r = Bun.spawnSync(["node", join(import.meta.dir, "verifier-snarkjs.mjs"), input, String(Math.max(30, iterations / 3)), mode], {
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  if (r.exitCode !== 0) throw new Error(`snarkjs bench failed: ${r.stderr.toString()}`);
+  return JSON.parse(r.stdout.toString().trim().split("\n").at(-1)!).median_ms as number;
+};
+const snarkDefault = snark("default");
+const snarkSingle = snark("single");
+rmSync(dir, { recursive: true, force: true });
+
+// --- report -----------------------------------------------------------------------
+const f = (ms: number) => `${ms.toFixed(3)} ms`;
+const x = (r: number) => `${r.toFixed(1)}×`;
+console.log(`Groth16 BN254 verification, agent_identity (4 public inputs), median of ${iterations} runs`);
+console.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? "?"}, bun ${Bun.version}, node ${Bun.spawnSync(["node", "--version"]).stdout.toString().trim()}`);
+console.log("");
+console.log(`zkagent verify()                 ${f(ours)}`);
+for (const size of [1, 8, 64]) console.log(`zkagent verifyBatch(${String(size).padEnd(2)}) /proof   ${f(batch[size]!)}   (${x(ours / batch[size]!)} cheaper than single)`);
+console.log(`mcl-wasm precomputed (Bun)       ${f(mclMs)}   zkagent is ${x(mclMs / ours)} faster`);
+console.log(`snarkjs (Node, default curve)    ${f(snarkDefault)}   zkagent is ${x(snarkDefault / ours)} faster`);
+console.log(`snarkjs (Node, single-threaded)  ${f(snarkSingle)}   zkagent is ${x(snarkSingle / ours)} faster`);
+process.exit(0);

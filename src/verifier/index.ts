@@ -1,0 +1,227 @@
+// Groth16Verifier: Groth16 over BN254 for one snarkjs verification key, backed
+// by the AssemblyScript module (assembly/, loaded by wasm.ts).
+//
+// verify() is total: every malformed input yields a VerifyFailure, never an
+// exception. verifyBatch() checks many proofs with one randomised pairing
+// equation (fresh 128-bit CSPRNG scalars per call) and, when that fails,
+// bisects to give every item its own verdict.
+
+import type { ProofVerifier, SnarkjsProof, VerifyFailure, VerifyResult } from "./types.ts";
+import { PROOF_BYTES, FIELD_BYTES, parseProof, parsePublicInput, toBytes32, R } from "./encoding.ts";
+import { encodeVerificationKey } from "./vkey.ts";
+import { instantiateVerifier, instantiateVerifierSync, Status, type VerifierExports } from "./wasm.ts";
+
+export type { ProofVerifier, SnarkjsProof, VerifyFailure, VerifyResult } from "./types.ts";
+export { parseProof, toCompactProof, toSnarkjsProof } from "./encoding.ts";
+
+export interface BatchItem {
+  proof: SnarkjsProof | string;
+  publicSignals: readonly (string | bigint)[];
+}
+
+const OK: VerifyResult = { ok: true };
+const fail = (reason: VerifyFailure): VerifyResult => ({ ok: false, reason });
+
+function statusResult(s: number): VerifyResult {
+  switch (s) {
+    case Status.OK:
+      return OK;
+    case Status.FORMAT:
+      return fail("invalid_proof_format");
+    case Status.POINT:
+      return fail("invalid_curve_point");
+    case Status.PUBLIC_INPUT:
+      return fail("invalid_public_input");
+    default:
+      return fail("proof_rejected");
+  }
+}
+
+/** 16 random bytes from the CSPRNG as a non-zero scalar < 2^128. */
+function randomScalar(): bigint {
+  for (;;) {
+    const b = crypto.getRandomValues(new Uint8Array(16));
+    let x = 0n;
+    for (const v of b) x = (x << 8n) | BigInt(v);
+    if (x !== 0n) return x;
+  }
+}
+
+type Prepared = { proof: Uint8Array; inputs: bigint[] };
+
+export class Groth16Verifier implements ProofVerifier {
+  readonly nPublic: number;
+  private wasm: VerifierExports;
+  private readonly keyBytes: Uint8Array;
+
+  private constructor(wasm: VerifierExports, nPublic: number, keyBytes: Uint8Array) {
+    this.wasm = wasm;
+    this.nPublic = nPublic;
+    this.keyBytes = keyBytes;
+  }
+
+  /** Builds a verifier for a snarkjs verification key (object or JSON text). Throws Error for an invalid key. */
+  static async fromVerificationKey(vkJson: unknown): Promise<Groth16Verifier> {
+    const { nPublic, bytes } = encodeVerificationKey(vkJson);
+    const wasm = await Groth16Verifier.loadInstance(nPublic, bytes);
+    return new Groth16Verifier(wasm, nPublic, bytes);
+  }
+
+  private static async loadInstance(nPublic: number, bytes: Uint8Array): Promise<VerifierExports> {
+    const wasm = await instantiateVerifier();
+    Groth16Verifier.installKey(wasm, nPublic, bytes);
+    return wasm;
+  }
+
+  private static installKey(wasm: VerifierExports, nPublic: number, bytes: Uint8Array): void {
+    const ptr = wasm.io(bytes.length);
+    new Uint8Array(wasm.memory.buffer, ptr, bytes.length).set(bytes);
+    const s = wasm.loadKey(nPublic);
+    if (s !== Status.OK) {
+      const why =
+        s === Status.FORMAT
+          ? "a coordinate is not a canonical field element (≥ p)"
+          : s === Status.POINT
+            ? "a point is not on the curve, not in its subgroup, or at infinity"
+            : s === Status.KEY_GAMMA_EQ_DELTA
+              ? "vk_gamma_2 equals vk_delta_2 (proofs could be forged)"
+              : `status ${s}`;
+      throw new Error(`invalid verification key: ${why}`);
+    }
+  }
+
+  /** Parses proof and public signals; a failure result or the encoded inputs. */
+  private prepare(proof: unknown, publicSignals: unknown): VerifyResult | Prepared {
+    const p = parseProof(proof);
+    if (!p.ok) return fail(p.reason);
+    if (!Array.isArray(publicSignals) || publicSignals.length !== this.nPublic) return fail("invalid_public_input");
+    const inputs: bigint[] = [];
+    for (const s of publicSignals) {
+      const v = parsePublicInput(s);
+      if (v === undefined) return fail("invalid_public_input");
+      inputs.push(v);
+    }
+    return { proof: p.bytes, inputs };
+  }
+
+  /** Runs fn against the module; a trap (which the module is written never to raise) fails closed and resets the instance. */
+  private guarded<T>(fn: (w: VerifierExports) => T, onTrap: T): T {
+    try {
+      return fn(this.wasm);
+    } catch {
+      this.recover();
+      return onTrap;
+    }
+  }
+
+  /** Replaces the instance after a trap (its state is unknown), synchronously from the compiled module. */
+  private recover(): void {
+    try {
+      const w = instantiateVerifierSync();
+      Groth16Verifier.installKey(w, this.nPublic, this.keyBytes);
+      this.wasm = w;
+    } catch {
+      // keep the old instance; every later call stays guarded
+    }
+  }
+
+  private verifyPrepared(w: VerifierExports, p: Prepared): VerifyResult {
+    const size = PROOF_BYTES + this.nPublic * FIELD_BYTES;
+    const ptr = w.io(size);
+    const mem = new Uint8Array(w.memory.buffer, ptr, size);
+    mem.set(p.proof, 0);
+    p.inputs.forEach((x, j) => toBytes32(x, mem, PROOF_BYTES + j * FIELD_BYTES));
+    return statusResult(w.verify());
+  }
+
+  verify(proof: SnarkjsProof | string, publicSignals: readonly (string | bigint)[]): VerifyResult {
+    try {
+      const p = this.prepare(proof, publicSignals);
+      if (!("proof" in p)) return p;
+      return this.guarded((w) => this.verifyPrepared(w, p), fail("proof_rejected"));
+    } catch {
+      return fail("invalid_proof_format");
+    }
+  }
+
+  verifyBatch(items: readonly BatchItem[]): VerifyResult[] {
+    const results: VerifyResult[] = new Array(items.length);
+    const prepared: (Prepared | undefined)[] = items.map((item, i) => {
+      try {
+        const p = this.prepare(item?.proof, item?.publicSignals);
+        if ("proof" in p) return p;
+        results[i] = p;
+      } catch {
+        results[i] = fail("invalid_proof_format");
+      }
+      return undefined;
+    });
+    const max = this.wasm.maxBatch();
+    for (let start = 0; start < items.length; start += max) {
+      const idx: number[] = [];
+      for (let i = start; i < Math.min(items.length, start + max); i++) if (prepared[i]) idx.push(i);
+      if (idx.length === 0) continue;
+      try {
+        this.batchChunk(this.wasm, idx, prepared as Prepared[], results);
+      } catch {
+        this.recover();
+        for (const i of idx) results[i] ??= fail("proof_rejected");
+      }
+    }
+    return results;
+  }
+
+  /** Decodes one chunk into the module's batch cache, then checks it with bisection. */
+  private batchChunk(w: VerifierExports, idx: number[], prepared: Prepared[], results: VerifyResult[]): void {
+    const count = idx.length;
+    const ptr = w.io(count * (PROOF_BYTES + 4));
+    const mem = new Uint8Array(w.memory.buffer, ptr, count * PROOF_BYTES);
+    idx.forEach((i, slot) => mem.set(prepared[i]!.proof, slot * PROOF_BYTES));
+    w.batchPrepare(count);
+    const statuses = new Int32Array(w.memory.buffer.slice(ptr + count * PROOF_BYTES, ptr + count * (PROOF_BYTES + 4)));
+    const good: number[] = []; // cache slots
+    statuses.forEach((s, slot) => {
+      if (s === Status.OK) good.push(slot);
+      else results[idx[slot]!] = statusResult(s);
+    });
+    const check = (slots: number[]): void => {
+      if (slots.length === 0) return;
+      if (slots.length === 1) {
+        // A single item: the exact single-proof verdict.
+        const i = idx[slots[0]!]!;
+        results[i] = this.verifyPrepared(w, prepared[i]!);
+        return;
+      }
+      if (this.batchEquation(w, slots, idx, prepared)) {
+        for (const s of slots) results[idx[s]!] = OK;
+        return;
+      }
+      const half = slots.length >> 1;
+      check(slots.slice(0, half));
+      check(slots.slice(half));
+    };
+    check(good);
+  }
+
+  /** The randomised batch equation over cache slots; fresh ρ per call. */
+  private batchEquation(w: VerifierExports, slots: number[], idx: number[], prepared: Prepared[]): boolean {
+    const k = slots.length;
+    const n = this.nPublic;
+    const size = k * 4 + k * FIELD_BYTES + (n + 1) * FIELD_BYTES;
+    const rhos = slots.map(() => randomScalar());
+    const combined: bigint[] = new Array(n + 1).fill(0n);
+    slots.forEach((slot, t) => {
+      const rho = rhos[t]!;
+      combined[0] = combined[0]! + rho;
+      const inputs = prepared[idx[slot]!]!.inputs;
+      for (let j = 0; j < n; j++) combined[j + 1] = combined[j + 1]! + rho * inputs[j]!;
+    });
+    const ptr = w.io(size);
+    const mem = new Uint8Array(w.memory.buffer, ptr, size);
+    const view = new DataView(w.memory.buffer, ptr, size);
+    slots.forEach((slot, t) => view.setUint32(t * 4, slot, true));
+    rhos.forEach((rho, t) => toBytes32(rho, mem, k * 4 + t * FIELD_BYTES));
+    combined.forEach((c, j) => toBytes32(c % R, mem, k * 4 + k * FIELD_BYTES + j * FIELD_BYTES));
+    return w.batchCheck(k) === Status.OK;
+  }
+}

@@ -1,0 +1,103 @@
+// Loads the AssemblyScript verifier (build/verifier.wasm) from bytes.
+//
+// The bytes come from `import(…/verifier.wasm, { with: { type: "file" } })`
+// read through Bun.file: under `bun run` that is the file on disk, and
+// `bun build --compile` embeds the file in the binary and resolves the same
+// import to its embedded copy ($bunfs), so one code path serves both.
+// Running from source, a missing or stale build is rebuilt on demand
+// (scripts/asc-build.ts, ≈5 s) so that `bun test` and `bun run` never see an
+// outdated module; inside a compiled binary there is nothing to rebuild.
+//
+// The compiled WebAssembly.Module is cached; each verifier instantiates its
+// own instance (own memory, own key), which is cheap.
+
+import { instantiate, instantiateSync } from "@assemblyscript/loader";
+
+/** The module's exports (see assembly/index.ts for the ABI). */
+export type VerifierExports = {
+  memory: WebAssembly.Memory;
+  io(size: number): number;
+  loadKey(n: number): number;
+  nPublic(): number;
+  verify(): number;
+  maxBatch(): number;
+  batchPrepare(count: number): number;
+  batchCheck(k: number): number;
+  // test support
+  fpOp(op: number): number;
+  fp2Op(op: number): number;
+  fp12Op(op: number, expLen: number): number;
+  g1Add(): number;
+  g1Mul(): number;
+  g2Op(op: number): number;
+  pairingCheck(k: number): number;
+  pairing(): number;
+  benchOp(op: number, n: number): void;
+  benchStage(stage: number): void;
+};
+
+/** Status codes returned by the module (assembly/groth16.ts STATUS_*). */
+export const Status = {
+  OK: 0,
+  FORMAT: 1,
+  POINT: 2,
+  PUBLIC_INPUT: 3,
+  REJECTED: 4,
+  KEY_GAMMA_EQ_DELTA: 5,
+  NO_KEY: 6,
+} as const;
+
+const fromSource = !import.meta.dir.startsWith("/$bunfs") && !import.meta.dir.startsWith("B:\\~BUN");
+
+async function wasmBytes(): Promise<Uint8Array> {
+  if (fromSource) {
+    const build = await import("../../scripts/asc-build.ts");
+    if (build.isStale()) build.buildWasm();
+  }
+  let path: string;
+  try {
+    path = (await import("../../build/verifier.wasm", { with: { type: "file" } })).default as unknown as string;
+  } catch (e) {
+    throw new Error(
+      `zkagent verifier: build/verifier.wasm is missing; run \`bun scripts/asc-build.ts\` (package script build:wasm). Cause: ${e}`,
+    );
+  }
+  return new Uint8Array(await Bun.file(path).arrayBuffer());
+}
+
+let modulePromise: Promise<WebAssembly.Module> | undefined;
+let compiled: WebAssembly.Module | undefined;
+
+/** The compiled module, built and compiled once per process. */
+export function verifierModule(): Promise<WebAssembly.Module> {
+  modulePromise ??= wasmBytes()
+    .then((bytes) => WebAssembly.compile(bytes))
+    .then((m) => (compiled = m));
+  return modulePromise;
+}
+
+/** A fresh instance, synchronously; only after verifierModule() has resolved once. */
+export function instantiateVerifierSync(): VerifierExports {
+  if (!compiled) throw new Error("zkagent verifier: module not compiled yet");
+  return instantiateSync<VerifierExports>(compiled, {}).exports as unknown as VerifierExports;
+}
+
+/** A fresh instance of the verifier module. */
+export async function instantiateVerifier(): Promise<VerifierExports> {
+  const module = await verifierModule();
+  const { exports } = await instantiate<VerifierExports>(module, {});
+  return exports as unknown as VerifierExports;
+}
+
+/** Copies bytes into the module's I/O buffer (growing it) and returns its address. */
+export function writeIo(wasm: VerifierExports, bytes: Uint8Array, extra = 0): number {
+  const ptr = wasm.io(bytes.length + extra);
+  new Uint8Array(wasm.memory.buffer, ptr, bytes.length).set(bytes);
+  return ptr;
+}
+
+/** A view of the I/O buffer (re-read after any call that may grow memory). */
+export function readIo(wasm: VerifierExports, offset: number, length: number): Uint8Array {
+  const ptr = wasm.io(0);
+  return new Uint8Array(wasm.memory.buffer, ptr + offset, length).slice();
+}
