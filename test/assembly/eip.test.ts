@@ -1,3 +1,4 @@
+import { join } from "node:path";
 // Known answers: the EIP-196 (ECADD, ECMUL) and EIP-197 (pairing check)
 // vectors from go-ethereum, /work/shared/testdata/bn254. Inputs shorter than
 // the precompile's width are zero-padded, as the precompiles do; an entry
@@ -6,7 +7,8 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import * as S from "./support.ts";
 import type { VerifierExports } from "../../src/verifier/wasm.ts";
 
-const DIR = process.env.BN254_VECTORS ?? "/work/shared/testdata/bn254";
+// shared/ sits beside the repository (as in CI's checkout).
+const DIR = process.env.BN254_VECTORS ?? join(import.meta.dir, "../../../shared/testdata/bn254");
 type Vector = { Input: string; Expected: string; Name: string };
 const load = async (f: string): Promise<Vector[]> => Bun.file(`${DIR}/${f}`).json();
 
