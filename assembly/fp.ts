@@ -54,7 +54,7 @@ const FP_P: usize = memory.data<u32>([
  * one trial subtraction of p with a signed borrow chain, then a select.
  */
 // @ts-ignore: decorator
-@inline function storeReduced(
+@inline export function fpStoreReduced(
   out: usize,
   r0: u64, r1: u64, r2: u64, r3: u64, r4: u64, r5: u64, r6: u64, r7: u64, r8: u64,
 ): void {
@@ -114,7 +114,7 @@ export function fpMul(out: usize, a: usize, b: usize): void {
   t5 += t4 >> LIMB_BITS;
   t6 += t5 >> LIMB_BITS;
   t7 += t6 >> LIMB_BITS;
-  storeReduced(
+  fpStoreReduced(
     out,
     t0 & MASK, t1 & MASK, t2 & MASK, t3 & MASK, t4 & MASK, t5 & MASK, t6 & MASK, t7 & MASK,
     t7 >> LIMB_BITS,
@@ -139,7 +139,7 @@ export function fpAdd(out: usize, a: usize, b: usize): void {
   const s6 = ld(a, 6) + ld(b, 6) + c; c = s6 >> LIMB_BITS;
   const s7 = ld(a, 7) + ld(b, 7) + c; c = s7 >> LIMB_BITS;
   const s8 = ld(a, 8) + ld(b, 8) + c;
-  storeReduced(out, s0 & MASK, s1 & MASK, s2 & MASK, s3 & MASK, s4 & MASK, s5 & MASK, s6 & MASK, s7 & MASK, s8);
+  fpStoreReduced(out, s0 & MASK, s1 & MASK, s2 & MASK, s3 & MASK, s4 & MASK, s5 & MASK, s6 & MASK, s7 & MASK, s8);
 }
 
 /**
