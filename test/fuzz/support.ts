@@ -42,17 +42,7 @@ export const INVALID_FIELD = /^Invalid field [a-z_]+: \S/;
 export const isDocumentedError = (text: unknown): boolean =>
   typeof text === "string" && (DOCUMENTED_ERRORS.has(text) || MISSING_FIELDS.test(text) || INVALID_FIELD.test(text));
 
-/** The closed set of verification failure reasons (docs/protocol.md "Verdicts"). */
-export const REASONS = new Set([
-  "invalid_proof_format",
-  "invalid_curve_point",
-  "invalid_public_input",
-  "proof_rejected",
-  "unknown_agent",
-  "agent_revoked",
-  "invalid_signature",
-  "signature_not_verifiable",
-]);
+export { REASONS } from "../support/reasons";
 
 const INTERNALS = /\bat [^\s]+ \(|\bat .+:\d+:\d+|\.(ts|js):\d+|node_modules|\/work\/|\/src\/|\bError:|TypeError|RangeError|SyntaxError|SQLITE|sqlite|\bSELECT\b|\bINSERT\b|\bUPDATE\b.*\bSET\b|constraint failed|bun:|undefined is not|Cannot read/;
 
