@@ -4,6 +4,7 @@ import { systemClock } from "./clock";
 import type { Config } from "./config";
 import type { AppDeps } from "./deps";
 import { createLogger } from "./log";
+import { IDEMPOTENCY_RETENTION_MS } from "./http/idempotency";
 import { RETENTION_MS } from "./modules/challenges/lifecycle";
 import { bootstrapKey } from "./modules/keys/service";
 import { Lifecycle } from "./modules/ops/lifecycle";
@@ -40,7 +41,15 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const lifecycle = new Lifecycle();
   const verifier = await serviceVerifier();
   lifecycle.verifierLoaded = true;
-  const deps: AppDeps = { store, clock: systemClock, verifier, logger, metrics: createMetrics({ version: pkg.version }), lifecycle };
+  const deps: AppDeps = {
+    store,
+    clock: systemClock,
+    verifier,
+    logger,
+    metrics: createMetrics({ version: pkg.version }),
+    lifecycle,
+    limits: { maxPendingPerKey: config.maxPendingPerKey },
+  };
 
   const bootstrap = options.bootstrap === false ? null : await bootstrapKey(store, systemClock, config.defaultRateLimit);
   if (bootstrap) {
@@ -55,6 +64,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     try {
       const removed = await store.purgeChallenges(systemClock.now() - RETENTION_MS);
       if (removed > 0) logger.info("purged expired sessions", { removed });
+      await store.purgeIdempotency(systemClock.now() - IDEMPOTENCY_RETENTION_MS);
     } catch (error) {
       logger.warn("purge failed", { error: String(error) });
     }

@@ -35,15 +35,30 @@ export interface ChallengeDeps {
 
 /**
  * A key may hold at most `max` live pending challenges. A rate-limited key
- * whose limit × lifetime is within the cap can never exceed it, so the count
- * (a query per request) runs only for keys that could. Concurrent requests
- * may overshoot by the number in flight: a bound on abuse, not an invariant.
+ * whose limit × lifetime is within the cap can never exceed it, and is not
+ * counted. For the others the count comes from the store at most once a
+ * second per process and is estimated in between (+1 per creation here):
+ * a bound on abuse, not an invariant — concurrent processes may overshoot by
+ * what they create within that second.
  */
+const RECOUNT_INTERVAL_MS = 1_000;
+const pendingEstimates = new WeakMap<Store, Map<string, { count: number; countedAt: number }>>();
+
 async function checkPendingCap(store: Store, key: ApiKeyRecord, now: number, max: number): Promise<void> {
   if (max === 0) return;
   const lifetimeMinutes = CHALLENGE_LIFETIME_MS / RATE_WINDOW_MS;
   if (key.rateLimit > 0 && key.rateLimit * lifetimeMinutes <= max) return;
-  if ((await store.countPending(now, key.id)) < max) return;
+  let perKey = pendingEstimates.get(store);
+  if (!perKey) pendingEstimates.set(store, (perKey = new Map()));
+  let estimate = perKey.get(key.id);
+  if (!estimate || now - estimate.countedAt >= RECOUNT_INTERVAL_MS || now < estimate.countedAt) {
+    estimate = { count: await store.countPending(now, key.id), countedAt: now };
+    perKey.set(key.id, estimate);
+  }
+  if (estimate.count < max) {
+    estimate.count++;
+    return;
+  }
   throw new ApiError(
     "too_many_pending",
     { message: `This key holds ${max} unexpired pending challenges; use or let some expire (at most ${CHALLENGE_LIFETIME_MS / 1000} s).` },

@@ -49,3 +49,34 @@ test("a key whose rate limit cannot reach the cap is not counted", async () => {
   expect(second.status).toBe(429);
   expect(((await second.json()) as any).error).toBe("Rate limit exceeded");
 });
+
+test("the server takes the cap from MAX_PENDING_PER_KEY", async () => {
+  const { mkdtempSync, rmSync } = await import("node:fs");
+  const { join } = await import("node:path");
+  const { tmpdir } = await import("node:os");
+  const { loadConfig } = await import("../../../src/config");
+  const { startServer } = await import("../../../src/main");
+  const { openSqlite } = await import("../../../src/store/sqlite");
+  const { createKey } = await import("../../../src/modules/keys/service");
+  const { systemClock } = await import("../../../src/clock");
+
+  const dir = mkdtempSync(join(tmpdir(), "zkagent-cap-"));
+  const databaseUrl = join(dir, "db.sqlite");
+  const store = openSqlite(databaseUrl);
+  const { key } = await createKey(store, systemClock, "cap", 0);
+  await store.close();
+  const config = loadConfig({ DATABASE_URL: databaseUrl, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "silent", MAX_PENDING_PER_KEY: "2" });
+  const server = await startServer(config, { bootstrap: false });
+  try {
+    const create = () =>
+      fetch(`${server.url}/v1/verify/challenge`, {
+        method: "POST",
+        headers: { "x-api-key": key, "content-type": "application/json" },
+        body: JSON.stringify({ agent_id: "a", action: "purchase" }),
+      }).then((r) => r.status);
+    expect([await create(), await create(), await create()]).toEqual([200, 200, 429]);
+  } finally {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
