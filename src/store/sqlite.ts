@@ -32,6 +32,9 @@ function migrate(db: Database): void {
   }).immediate();
 }
 
+/** How long a writer waits for another process's write lock (PRAGMA busy_timeout). */
+const BUSY_WAIT_MS = 10_000;
+
 export class SqliteStore implements Store {
   readonly kind = "sqlite" as const;
   private readonly q;
@@ -173,27 +176,48 @@ export class SqliteStore implements Store {
     });
   }
 
-  private readonly flushChallenges = (): void => {
+  private readonly flushChallenges = (closing = false): void => {
     this.flushScheduled = false;
+    if (this.pending.length === 0) return;
+    // Another process (a sibling worker, the CLI) may hold the write lock.
+    // SQLite's busy handler would sleep this whole process in 1–100 ms steps;
+    // instead try the lock without waiting and, when it is taken, keep
+    // serving and queueing, and try again on the next turn — the batch only
+    // grows meanwhile. After BUSY_WAIT_MS of that, give up as busy_timeout would.
+    this.flushWaitingSince ??= Date.now();
     const batch = this.pending;
-    if (batch.length === 0) return;
+    try {
+      if (!this.tryBeginImmediate()) {
+        if (!closing && Date.now() - this.flushWaitingSince < BUSY_WAIT_MS) {
+          this.flushScheduled = true;
+          setTimeout(this.flushChallenges, 0);
+          return;
+        }
+        this.db.exec("BEGIN IMMEDIATE"); // the last try waits busy_timeout, then throws SQLITE_BUSY
+      }
+    } catch (error) {
+      this.flushWaitingSince = undefined;
+      this.pending = [];
+      for (const item of batch) item.reject(error);
+      return;
+    }
+    this.flushWaitingSince = undefined;
     this.pending = [];
     const outcomes: ({ ok: true; value: CreateChallengeResult } | { ok: false; error: unknown })[] = [];
     const savepoint = (this.challengeSavepoint ??= this.db.transaction(this.createChallengeTx));
     try {
-      this.db.transaction(() => {
-        outcomes.length = 0; // bun:sqlite does not retry, but never report a half-run batch twice
-        for (const item of batch) {
-          try {
-            outcomes.push({ ok: true, value: savepoint(item.challenge, item.window) });
-          } catch (error) {
-            outcomes.push({ ok: false, error });
-          }
+      for (const item of batch) {
+        try {
+          outcomes.push({ ok: true, value: savepoint(item.challenge, item.window) });
+        } catch (error) {
+          outcomes.push({ ok: false, error });
         }
-      }).immediate();
+      }
+      this.db.exec("COMMIT");
     } catch (error) {
-      // BEGIN or COMMIT failed (busy past the timeout, disk full): nothing in
-      // the batch is stored, so every caller gets the error.
+      // COMMIT failed (disk full, I/O error): nothing in the batch is stored,
+      // so every caller gets the error.
+      if (this.db.inTransaction) this.db.exec("ROLLBACK");
       for (const item of batch) item.reject(error);
       return;
     }
@@ -203,6 +227,22 @@ export class SqliteStore implements Store {
       else item.reject(outcome.error);
     });
   };
+
+  private flushWaitingSince: number | undefined;
+
+  /** BEGIN IMMEDIATE without waiting: false when another connection holds the write lock. */
+  private tryBeginImmediate(): boolean {
+    this.db.exec("PRAGMA busy_timeout = 0");
+    try {
+      this.db.exec("BEGIN IMMEDIATE");
+      return true;
+    } catch (error) {
+      if ((error as { code?: string }).code === "SQLITE_BUSY") return false;
+      throw error;
+    } finally {
+      this.db.exec(`PRAGMA busy_timeout = ${BUSY_WAIT_MS}`);
+    }
+  }
 
   async getChallenge(id: string): Promise<ChallengeRecord | null> {
     const row = this.q.getChallenge.get(id);
@@ -267,7 +307,7 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
-    this.flushChallenges(); // creations already accepted are committed, not dropped
+    this.flushChallenges(true); // creations already accepted are committed, not dropped
     this.db.close(false);
   }
 }

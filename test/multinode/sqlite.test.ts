@@ -1,0 +1,46 @@
+// `serve --workers 2` on one SQLite file: two worker processes behind one
+// port (SO_REUSEPORT), each with its own connection. One-time use must hold
+// through SQLite's file lock, not through any process's memory.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openSqlite } from "../../src/store/sqlite";
+import { identity, proofFor } from "../support/proofs";
+import { call, newKey, startNode, type Node } from "./nodes";
+
+describe("serve --workers 2 on one SQLite file", () => {
+  const dir = mkdtempSync(join(tmpdir(), "zkagent-multinode-"));
+  const path = join(dir, "zkagent.db");
+  let node: Node;
+
+  beforeAll(async () => {
+    node = await startNode(path, 2);
+  });
+
+  afterAll(async () => {
+    await node?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("the primary runs two worker processes", () => {
+    const children = readFileSync(`/proc/${node.process.pid}/task/${node.process.pid}/children`, "utf8").trim().split(/\s+/);
+    expect(children).toHaveLength(2);
+  });
+
+  test("50 concurrent valid submissions of one challenge: exactly one verified", async () => {
+    const { key, id } = await newKey(path);
+    const agent = await identity("multinode-sqlite");
+    expect((await call(node, "POST", "/v1/agents", key, { agent_id: "agent-sq", identity_commitment: agent.identity_commitment })).status).toBe(201);
+    const created = await call(node, "POST", "/v1/verify/challenge", key, { agent_id: "agent-sq", action: "login" });
+    const proof = await proofFor({ secret: agent.secret, nonce: created.body.nonce, action: "login" });
+    const replies = await Promise.all(
+      Array.from({ length: 50 }, () => call(node, "POST", "/v1/verify/proof", key, { challenge_id: created.body.challenge_id, proof })),
+    );
+    expect(replies.filter((r) => r.status === 200 && r.body.verified === true)).toHaveLength(1);
+    expect(replies.filter((r) => r.status === 400 && r.body.error === "Challenge already used")).toHaveLength(49);
+    const store = openSqlite(path);
+    expect((await store.usage(id))!.verified).toBe(1);
+    await store.close();
+  });
+});
