@@ -58,7 +58,12 @@ export interface Statement {
  * the caller never supplies them.
  */
 export function publicSignals(statement: Statement): string[] {
+  return statementSignals({ ...statement, contextHash: contextHash(statement.context) });
+}
+
+/** The same, from a context hash already computed (the server hashes the stored canonical form). */
+export function statementSignals(statement: Omit<Statement, "context"> & { contextHash: bigint }): string[] {
   const nonce = nonceToField(statement.nonce);
   if (nonce === null) throw new Error("nonce is not a v1 nonce (62 lowercase hex digits)");
-  return [statement.identityCommitment, nonce, actionHash(statement.action), contextHash(statement.context)].map(String);
+  return [statement.identityCommitment, nonce, actionHash(statement.action), statement.contextHash].map(String);
 }

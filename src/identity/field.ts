@@ -1,13 +1,13 @@
 // The scalar field of BN254: every Groth16 public input is an element of F_r.
-export const FIELD_ORDER_R = 21888242871839275222246405745257275088548364400416034343698204186575808495617n;
+// The verifier's encoding owns the constant and the canonical parser; the
+// identity layer uses them rather than stating them again.
+import { R, parsePublicInput } from "../verifier/encoding";
 
-const DECIMAL = /^(0|[1-9][0-9]{0,76})$/;
+export const FIELD_ORDER_R = R;
 
 /** Parses a canonical decimal field element (no sign, no leading zeros, below r), or null. */
 export function parseFieldElement(text: string): bigint | null {
-  if (typeof text !== "string" || !DECIMAL.test(text)) return null;
-  const value = BigInt(text);
-  return value < FIELD_ORDER_R ? value : null;
+  return typeof text === "string" ? (parsePublicInput(text) ?? null) : null;
 }
 
 export function bytesToBigInt(bytes: Uint8Array): bigint {

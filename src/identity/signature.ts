@@ -15,6 +15,8 @@ export interface SignedFields {
   nonce: string;
   action: string;
   context?: JsonObject;
+  /** context_hash when the caller already has it; otherwise computed from `context`. */
+  contextHash?: bigint;
 }
 
 export function signatureMessage(fields: SignedFields): Buffer {
@@ -23,7 +25,7 @@ export function signatureMessage(fields: SignedFields): Buffer {
     challenge_id: fields.challengeId,
     nonce: fields.nonce,
     action: fields.action,
-    context_hash: contextHash(fields.context).toString(),
+    context_hash: (fields.contextHash ?? contextHash(fields.context)).toString(),
   };
   return Buffer.from(canonicalize(message) as string, "utf8");
 }

@@ -43,9 +43,6 @@ export const toChallenge = (row: any): ChallengeRecord => ({
   reason: row.reason ?? null,
 });
 
-/** The usage column a decision increments; a fixed name, never user input. */
-export const counterColumn = (status: "verified" | "failed"): "verified" | "failed" => (status === "verified" ? "verified" : "failed");
-
 export const toAudit = (row: any): AuditEntry => ({
   seq: int(row.seq),
   at: int(row.at),

@@ -9,7 +9,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import type { AgentRecord, ApiKeyRecord, AuditEntry, AuditQuery, ChallengeRecord, CreateChallengeResult, Decision, DecideResult, IdempotencyState, RateWindow, Store, Usage } from "./interface";
 import { sqliteMigrations } from "./migrations/sqlite";
-import { counterColumn, heldIdempotency, toAgent, toAudit, toChallenge, toKey, toUsage } from "./rows";
+import { heldIdempotency, toAgent, toAudit, toChallenge, toKey, toUsage } from "./rows";
 
 export function openSqlite(path: string, options: { synchronous?: "NORMAL" | "FULL" } = {}): SqliteStore {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
@@ -257,7 +257,7 @@ export class SqliteStore implements Store {
       return { decided: false, record: current ? toChallenge(current) : null };
     }
     const record = toChallenge(row);
-    (counterColumn(decision.status) === "verified" ? this.q.countVerified : this.q.countFailed).run(record.keyId);
+    (decision.status === "verified" ? this.q.countVerified : this.q.countFailed).run(record.keyId);
     return { decided: true, record };
   };
 

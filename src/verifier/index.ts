@@ -7,9 +7,9 @@
 // bisects to give every item its own verdict.
 
 import type { ProofVerifier, SnarkjsProof, VerifyFailure, VerifyResult } from "./types.ts";
-import { PROOF_BYTES, FIELD_BYTES, parseProof, parsePublicInput, toBytes32, R } from "./encoding.ts";
+import { PROOF_BYTES, FIELD_BYTES, fromBytes32, parseProof, parsePublicInput, toBytes32, R } from "./encoding.ts";
 import { encodeVerificationKey } from "./vkey.ts";
-import { instantiateVerifier, instantiateVerifierSync, Status, type VerifierExports } from "./wasm.ts";
+import { instantiateVerifier, instantiateVerifierSync, Status, writeIo, type VerifierExports } from "./wasm.ts";
 
 export type { ProofVerifier, SnarkjsProof, VerifyFailure, VerifyResult } from "./types.ts";
 export { parseProof, toCompactProof, toSnarkjsProof } from "./encoding.ts";
@@ -37,12 +37,12 @@ function statusResult(s: number): VerifyResult {
   }
 }
 
-/** 16 random bytes from the CSPRNG as a non-zero scalar < 2^128. */
+/** A non-zero scalar < 2^128 from the CSPRNG: 16 random low bytes of a 32-byte word. */
 function randomScalar(): bigint {
+  const word = new Uint8Array(FIELD_BYTES);
   for (;;) {
-    const b = crypto.getRandomValues(new Uint8Array(16));
-    let x = 0n;
-    for (const v of b) x = (x << 8n) | BigInt(v);
+    crypto.getRandomValues(word.subarray(FIELD_BYTES - 16));
+    const x = fromBytes32(word);
     if (x !== 0n) return x;
   }
 }
@@ -74,8 +74,7 @@ export class Groth16Verifier implements ProofVerifier {
   }
 
   private static installKey(wasm: VerifierExports, nPublic: number, bytes: Uint8Array): void {
-    const ptr = wasm.io(bytes.length);
-    new Uint8Array(wasm.memory.buffer, ptr, bytes.length).set(bytes);
+    writeIo(wasm, bytes);
     const s = wasm.loadKey(nPublic);
     if (s !== Status.OK) {
       const why =

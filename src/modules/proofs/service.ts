@@ -6,7 +6,7 @@
 import type { Clock } from "../../clock";
 import { ApiError } from "../../errors";
 import { confidence } from "../../identity/confidence";
-import { actionHash, canonicalContextHash, nonceToField, type JsonObject } from "../../identity/encoding";
+import { canonicalContextHash, statementSignals } from "../../identity/encoding";
 import { verifySignature } from "../../identity/signature";
 import type { Logger } from "../../log";
 import type { Metrics } from "../ops/metrics";
@@ -48,23 +48,23 @@ async function evaluate(deps: ProofDeps, challenge: ChallengeRecord, input: Proo
   if (!agent) return { reason: "unknown_agent", signatureValid: false };
   if (agent.revokedAt !== null) return { reason: "agent_revoked", signatureValid: false };
 
-  const signals = [
-    agent.identityCommitment,
-    String(nonceToField(challenge.nonce)),
-    String(actionHash(challenge.action)),
-    String(canonicalContextHash(challenge.context ?? "{}")),
-  ];
+  const hashOfContext = canonicalContextHash(challenge.context ?? "{}");
+  const signals = statementSignals({
+    identityCommitment: BigInt(agent.identityCommitment),
+    nonce: challenge.nonce,
+    action: challenge.action,
+    contextHash: hashOfContext,
+  });
   const verdict = await deps.verifier.verify(input.proof, signals);
   if (!verdict.ok) return { reason: verdict.reason, signatureValid: false };
 
   if (input.signature === undefined) return { reason: null, signatureValid: false };
   if (agent.signingKey === null) return { reason: "signature_not_verifiable", signatureValid: false };
-  const context = challenge.context === null ? undefined : (JSON.parse(challenge.context) as JsonObject);
   const check = verifySignature(agent.signingKey, input.signature, {
     challengeId: challenge.id,
     nonce: challenge.nonce,
     action: challenge.action,
-    context,
+    contextHash: hashOfContext,
   });
   return check === "valid" ? { reason: null, signatureValid: true } : { reason: "invalid_signature", signatureValid: false };
 }
