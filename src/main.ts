@@ -6,7 +6,7 @@ import type { AppDeps } from "./deps";
 import { createLogger } from "./log";
 import { IDEMPOTENCY_RETENTION_MS } from "./http/idempotency";
 import { RETENTION_MS } from "./modules/challenges/lifecycle";
-import { bootstrapKey } from "./modules/keys/service";
+import { bootstrapAndAnnounce } from "./modules/keys/service";
 import { Lifecycle } from "./modules/ops/lifecycle";
 import { createMetrics } from "./modules/ops/metrics";
 import { openStore } from "./store";
@@ -51,11 +51,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     limits: { maxPendingPerKey: config.maxPendingPerKey },
   };
 
-  const bootstrap = options.bootstrap === false ? null : await bootstrapKey(store, systemClock, config.defaultRateLimit);
-  if (bootstrap) {
-    // Printed once, on the first start of an empty database: the key is not stored anywhere else.
-    process.stdout.write(`\nNo API key existed, so one was created (id ${bootstrap.record.id}):\n\n  ${bootstrap.key}\n\nStore it now; it is not shown again. More: zkagent keys create --name NAME\n\n`);
-  }
+  if (options.bootstrap !== false) await bootstrapAndAnnounce(store, systemClock, config.defaultRateLimit);
 
   // Every node may purge: the DELETE is idempotent and touches only expired rows.
   let purging: Promise<void> = Promise.resolve();

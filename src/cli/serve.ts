@@ -11,7 +11,7 @@ import type { Subprocess } from "bun";
 import type { Config } from "../config";
 import { createLogger, type Logger } from "../log";
 import { startServer } from "../main";
-import { bootstrapKey } from "../modules/keys/service";
+import { bootstrapAndAnnounce } from "../modules/keys/service";
 import { systemClock } from "../clock";
 import { openStore } from "../store";
 import { parse, say, UsageError } from "./args";
@@ -29,6 +29,7 @@ export const serveHelp = `zkagent serve [--workers N]
     LOG_LEVEL            debug | info | warn | error | silent (default info)
     WORKERS              default for --workers
     DEFAULT_RATE_LIMIT   challenges per minute for new keys (default 1000; 0 = unlimited)
+    MAX_PENDING_PER_KEY  unexpired pending challenges one key may hold (default 10000; 0 = no cap)
   On the first start of an empty database it creates and prints an API key.
   Swagger UI: http://localhost:PORT/swagger`;
 
@@ -113,10 +114,7 @@ async function runPrimary(config: Config, count: number): Promise<number> {
   // by exactly one process (workers start with bootstrap: false).
   const store = await openStore(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
   try {
-    const bootstrap = await bootstrapKey(store, systemClock, config.defaultRateLimit);
-    if (bootstrap) {
-      process.stdout.write(`\nNo API key existed, so one was created (id ${bootstrap.record.id}):\n\n  ${bootstrap.key}\n\nStore it now; it is not shown again. More: zkagent keys create --name NAME\n\n`);
-    }
+    await bootstrapAndAnnounce(store, systemClock, config.defaultRateLimit);
   } finally {
     await store.close();
   }
