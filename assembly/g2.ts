@@ -139,14 +139,24 @@ export function g2AddMixed(out: usize, p: usize, q: usize): void {
   fp2Sub(out + G2_Z, out + G2_Z, MZ);
   fp2Sub(out + G2_Z, out + G2_Z, MHH); // Z3 = (Z1 + H)² − Z1Z1 − HH
   fp2Mul(MS2, p + G2_Y, MJ); // Y1·J
+  addTail(out, MS2);
+}
+
+/**
+ * The common end of both additions (add-2007-bl and madd-2007-bl): from r in
+ * MR, J in MJ, V in MV and S·J at `sj` (S = S1, or Y1 in the mixed case),
+ * X3 = r² − J − 2V and Y3 = r(V − X3) − 2·S·J. Reads nothing of the inputs,
+ * so `out` may alias them. Clobbers MU2, MV and `sj`.
+ */
+function addTail(out: usize, sj: usize): void {
   fp2Sqr(MU2, MR);
   fp2Sub(MU2, MU2, MJ);
   fp2Sub(MU2, MU2, MV);
   fp2Sub(out + G2_X, MU2, MV); // X3 = r² − J − 2V
   fp2Sub(MV, MV, out + G2_X);
   fp2Mul(MV, MV, MR);
-  fp2Double(MS2, MS2);
-  fp2Sub(out + G2_Y, MV, MS2); // Y3 = r(V − X3) − 2·Y1·J
+  fp2Double(sj, sj);
+  fp2Sub(out + G2_Y, MV, sj); // Y3 = r(V − X3) − 2·S·J
 }
 
 const AZ1: usize = memory.data(72, 4);
@@ -190,15 +200,8 @@ export function g2Add(out: usize, p: usize, q: usize): void {
   fp2Sub(MZ, MZ, AZ1);
   fp2Sub(MZ, MZ, AZ2);
   fp2Mul(out + G2_Z, MZ, MH);
-  fp2Sqr(MU2, MR);
-  fp2Sub(MU2, MU2, MJ);
-  fp2Sub(MU2, MU2, MV);
-  fp2Sub(out + G2_X, MU2, MV); // X3 = r² − J − 2V
-  fp2Sub(MV, MV, out + G2_X);
-  fp2Mul(MV, MV, MR);
-  fp2Mul(AS1, AS1, MJ);
-  fp2Double(AS1, AS1);
-  fp2Sub(out + G2_Y, MV, AS1); // Y3 = r(V − X3) − 2·S1·J
+  fp2Mul(AS1, AS1, MJ); // S1·J
+  addTail(out, AS1);
 }
 
 const EQ0: usize = memory.data(72, 4);
