@@ -2,51 +2,26 @@
 // listens; main.ts does, and tests call app.handle(new Request(…)).
 import { openapi } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
-import { randomUUID } from "node:crypto";
 import type { AppDeps } from "./deps";
-import { ApiError } from "./errors";
-import { authenticate } from "./modules/keys/service";
+import { handleError } from "./http/errors";
+import { observe } from "./http/observe";
 import { SWAGGER_BUNDLE_PATH, SWAGGER_CSS_PATH, swaggerAssets } from "./http/swagger-assets";
 import { agents } from "./modules/agents";
 import { challenges } from "./modules/challenges";
 import { keys } from "./modules/keys";
 import { ops } from "./modules/ops";
-import { createMetrics } from "./modules/ops/metrics";
-import { observe } from "./modules/ops/observe";
 import { proofs } from "./modules/proofs";
 import { status } from "./modules/status";
+import { createMetrics } from "./observability/metrics";
 import pkg from "../package.json";
-
-const reply = (status: number, body: unknown, headers: Record<string, string>) =>
-  new Response(JSON.stringify(body), { status, headers: { ...headers, "content-type": "application/json; charset=utf-8" } });
 
 export function createApp(appDeps: AppDeps) {
   const deps: AppDeps = { ...appDeps, metrics: appDeps.metrics ?? createMetrics({ version: pkg.version }) };
   return new Elysia()
     // Request id (incoming x-request-id if sane, else new), log context, request log and metrics.
     .use(observe(deps))
-    .onError(({ error, code, set, request }) => {
-      const requestId = String(set.headers["x-request-id"] ?? randomUUID());
-      const headers = { "x-request-id": requestId };
-      // set.status is what the request log and metrics record (see ops/observe.ts).
-      const json = (status: number, body: unknown, extra: Record<string, string>) => ((set.status = status), reply(status, body, extra));
-      if (error instanceof ApiError) return json(error.status, error.body, { ...headers, ...error.headers });
-      if (code === "NOT_FOUND") return json(404, { error: "Not found", message: `No route ${request.method} ${new URL(request.url).pathname}` }, headers);
-      if (code === "VALIDATION" || code === "PARSE") {
-        // Routes parse their own bodies, so this is a path parameter that does
-        // not decode (a stray "%"). Such an id names nothing: answer as for an
-        // unknown one, after authentication, in the interface's order.
-        return authenticate(deps.store, request.headers.get("x-api-key")).then(
-          () => {
-            const notFound = new URL(request.url).pathname.startsWith("/v1/agents/") ? new ApiError("agent_not_found") : new ApiError("session_not_found");
-            return json(notFound.status, notFound.body, headers);
-          },
-          (denied: ApiError) => json(denied.status, denied.body, headers),
-        );
-      }
-      deps.logger.error("unhandled error", { request_id: requestId, error: error instanceof Error ? error.stack : String(error) });
-      return json(500, { error: "Internal server error", request_id: requestId }, headers);
-    })
+    // Every error, from a route or from routing itself, becomes a catalogue response (src/http/errors.ts).
+    .onError(handleError(deps))
     .use(
       openapi({
         path: "/swagger",

@@ -1,6 +1,8 @@
 // The closed set of API errors: one kind → one status → one JSON body.
-// Services throw ApiError; only app.ts turns it into a response. The `error`
-// texts of the interface (service-interface.md §7) are exact and must not drift.
+// Services throw ApiError; only src/http/errors.ts turns it into a response
+// (adding the request id to every body and the headers its details ask for).
+// The `error` texts of the interface (service-interface.md §7) are exact and
+// must not drift.
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
@@ -23,12 +25,27 @@ const catalogue = {
   agent_exists: { status: 409, error: "Agent already registered", message: "Revoke the agent first to register a new commitment for it." },
   idempotency_mismatch: { status: 422, error: "Idempotency key reused", message: "This Idempotency-Key was used with a different request; use a new key." },
   idempotency_in_progress: { status: 409, error: "Idempotent request in progress", message: "A request with this Idempotency-Key is still running; retry shortly." },
-  route_not_found: { status: 404, error: "Not found" },
+  route_not_found: { status: 404, error: "Not found" }, // + message naming the method and path
   internal: { status: 500, error: "Internal server error" },
   unavailable: { status: 503, error: "Service unavailable", message: "The database cannot be reached; retry later." },
 } as const satisfies Record<string, { status: number; error?: string; message?: string; verified?: boolean }>;
 
 export type ErrorKind = keyof typeof catalogue;
+
+/** A key's place in its rate window: what the RateLimit headers report. */
+export interface RateLimitState {
+  limit: number;
+  remaining: number;
+  /** Seconds until the window resets. */
+  reset: number;
+}
+
+/** Facts about an error that are not part of its body; the HTTP layer turns them into headers. */
+export interface ErrorDetails {
+  /** Seconds after which a retry may succeed (Retry-After). */
+  retryAfterSeconds?: number;
+  rateLimit?: RateLimitState;
+}
 
 export class ApiError extends Error {
   readonly status: number;
@@ -37,7 +54,7 @@ export class ApiError extends Error {
   constructor(
     readonly kind: ErrorKind,
     extra: Record<string, unknown> = {},
-    readonly headers: Record<string, string> = {},
+    readonly details: ErrorDetails = {},
   ) {
     const { status, ...body } = catalogue[kind];
     super(kind);

@@ -20,7 +20,7 @@ export interface RequestContext {
 }
 
 /**
- * The request being handled. app.ts enters it when a request arrives; it
+ * The request being handled. src/http/observe.ts enters it when a request arrives; it
  * follows the request through every await, so a log line written deep in a
  * service still names its request.
  */

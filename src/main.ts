@@ -5,11 +5,13 @@ import type { Config } from "./config";
 import type { AppDeps } from "./deps";
 import { createLogger } from "./log";
 import { IDEMPOTENCY_RETENTION_MS } from "./http/idempotency";
+import { Lifecycle } from "./lifecycle";
 import { RETENTION_MS } from "./modules/challenges/lifecycle";
-import { bootstrapAndAnnounce } from "./modules/keys/service";
-import { Lifecycle } from "./modules/ops/lifecycle";
-import { createMetrics } from "./modules/ops/metrics";
+import { bootstrapKey } from "./modules/keys/service";
+import { createMetrics } from "./observability/metrics";
 import { openStore } from "./store";
+import type { Store } from "./store/interface";
+import type { Clock } from "./clock";
 import { serviceVerifier } from "./verifier/service";
 import pkg from "../package.json";
 
@@ -35,10 +37,24 @@ export interface StartOptions {
   drainDelayMs?: number;
 }
 
+/**
+ * Creates the first key on an empty database and prints it on stdout: it is
+ * shown this once and stored nowhere else. The primary of a cluster calls it
+ * too (cli/serve.ts), before any worker starts.
+ */
+export async function bootstrapAndAnnounce(store: Store, clock: Clock, rateLimit: number): Promise<void> {
+  const created = await bootstrapKey(store, clock, rateLimit);
+  if (!created) return;
+  process.stdout.write(
+    `\nNo API key existed, so one was created (id ${created.record.id}):\n\n  ${created.key}\n\nStore it now; it is not shown again. More: zkagent keys create --name NAME\n\n`,
+  );
+}
+
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const logger = createLogger(config.logLevel);
   const store = await openStore(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
   const lifecycle = new Lifecycle();
+  // The one place the service's verifier is chosen.
   const verifier = await serviceVerifier();
   lifecycle.verifierLoaded = true;
   const deps: AppDeps = {

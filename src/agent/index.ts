@@ -15,7 +15,7 @@ import { newSigningKeyPair, signChallenge } from "../identity/signature";
 import circuitWasmPath from "../../circuits/artifacts/agent_identity.wasm" with { type: "file" };
 import circuitZkeyPath from "../../circuits/artifacts/agent_identity.zkey" with { type: "file" };
 
-export { verificationKey } from "./vkey";
+export { verificationKey } from "../verifier/circuit-key";
 
 export interface AgentIdentity {
   /** The agent's secret field element (decimal). Never leaves the agent. */

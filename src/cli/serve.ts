@@ -10,8 +10,7 @@
 import type { Subprocess } from "bun";
 import type { Config } from "../config";
 import { createLogger, type Logger } from "../log";
-import { startServer } from "../main";
-import { bootstrapAndAnnounce } from "../modules/keys/service";
+import { bootstrapAndAnnounce, startServer } from "../main";
 import { systemClock } from "../clock";
 import { openStore } from "../store";
 import { parse, say, UsageError } from "./args";

@@ -1,7 +1,8 @@
 // Reading a JSON request body in the order decisions.md fixes: content type
-// (415), size (413), syntax (400). Routes that use it turn off Elysia's own
-// parser so that authentication is decided before the body is read.
-import { ApiError, BODY_LIMIT_BYTES, invalidField } from "../errors";
+// (415), size (413), syntax (400); the fields are validate.ts's. Routes that
+// use it turn off Elysia's own parser so that authentication is decided
+// before the body is read.
+import { ApiError, BODY_LIMIT_BYTES } from "../errors";
 
 const isJson = (contentType: string | null): boolean => {
   if (!contentType) return false;
@@ -52,21 +53,4 @@ export async function readJsonObject(request: Request): Promise<Record<string, u
     throw new ApiError("malformed_json", { message: "The body must be a JSON object." });
   }
   return value as Record<string, unknown>;
-}
-
-/** Throws the 400 listing every absent required field (null counts as absent). */
-export function requireFields(body: Record<string, unknown>, fields: readonly string[]): void {
-  const missing = fields.filter((field) => body[field] === undefined || body[field] === null);
-  if (missing.length > 0) throw new ApiError("invalid_request", { error: `Missing required fields: ${missing.join(", ")}` });
-}
-
-export const MAX_TEXT_LENGTH = 256;
-
-/** A non-empty string of at most `max` characters, or a 400 naming the field. */
-export function boundedString(body: Record<string, unknown>, field: string, max = MAX_TEXT_LENGTH): string {
-  const value = body[field];
-  if (typeof value !== "string" || value.length === 0 || value.length > max) {
-    throw invalidField(field, `must be a non-empty string of at most ${max} characters`);
-  }
-  return value;
 }

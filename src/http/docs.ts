@@ -1,12 +1,14 @@
 // OpenAPI descriptions for routes that read their own body (see body.ts):
-// schemas are attached as documentation, not as Elysia validators, so the
-// error texts and their order stay the ones the interface fixes.
+// schemas are attached here, not as Elysia validators, because validate.ts
+// applies them after authentication, with the error texts and order the
+// interface fixes. The schema documented is the schema that validates.
 import { t, type TSchema } from "elysia";
 import type { OpenAPIV3 } from "openapi-types";
 
 export const errorBody = t.Object({
   error: t.String(),
   message: t.Optional(t.String()),
+  request_id: t.String({ description: "The request's id, as in its x-request-id header" }),
 });
 
 // TypeBox schemas are JSON Schema objects; OpenAPI takes them as they are.

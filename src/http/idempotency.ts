@@ -10,7 +10,9 @@ import { createHash } from "node:crypto";
 import canonicalize from "canonicalize";
 import type { Clock } from "../clock";
 import { ApiError, invalidField } from "../errors";
+import { requestContext } from "../log";
 import type { ApiKeyRecord, Store } from "../store/interface";
+import { JSON_CONTENT_TYPE, withRequestId } from "./errors";
 
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 /** A reservation unfinished this long belongs to a process that died; a retry takes it over. */
@@ -40,9 +42,12 @@ export async function idempotent(
   if (held.state === "mismatch") throw new ApiError("idempotency_mismatch");
   if (held.state === "in_progress") throw new ApiError("idempotency_in_progress");
   if (held.state === "done") {
-    return new Response(held.body, {
+    // Error bodies are saved without a request id; the replay carries this request's, as every error body does.
+    const requestId = requestContext.getStore()?.requestId;
+    const replayed = held.status >= 400 && requestId ? JSON.stringify(withRequestId(JSON.parse(held.body), requestId)) : held.body;
+    return new Response(replayed, {
       status: held.status,
-      headers: { "content-type": "application/json; charset=utf-8", "idempotent-replayed": "true" },
+      headers: { "content-type": JSON_CONTENT_TYPE, "idempotent-replayed": "true" },
     });
   }
 

@@ -6,12 +6,12 @@
 // equation (fresh 128-bit CSPRNG scalars per call) and, when that fails,
 // bisects to give every item its own verdict.
 
-import type { ProofVerifier, SnarkjsProof, VerifyFailure, VerifyResult } from "./types.ts";
+import type { SnarkjsProof, Verifier, VerifyFailure, VerifyResult } from "./types.ts";
 import { PROOF_BYTES, FIELD_BYTES, fromBytes32, parseProof, parsePublicInput, toBytes32, R } from "./encoding.ts";
 import { encodeVerificationKey } from "./vkey.ts";
 import { instantiateVerifier, instantiateVerifierSync, Status, writeIo, type VerifierExports } from "./wasm.ts";
 
-export type { ProofVerifier, SnarkjsProof, VerifyFailure, VerifyResult } from "./types.ts";
+export type { SnarkjsProof, Verifier, VerifyFailure, VerifyResult } from "./types.ts";
 export { parseProof, toCompactProof, toSnarkjsProof } from "./encoding.ts";
 
 export interface BatchItem {
@@ -49,7 +49,7 @@ function randomScalar(): bigint {
 
 type Prepared = { proof: Uint8Array; inputs: bigint[] };
 
-export class Groth16Verifier implements ProofVerifier {
+export class Groth16Verifier implements Verifier {
   readonly nPublic: number;
   private wasm: VerifierExports;
   private readonly keyBytes: Uint8Array;

@@ -32,6 +32,10 @@ export type VerifyFailure =
 
 export type VerifyResult = { ok: true } | { ok: false; reason: VerifyFailure };
 
-export interface ProofVerifier {
-  verify(proof: SnarkjsProof | string, publicSignals: readonly (string | bigint)[]): VerifyResult;
+/**
+ * The one verifier contract: the service depends on it (src/deps.ts), main.ts
+ * wires the WebAssembly Groth16Verifier into it, tests may substitute their own.
+ */
+export interface Verifier {
+  verify(proof: SnarkjsProof | string, publicSignals: readonly (string | bigint)[]): VerifyResult | Promise<VerifyResult>;
 }

@@ -5,7 +5,7 @@ import { expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
-import { verificationKey } from "../../src/agent/vkey";
+import { verificationKey } from "../../src/verifier/circuit-key";
 import { publicSignals } from "../../src/identity/encoding";
 import { referenceVerify } from "../support/snarkjs";
 

@@ -11,6 +11,7 @@ import { publicSignals } from "../../src/identity/encoding";
 import { silentLogger } from "../../src/log";
 import { openSqlite } from "../../src/store/sqlite";
 import { serviceVerifier } from "../../src/verifier/service";
+import { errorJson } from "../support/harness";
 import { referenceVerify } from "../support/snarkjs";
 
 const CLI = ["bun", "src/cli/index.ts"];
@@ -95,7 +96,7 @@ describe("keys", () => {
     try {
       const response = await get("/v1/usage", created.key);
       expect(response.status).toBe(403);
-      expect(await response.json()).toEqual({ error: "Invalid API key" });
+      expect(await errorJson(response)).toEqual({ error: "Invalid API key" });
     } finally {
       await store.close();
     }

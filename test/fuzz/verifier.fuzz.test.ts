@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { prove } from "../../src/agent";
 import { publicSignals } from "../../src/identity/encoding";
-import type { Verifier } from "../../src/modules/proofs/service";
+import type { Verifier } from "../../src/verifier/types";
 import { serviceVerifier } from "../../src/verifier/service";
 import { identity, sampleProof } from "../support/proofs";
 import { announce, fuzzParams, FUZZ_RUNS } from "./support";
@@ -78,7 +78,7 @@ beforeAll(async () => {
   // VERIFIER=wasm runs the suite against the WebAssembly verifier directly, before it is the service's.
   if (process.env.VERIFIER === "wasm") {
     const { Groth16Verifier } = await import("../../src/verifier/index");
-    const { verificationKey } = await import("../../src/agent/vkey");
+    const { verificationKey } = await import("../../src/verifier/circuit-key");
     verifier = await Groth16Verifier.fromVerificationKey(verificationKey);
   } else verifier = await serviceVerifier();
   console.log(`[verifier.fuzz] verifier: ${process.env.VERIFIER === "wasm" ? "src/verifier/index.ts Groth16Verifier (wasm)" : "serviceVerifier()"}`);

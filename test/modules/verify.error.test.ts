@@ -4,7 +4,7 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import type { AgentIdentity } from "../../src/agent";
 import { RETENTION_MS } from "../../src/modules/challenges/lifecycle";
-import { BASE, createHarness, type Harness } from "../support/harness";
+import { BASE, createHarness, errorJson, type Harness } from "../support/harness";
 import { identity, SAMPLE, sampleProof, type SampleProof } from "../support/proofs";
 import { expectNoInternals, proveFor, readStatus, registerAgent, requestChallenge, seedChallenge, submitProof } from "./flow";
 import { REASONS } from "../support/reasons";
@@ -151,7 +151,7 @@ describe("precedence: the earlier condition wins", () => {
     for (const path of ["/v1/verify/challenge", "/v1/verify/proof"]) {
       const response = await post(path, "{", { "x-api-key": badKey, "content-type": "text/plain" });
       expect(response.status).toBe(403);
-      expect(await response.json()).toEqual({ error: "Invalid API key" });
+      expect(await errorJson(response)).toEqual({ error: "Invalid API key" });
     }
   });
 

@@ -3,7 +3,7 @@ import { expect, test } from "bun:test";
 import { createApp } from "../../src/app";
 import { ManualClock } from "../../src/clock";
 import { silentLogger } from "../../src/log";
-import { DATABASE_CHECK_TIMEOUT_MS, Lifecycle } from "../../src/modules/ops/lifecycle";
+import { DATABASE_CHECK_TIMEOUT_MS, Lifecycle } from "../../src/lifecycle";
 import { openSqlite } from "../../src/store/sqlite";
 import type { Store } from "../../src/store/interface";
 

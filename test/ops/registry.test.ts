@@ -1,7 +1,7 @@
 // The Prometheus registry against the text exposition format 0.0.4.
 import { describe, expect, test } from "bun:test";
-import { createMetrics, REQUEST_BUCKETS } from "../../src/modules/ops/metrics";
-import { Counter, Gauge, Histogram } from "../../src/modules/ops/registry";
+import { createMetrics, REQUEST_BUCKETS } from "../../src/observability/metrics";
+import { Counter, Gauge, Histogram } from "../../src/observability/registry";
 import { samples } from "./exposition";
 
 describe("Counter", () => {

@@ -5,7 +5,7 @@ import { createApp } from "../../src/app";
 import { ManualClock } from "../../src/clock";
 import { createLogger } from "../../src/log";
 import { createKey } from "../../src/modules/keys/service";
-import { isSaneRequestId } from "../../src/modules/ops/request-id";
+import { isSaneRequestId } from "../../src/http/request-id";
 import { openSqlite } from "../../src/store/sqlite";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

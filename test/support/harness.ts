@@ -1,4 +1,5 @@
 // An in-process service for HTTP tests: app.handle(new Request(…)), no port.
+import { expect } from "bun:test";
 import { createApp } from "../../src/app";
 import { ManualClock } from "../../src/clock";
 import type { AppDeps } from "../../src/deps";
@@ -38,12 +39,30 @@ export async function createHarness(store: Store = openSqlite(":memory:")): Prom
         headers["content-type"] ??= "application/json";
       }
       const response = await app.handle(new Request(BASE + path, { method, headers, body }));
-      const text = await response.text();
-      let parsed: unknown = text;
-      try {
-        parsed = JSON.parse(text);
-      } catch {}
-      return { status: response.status, body: parsed, headers: response.headers };
+      return { status: response.status, body: withoutRequestId(response, await response.text()), headers: response.headers };
     },
   };
 }
+
+/**
+ * The JSON body (or the text when it is not JSON). Every error body carries
+ * `request_id`, equal to the x-request-id header: checked here for every
+ * response the tests read, then removed, so that tests state the rest of
+ * the body exactly.
+ */
+export function withoutRequestId(response: Response, text: string): any {
+  let parsed: any;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return text;
+  }
+  if (response.status >= 400 && typeof parsed === "object" && parsed !== null && typeof parsed.error === "string") {
+    expect(parsed.request_id).toBe(response.headers.get("x-request-id")!);
+    delete parsed.request_id;
+  }
+  return parsed;
+}
+
+/** Response.json() for a raw app.handle answer, with the request id checked and removed as above. */
+export const errorJson = async (response: Response) => withoutRequestId(response, await response.text());

@@ -1,24 +1,25 @@
-import { Elysia, t } from "elysia";
+import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps";
-import { describe } from "../../http/docs";
+import { authentication } from "../../http/auth";
 import { readJsonObject } from "../../http/body";
-import { authenticate } from "../keys/service";
-import { agentRequest, agentResponse, parseAgentRequest } from "./model";
+import { describe } from "../../http/docs";
+import { pathParam } from "../../http/params";
+import { validate } from "../../http/validate";
+import { agentRefinements, agentRequest, agentResponse } from "./model";
 import { getAgent, registerAgent, revokeAgent } from "./service";
-
-const params = t.Object({ agentId: t.String() });
 
 export const agents = (deps: AppDeps) =>
   new Elysia({ name: "agents" })
+    .use(authentication(deps))
     .post(
       "/v1/agents",
-      async ({ request, set }) => {
-        const key = await authenticate(deps.store, request.headers.get("x-api-key"));
-        const agent = await registerAgent(deps, key, parseAgentRequest(await readJsonObject(request)));
+      async ({ key, request, set }) => {
+        const agent = await registerAgent(deps, key, validate(agentRequest, await readJsonObject(request), agentRefinements));
         set.status = 201;
         return agent;
       },
       {
+        auth: true,
         parse: "none",
         detail: describe({
           tag: "Agents",
@@ -30,30 +31,24 @@ export const agents = (deps: AppDeps) =>
         }),
       },
     )
-    .get(
-      "/v1/agents/:agentId",
-      async ({ request, params }) => getAgent(deps, await authenticate(deps.store, request.headers.get("x-api-key")), params.agentId),
-      {
-        params,
-        detail: describe({
-          tag: "Agents",
-          summary: "Read an agent",
-          ok: { status: 200, schema: agentResponse, description: "The agent" },
-          errors: { 401: "Missing API key", 403: "Invalid API key", 404: "Agent not found" },
-        }),
-      },
-    )
-    .delete(
-      "/v1/agents/:agentId",
-      async ({ request, params }) => revokeAgent(deps, await authenticate(deps.store, request.headers.get("x-api-key")), params.agentId),
-      {
-        params,
-        detail: describe({
-          tag: "Agents",
-          summary: "Revoke an agent",
-          description: "Its later proofs fail with reason agent_revoked. Registering the agent_id again afterwards sets a new commitment.",
-          ok: { status: 200, schema: agentResponse, description: "The revoked agent" },
-          errors: { 401: "Missing API key", 403: "Invalid API key", 404: "Agent not found" },
-        }),
-      },
-    );
+    .get("/v1/agents/:agentId", ({ key, params }) => getAgent(deps, key, pathParam(params.agentId)), {
+      auth: true,
+      detail: describe({
+        tag: "Agents",
+        summary: "Read an agent",
+        ok: { status: 200, schema: agentResponse, description: "The agent" },
+        errors: { 401: "Missing API key", 403: "Invalid API key", 404: "Agent not found" },
+      }),
+    })
+    .delete("/v1/agents/:agentId", ({ key, params }) => revokeAgent(deps, key, pathParam(params.agentId)), {
+      auth: true,
+      // A body on DELETE means nothing here; it is never read.
+      parse: "none",
+      detail: describe({
+        tag: "Agents",
+        summary: "Revoke an agent",
+        description: "Its later proofs fail with reason agent_revoked. Registering the agent_id again afterwards sets a new commitment.",
+        ok: { status: 200, schema: agentResponse, description: "The revoked agent" },
+        errors: { 401: "Missing API key", 403: "Invalid API key", 404: "Agent not found" },
+      }),
+    });

@@ -1,14 +1,31 @@
 import { t } from "elysia";
-import { invalidField } from "../../errors";
-import { boundedString, requireFields } from "../../http/body";
+import type { Refinements } from "../../http/validate";
 import { parseFieldElement } from "../../identity/field";
 import { isSigningKey } from "../../identity/signature";
 
+const COMMITMENT_REQUIREMENT = "must be a decimal field element below the BN254 scalar order r, without sign or leading zeros";
+const SIGNING_KEY_REQUIREMENT = "must be an Ed25519 public key: 32 bytes, base64url without padding";
+
+/** The request body, validated by src/http/validate.ts with the refinements below; a null signing_key is the same as none. */
 export const agentRequest = t.Object({
   agent_id: t.String({ minLength: 1, maxLength: 256, examples: ["shopping-agent-7"] }),
-  identity_commitment: t.String({ description: "Poseidon(secret) as a decimal field element below r" }),
-  signing_key: t.Optional(t.String({ description: "Ed25519 public key, 32 bytes base64url" })),
+  identity_commitment: t.String({
+    pattern: "^(0|[1-9][0-9]*)$",
+    error: COMMITMENT_REQUIREMENT,
+    description: "Poseidon(secret) as a decimal field element below r",
+  }),
+  signing_key: t.Optional(
+    t.Union([t.String({ pattern: "^[A-Za-z0-9_-]{43}$", error: SIGNING_KEY_REQUIREMENT, description: "Ed25519 public key, 32 bytes base64url" }), t.Null()]),
+  ),
 });
+
+export type AgentRequest = typeof agentRequest.static;
+
+/** What the patterns cannot say: the number is below r, the 32 bytes are a point Ed25519 accepts. */
+export const agentRefinements: Refinements<typeof agentRequest> = {
+  identity_commitment: (commitment) => (parseFieldElement(commitment) === null ? COMMITMENT_REQUIREMENT : null),
+  signing_key: (signingKey) => (isSigningKey(signingKey) ? null : SIGNING_KEY_REQUIREMENT),
+};
 
 export const agentResponse = t.Object({
   agent_id: t.String(),
@@ -18,23 +35,3 @@ export const agentResponse = t.Object({
   created_at: t.String({ format: "date-time" }),
   revoked_at: t.Union([t.String({ format: "date-time" }), t.Null()]),
 });
-
-export interface AgentInput {
-  agentId: string;
-  identityCommitment: string;
-  signingKey: string | null;
-}
-
-export function parseAgentRequest(body: Record<string, unknown>): AgentInput {
-  requireFields(body, ["agent_id", "identity_commitment"]);
-  const agentId = boundedString(body, "agent_id");
-  const commitment = body.identity_commitment;
-  if (typeof commitment !== "string" || parseFieldElement(commitment) === null) {
-    throw invalidField("identity_commitment", "must be a decimal field element below the BN254 scalar order r, without sign or leading zeros");
-  }
-  const signingKey = body.signing_key;
-  if (signingKey !== undefined && signingKey !== null && (typeof signingKey !== "string" || !isSigningKey(signingKey))) {
-    throw invalidField("signing_key", "must be an Ed25519 public key: 32 bytes, base64url without padding");
-  }
-  return { agentId, identityCommitment: commitment, signingKey: typeof signingKey === "string" ? signingKey : null };
-}

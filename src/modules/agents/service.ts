@@ -4,7 +4,7 @@
 import type { Clock } from "../../clock";
 import { ApiError } from "../../errors";
 import type { AgentRecord, ApiKeyRecord, Store } from "../../store/interface";
-import type { AgentInput } from "./model";
+import type { AgentRequest } from "./model";
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -19,20 +19,28 @@ export const agentView = (agent: AgentRecord) => ({
 
 type Deps = { store: Store; clock: Clock };
 
-export async function registerAgent({ store, clock }: Deps, key: ApiKeyRecord, input: AgentInput) {
-  const record: AgentRecord = { keyId: key.id, ...input, createdAt: clock.now(), revokedAt: null };
+export async function registerAgent({ store, clock }: Deps, key: ApiKeyRecord, input: AgentRequest) {
+  const record: AgentRecord = {
+    keyId: key.id,
+    agentId: input.agent_id,
+    identityCommitment: input.identity_commitment,
+    signingKey: input.signing_key ?? null,
+    createdAt: clock.now(),
+    revokedAt: null,
+  };
   if ((await store.registerAgent(record)) === "exists") throw new ApiError("agent_exists");
   return agentView(record);
 }
 
-export async function getAgent({ store }: Deps, key: ApiKeyRecord, agentId: string) {
-  const agent = await store.getAgent(key.id, agentId);
+/** `agentId` is null when the path segment did not percent-decode: it names no agent. */
+export async function getAgent({ store }: Deps, key: ApiKeyRecord, agentId: string | null) {
+  const agent = agentId === null ? null : await store.getAgent(key.id, agentId);
   if (!agent) throw new ApiError("agent_not_found");
   return agentView(agent);
 }
 
-export async function revokeAgent({ store, clock }: Deps, key: ApiKeyRecord, agentId: string) {
-  const revoked = await store.revokeAgent(key.id, agentId, clock.now());
+export async function revokeAgent({ store, clock }: Deps, key: ApiKeyRecord, agentId: string | null) {
+  const revoked = agentId === null ? null : await store.revokeAgent(key.id, agentId, clock.now());
   if (revoked) return agentView(revoked);
   // Unknown, or already revoked: revoking twice is not an error, it reports the state.
   return getAgent({ store, clock }, key, agentId);

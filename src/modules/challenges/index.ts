@@ -1,20 +1,22 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps";
-import { describe } from "../../http/docs";
+import { authentication } from "../../http/auth";
 import { readJsonObject } from "../../http/body";
+import { describe } from "../../http/docs";
+import { rateLimitHeaders } from "../../http/errors";
 import { idempotent } from "../../http/idempotency";
-import { authenticate } from "../keys/service";
-import { challengeRequest, challengeResponse, parseChallengeRequest } from "./model";
-import { createChallenge, rateLimitHeaders } from "./service";
+import { REQUEST_ID_HEADER } from "../../http/request-id";
+import { validate } from "../../http/validate";
+import { challengeRefinements, challengeRequest, challengeResponse } from "./model";
+import { createChallenge } from "./service";
 
 export const challenges = (deps: AppDeps) =>
-  new Elysia({ name: "challenges" }).post(
+  new Elysia({ name: "challenges" }).use(authentication(deps)).post(
     "/v1/verify/challenge",
-    async ({ request, set }) => {
-      const key = await authenticate(deps.store, request.headers.get("x-api-key"));
+    async ({ key, request, set }) => {
       const body = await readJsonObject(request);
-      const input = parseChallengeRequest(body);
-      const requestId = String(set.headers["x-request-id"]);
+      const input = validate(challengeRequest, body, challengeRefinements);
+      const requestId = String(set.headers[REQUEST_ID_HEADER]);
       const outcome = await idempotent(deps, key, request, "challenge", body, async () => {
         const { body, rateLimit } = await createChallenge(deps, key, input, requestId);
         if (rateLimit) Object.assign(set.headers, rateLimitHeaders(rateLimit));
@@ -23,6 +25,7 @@ export const challenges = (deps: AppDeps) =>
       return outcome instanceof Response ? outcome : outcome.body;
     },
     {
+      auth: true,
       parse: "none",
       detail: describe({
         tag: "Verification",

@@ -1,11 +1,10 @@
 import { t } from "elysia";
-import { invalidField } from "../../errors";
-import { boundedString, requireFields } from "../../http/body";
-import type { JsonObject } from "../../identity/encoding";
+import type { Refinements } from "../../http/validate";
 
 export const CONTEXT_MAX_BYTES = 16 * 1024;
 export const CONTEXT_MAX_DEPTH = 16;
 
+/** The request body, validated by src/http/validate.ts with the refinements below. */
 export const challengeRequest = t.Object({
   agent_id: t.String({ minLength: 1, maxLength: 256, examples: ["shopping-agent-7"] }),
   action: t.String({ minLength: 1, maxLength: 256, examples: ["purchase"] }),
@@ -24,12 +23,9 @@ export const challengeResponse = t.Object({
   timestamp: t.Number({ description: "Unix time in milliseconds", examples: [1795000000000] }),
 });
 
-export interface ChallengeInput {
-  agentId: string;
-  action: string;
-  context: JsonObject | undefined;
-}
+export type ChallengeRequest = typeof challengeRequest.static;
 
+/** Nesting depth of a JSON value: 0 for a scalar, 1 for {} or []. */
 function depth(value: unknown): number {
   if (typeof value !== "object" || value === null) return 0;
   let deepest = 0;
@@ -37,14 +33,15 @@ function depth(value: unknown): number {
   return deepest + 1;
 }
 
-export function parseChallengeRequest(body: Record<string, unknown>): ChallengeInput {
-  requireFields(body, ["agent_id", "action"]);
-  const agentId = boundedString(body, "agent_id");
-  const action = boundedString(body, "action");
-  const context = body.context;
-  if (context === undefined) return { agentId, action, context: undefined };
-  if (typeof context !== "object" || context === null || Array.isArray(context)) throw invalidField("context", "must be a JSON object");
-  if (Buffer.byteLength(JSON.stringify(context), "utf8") > CONTEXT_MAX_BYTES) throw invalidField("context", `must serialize to at most ${CONTEXT_MAX_BYTES} bytes`);
-  if (depth(context) > CONTEXT_MAX_DEPTH) throw invalidField("context", `must be at most ${CONTEXT_MAX_DEPTH} levels deep`);
-  return { agentId, action, context: context as JsonObject };
-}
+/**
+ * The context limits JSON Schema cannot state: its serialized size (what the
+ * service canonicalizes and stores) and its depth (what canonicalization
+ * recurses through).
+ */
+export const challengeRefinements: Refinements<typeof challengeRequest> = {
+  context: (context) => {
+    if (Buffer.byteLength(JSON.stringify(context), "utf8") > CONTEXT_MAX_BYTES) return `must serialize to at most ${CONTEXT_MAX_BYTES} bytes`;
+    if (depth(context) > CONTEXT_MAX_DEPTH) return `must be at most ${CONTEXT_MAX_DEPTH} levels deep`;
+    return null;
+  },
+};

@@ -1,31 +1,16 @@
 import { randomBytes } from "node:crypto";
 import type { Clock } from "../../clock";
 import { DEFAULT_MAX_PENDING_PER_KEY } from "../../config";
-import { ApiError } from "../../errors";
+import { ApiError, type RateLimitState } from "../../errors";
 import { canonicalJson, newNonce } from "../../identity/encoding";
 import type { ApiKeyRecord, Store } from "../../store/interface";
 import { CHALLENGE_LIFETIME_MS } from "./lifecycle";
-import type { ChallengeInput } from "./model";
+import type { ChallengeRequest } from "./model";
 
 const RATE_WINDOW_MS = 60_000;
 
 /** 128 random bits, URL-safe: `ch_` + 22 base64url characters. */
 export const newChallengeId = (): string => `ch_${randomBytes(16).toString("base64url")}`;
-
-export interface RateLimitState {
-  limit: number;
-  remaining: number;
-  /** Seconds until the window resets. */
-  reset: number;
-}
-
-export function rateLimitHeaders(state: RateLimitState): Record<string, string> {
-  return {
-    "ratelimit-limit": String(state.limit),
-    "ratelimit-remaining": String(state.remaining),
-    "ratelimit-reset": String(state.reset),
-  };
-}
 
 export interface ChallengeDeps {
   store: Store;
@@ -62,11 +47,17 @@ async function checkPendingCap(store: Store, key: ApiKeyRecord, now: number, max
   throw new ApiError(
     "too_many_pending",
     { message: `This key holds ${max} unexpired pending challenges; use or let some expire (at most ${CHALLENGE_LIFETIME_MS / 1000} s).` },
-    { "retry-after": String(CHALLENGE_LIFETIME_MS / 1000) },
+    { retryAfterSeconds: CHALLENGE_LIFETIME_MS / 1000 },
   );
 }
 
-export async function createChallenge({ store, clock, limits }: ChallengeDeps, key: ApiKeyRecord, input: ChallengeInput, requestId: string | null = null) {
+/** The challenge, and the key's rate window after it (null for an unlimited key) for the caller to report. */
+export async function createChallenge(
+  { store, clock, limits }: ChallengeDeps,
+  key: ApiKeyRecord,
+  input: ChallengeRequest,
+  requestId: string | null = null,
+): Promise<{ body: { challenge_id: string; nonce: string; expires_in: number; timestamp: number }; rateLimit: RateLimitState | null }> {
   const now = clock.now();
   await checkPendingCap(store, key, now, limits?.maxPendingPerKey ?? DEFAULT_MAX_PENDING_PER_KEY);
   const windowStart = now - (now % RATE_WINDOW_MS);
@@ -77,7 +68,7 @@ export async function createChallenge({ store, clock, limits }: ChallengeDeps, k
     {
       id,
       keyId: key.id,
-      agentId: input.agentId,
+      agentId: input.agent_id,
       action: input.action,
       context: input.context === undefined ? null : canonicalJson(input.context),
       nonce,
@@ -96,7 +87,7 @@ export async function createChallenge({ store, clock, limits }: ChallengeDeps, k
     throw new ApiError(
       "rate_limited",
       { message: `This key may create ${key.rateLimit} challenges per minute; retry in ${reset} s.` },
-      { "retry-after": String(reset), ...rateLimitHeaders(rateLimit!) },
+      { retryAfterSeconds: reset, rateLimit: rateLimit! },
     );
   }
   return {

@@ -1,7 +1,8 @@
 import { Elysia, t } from "elysia";
 import type { AppDeps } from "../../deps";
+import { authentication } from "../../http/auth";
 import { describe } from "../../http/docs";
-import { authenticate, usageView } from "./service";
+import { usageView } from "./service";
 
 const usageResponse = t.Object({
   key_id: t.String(),
@@ -12,18 +13,12 @@ const usageResponse = t.Object({
 });
 
 export const keys = (deps: AppDeps) =>
-  new Elysia({ name: "keys" }).get(
-    "/v1/usage",
-    async ({ request }) => {
-      const key = await authenticate(deps.store, request.headers.get("x-api-key"));
-      return usageView(key, (await deps.store.usage(key.id))!);
-    },
-    {
-      detail: describe({
-        tag: "Keys",
-        summary: "Usage of the calling key",
-        ok: { status: 200, schema: usageResponse, description: "Counters of the calling key" },
-        errors: { 401: "Missing API key", 403: "Invalid API key" },
-      }),
-    },
-  );
+  new Elysia({ name: "keys" }).use(authentication(deps)).get("/v1/usage", async ({ key }) => usageView(key, (await deps.store.usage(key.id))!), {
+    auth: true,
+    detail: describe({
+      tag: "Keys",
+      summary: "Usage of the calling key",
+      ok: { status: 200, schema: usageResponse, description: "Counters of the calling key" },
+      errors: { 401: "Missing API key", 403: "Invalid API key" },
+    }),
+  });

@@ -70,15 +70,3 @@ export async function bootstrapKey(store: Store, clock: Clock, rateLimit: number
   if ((await store.listKeys()).length > 0) return null;
   return createKey(store, clock, "bootstrap", rateLimit);
 }
-
-/**
- * bootstrapKey, printing the key on stdout: on the first start of an empty
- * database it is shown this once and stored nowhere else.
- */
-export async function bootstrapAndAnnounce(store: Store, clock: Clock, rateLimit: number): Promise<void> {
-  const created = await bootstrapKey(store, clock, rateLimit);
-  if (!created) return;
-  process.stdout.write(
-    `\nNo API key existed, so one was created (id ${created.record.id}):\n\n  ${created.key}\n\nStore it now; it is not shown again. More: zkagent keys create --name NAME\n\n`,
-  );
-}

@@ -2,8 +2,8 @@
 // API key): probes and scrapers carry none; none of them reveals tenant data.
 import { Elysia, t } from "elysia";
 import type { AppDeps } from "../../deps";
-import { Lifecycle, readiness } from "./lifecycle";
-import { Gauge, PROMETHEUS_CONTENT_TYPE } from "./registry";
+import { Lifecycle, readiness } from "../../lifecycle";
+import { Gauge, PROMETHEUS_CONTENT_TYPE } from "../../observability/registry";
 
 const check = t.Union([t.Literal("ok"), t.Literal("fail")]);
 const checks = t.Object({ database: check, verifier: check, draining: check });

@@ -1,24 +1,26 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps";
-import { describe } from "../../http/docs";
+import { authentication } from "../../http/auth";
 import { readJsonObject } from "../../http/body";
+import { describe } from "../../http/docs";
 import { idempotent } from "../../http/idempotency";
-import { authenticate } from "../keys/service";
-import { parseProofRequest, proofFailure, proofRequest, proofResponse } from "./model";
+import { REQUEST_ID_HEADER } from "../../http/request-id";
+import { validate } from "../../http/validate";
+import { proofFailure, proofRequest, proofResponse } from "./model";
 import { submitProof } from "./service";
 
 export const proofs = (deps: AppDeps) =>
-  new Elysia({ name: "proofs" }).post(
+  new Elysia({ name: "proofs" }).use(authentication(deps)).post(
     "/v1/verify/proof",
-    async ({ request, set }) => {
-      const key = await authenticate(deps.store, request.headers.get("x-api-key"));
+    async ({ key, request, set }) => {
       const body = await readJsonObject(request);
-      const input = parseProofRequest(body);
-      const requestId = String(set.headers["x-request-id"]);
+      const input = validate(proofRequest, body);
+      const requestId = String(set.headers[REQUEST_ID_HEADER]);
       const outcome = await idempotent(deps, key, request, "proof", body, () => submitProof(deps, key, input, requestId));
       return outcome instanceof Response ? outcome : outcome.body;
     },
     {
+      auth: true,
       parse: "none",
       detail: describe({
         tag: "Verification",

@@ -9,26 +9,18 @@ import { confidence } from "../../identity/confidence";
 import { canonicalContextHash, statementSignals } from "../../identity/encoding";
 import { verifySignature } from "../../identity/signature";
 import type { Logger } from "../../log";
-import type { Metrics } from "../ops/metrics";
+import type { Metrics } from "../../observability/metrics";
 import type { ApiKeyRecord, ChallengeRecord, Decision, Store } from "../../store/interface";
-import type { VerifyResult } from "../../verifier/types";
+import type { Verifier, VerifyFailure } from "../../verifier/types";
 import { isExpired, isRetained } from "../challenges/lifecycle";
-import type { ProofInput } from "./model";
+import type { ProofRequest } from "./model";
 
-/** Why a verification failed: a closed set, documented in docs/protocol.md. */
-export type FailureReason =
-  | "invalid_proof_format"
-  | "invalid_curve_point"
-  | "invalid_public_input"
-  | "proof_rejected"
-  | "unknown_agent"
-  | "agent_revoked"
-  | "invalid_signature"
-  | "signature_not_verifiable";
-
-export interface Verifier {
-  verify(proof: string, publicSignals: readonly string[]): VerifyResult | Promise<VerifyResult>;
-}
+/**
+ * Why a verification failed: the verifier's own reasons plus what this
+ * service checks around the proof (the agent, the signature). A closed set,
+ * documented in docs/protocol.md.
+ */
+export type FailureReason = VerifyFailure | "unknown_agent" | "agent_revoked" | "invalid_signature" | "signature_not_verifiable";
 
 export interface ProofDeps {
   store: Store;
@@ -43,7 +35,7 @@ interface Evaluation {
   signatureValid: boolean;
 }
 
-async function evaluate(deps: ProofDeps, challenge: ChallengeRecord, input: ProofInput): Promise<Evaluation> {
+async function evaluate(deps: ProofDeps, challenge: ChallengeRecord, input: ProofRequest): Promise<Evaluation> {
   const agent = await deps.store.getAgent(challenge.keyId, challenge.agentId);
   if (!agent) return { reason: "unknown_agent", signatureValid: false };
   if (agent.revokedAt !== null) return { reason: "agent_revoked", signatureValid: false };
@@ -58,9 +50,10 @@ async function evaluate(deps: ProofDeps, challenge: ChallengeRecord, input: Proo
   const verdict = await deps.verifier.verify(input.proof, signals);
   if (!verdict.ok) return { reason: verdict.reason, signatureValid: false };
 
-  if (input.signature === undefined) return { reason: null, signatureValid: false };
+  const signature = input.agent_signature ?? null;
+  if (signature === null) return { reason: null, signatureValid: false };
   if (agent.signingKey === null) return { reason: "signature_not_verifiable", signatureValid: false };
-  const check = verifySignature(agent.signingKey, input.signature, {
+  const check = verifySignature(agent.signingKey, signature, {
     challengeId: challenge.id,
     nonce: challenge.nonce,
     action: challenge.action,
@@ -70,9 +63,9 @@ async function evaluate(deps: ProofDeps, challenge: ChallengeRecord, input: Proo
 }
 
 
-export async function submitProof(deps: ProofDeps, key: ApiKeyRecord, input: ProofInput, requestId: string | null = null) {
+export async function submitProof(deps: ProofDeps, key: ApiKeyRecord, input: ProofRequest, requestId: string | null = null) {
   const { store, clock, logger } = deps;
-  const challenge = await store.getChallenge(input.challengeId);
+  const challenge = await store.getChallenge(input.challenge_id);
   if (!challenge || !isRetained(challenge, clock.now())) throw new ApiError("challenge_not_found");
   // Checked before anything else about the challenge: a stranger learns
   // nothing about it and can never burn it.

@@ -1,19 +1,17 @@
-import { Elysia, t } from "elysia";
+import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps";
+import { authentication } from "../../http/auth";
 import { describe } from "../../http/docs";
-import { authenticate } from "../keys/service";
+import { pathParam } from "../../http/params";
 import { statusResponse } from "./model";
 import { readSession } from "./service";
 
 export const status = (deps: AppDeps) =>
-  new Elysia({ name: "status" }).get(
+  new Elysia({ name: "status" }).use(authentication(deps)).get(
     "/v1/verify/status/:sessionId",
-    async ({ request, params }) => {
-      const key = await authenticate(deps.store, request.headers.get("x-api-key"));
-      return readSession(deps, key, params.sessionId);
-    },
+    ({ key, params }) => readSession(deps, key, pathParam(params.sessionId)),
     {
-      params: t.Object({ sessionId: t.String({ description: "The challenge_id" }) }),
+      auth: true,
       detail: describe({
         tag: "Verification",
         summary: "Check a session's status",

@@ -3,10 +3,10 @@
 // request in the metrics. Mounted first in app.ts so it sees every request,
 // including those that match no route or fail.
 import { Elysia } from "elysia";
-import type { Logger } from "../../log";
-import { requestContext } from "../../log";
-import type { Metrics } from "./metrics";
-import { UNMATCHED_ROUTE } from "./metrics";
+import type { Logger } from "../log";
+import { requestContext } from "../log";
+import type { Metrics } from "../observability/metrics";
+import { UNMATCHED_ROUTE } from "../observability/metrics";
 import { REQUEST_ID_HEADER, requestIdFor } from "./request-id";
 
 // Probes and scrapes arrive every few seconds; at info they would drown the log.
@@ -14,7 +14,7 @@ const QUIET_ROUTES = new Set(["/health", "/ready", "/metrics"]);
 
 /**
  * The final status. A handler may return a Response (its status wins);
- * otherwise `set.status`, which app.ts's error handler sets to the status it
+ * otherwise `set.status`, which the error handler (errors.ts) sets to the status it
  * answers with (Elysia leaves it at 200 for NOT_FOUND and at 422 for
  * validation errors, neither of which is what the client receives).
  */

@@ -1,6 +1,6 @@
 // The process's serving state, shared by main.ts (which drains on SIGTERM)
 // and GET /ready (which reports it), and the readiness decision itself.
-import type { Store } from "../../store/interface";
+import type { Store } from "./store/interface";
 
 export class Lifecycle {
   /** True from the moment shutdown begins: load balancers must stop sending. */
