@@ -75,13 +75,7 @@ function setCoord(p: Json, [k, i, j]: (typeof COORDS)[number], v: string) {
 
 beforeAll(async () => {
   announce("verifier.fuzz");
-  // VERIFIER=wasm runs the suite against the WebAssembly verifier directly, before it is the service's.
-  if (process.env.VERIFIER === "wasm") {
-    const { Groth16Verifier } = await import("../../src/verifier/index");
-    const { verificationKey } = await import("../../src/verifier/circuit-key");
-    verifier = await Groth16Verifier.fromVerificationKey(verificationKey);
-  } else verifier = await serviceVerifier();
-  console.log(`[verifier.fuzz] verifier: ${process.env.VERIFIER === "wasm" ? "src/verifier/index.ts Groth16Verifier (wasm)" : "serviceVerifier()"}`);
+  verifier = await serviceVerifier();
   const sample = await sampleProof();
   const other = await identity("verifier-fuzz-2");
   const statement = { nonce: "ab".repeat(31), action: "refund", context: { amount: 5 } };
