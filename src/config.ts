@@ -1,50 +1,132 @@
 // Configuration, read from the environment once at start, validated, frozen.
+// SETTINGS is the one description of it: loadConfig reads by it, and
+// `serve --help` and the README's configuration table are generated from it
+// (configHelp, configTable; test/config.test.ts fails when the README's table
+// differs, and `bun scripts/readme-config.ts` rewrites it).
 import { availableParallelism } from "node:os";
 
-export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
-
-export interface Config {
-  port: number;
-  hostname: string;
-  /** A SQLite file path (default ./data/zkagent.db) or a postgres:// URL. */
-  databaseUrl: string;
-  sqliteSynchronous: "NORMAL" | "FULL";
-  logLevel: LogLevel;
-  workers: number;
-  /** Rate limit given to keys created without one, per minute. */
-  defaultRateLimit: number;
-  /** Unexpired pending challenges one key may hold; 0 = no cap. */
-  maxPendingPerKey: number;
+interface Common {
+  /** The environment variable. */
+  env: string;
+  /** What it sets, for the README and `serve --help`. */
+  description: string;
 }
-
-export class ConfigError extends Error {}
+interface IntegerSetting extends Common {
+  kind: "integer";
+  min: number;
+  max: number;
+  /** A number, or computed at start (then `defaultText` says what it is). */
+  default: number | (() => number);
+  defaultText?: string;
+}
+interface EnumSetting extends Common {
+  kind: "enum";
+  values: readonly string[];
+  default: string;
+}
+interface TextSetting extends Common {
+  kind: "text";
+  default: string;
+}
+type Setting = IntegerSetting | EnumSetting | TextSetting;
 
 export const DEFAULT_MAX_PENDING_PER_KEY = 10_000;
 
-function integer(env: Record<string, string | undefined>, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-  return value;
-}
+export const SETTINGS = {
+  port: { env: "PORT", kind: "integer", min: 0, max: 65535, default: 3000, description: "HTTP port (0: any free port)" },
+  hostname: { env: "HOST", kind: "text", default: "0.0.0.0", description: "bind address" },
+  databaseUrl: {
+    env: "DATABASE_URL",
+    kind: "text",
+    default: "./data/zkagent.db",
+    description: "SQLite file, or `postgres://user:pass@host:5432/db`",
+  },
+  sqliteSynchronous: {
+    env: "SQLITE_SYNCHRONOUS",
+    kind: "enum",
+    values: ["NORMAL", "FULL"],
+    default: "NORMAL",
+    description: "`NORMAL`: commits survive a process crash; `FULL`: also power loss",
+  },
+  logLevel: { env: "LOG_LEVEL", kind: "enum", values: ["debug", "info", "warn", "error", "silent"], default: "info", description: "log level" },
+  workers: {
+    env: "WORKERS",
+    kind: "integer",
+    min: 1,
+    max: 256,
+    default: () => availableParallelism(),
+    defaultText: "number of cores",
+    description: "worker processes for `serve` (`--workers` overrides; 1 = one process)",
+  },
+  defaultRateLimit: {
+    env: "DEFAULT_RATE_LIMIT",
+    kind: "integer",
+    min: 0,
+    max: 1_000_000_000,
+    default: 1000,
+    description: "challenges per minute for new keys (0 = unlimited)",
+  },
+  maxPendingPerKey: {
+    env: "MAX_PENDING_PER_KEY",
+    kind: "integer",
+    min: 0,
+    max: 1_000_000_000,
+    default: DEFAULT_MAX_PENDING_PER_KEY,
+    description: "unexpired pending challenges one key may hold (0 = no cap)",
+  },
+} as const satisfies Record<string, Setting>;
 
-function oneOf<T extends string>(env: Record<string, string | undefined>, name: string, allowed: readonly T[], fallback: T): T {
-  const raw = env[name];
-  if (raw === undefined || raw === "") return fallback;
-  if (!(allowed as readonly string[]).includes(raw)) throw new ConfigError(`${name} must be one of ${allowed.join(", ")}, got "${raw}"`);
-  return raw as T;
+type Settings = typeof SETTINGS;
+type ValueOf<S> = S extends { kind: "integer" } ? number : S extends { kind: "enum"; values: readonly (infer V)[] } ? V : string;
+export type Config = { [K in keyof Settings]: ValueOf<Settings[K]> };
+export type LogLevel = Config["logLevel"];
+
+export class ConfigError extends Error {}
+
+function read(setting: Setting, raw: string | undefined): number | string {
+  if (raw === undefined || raw === "") return typeof setting.default === "function" ? setting.default() : setting.default;
+  switch (setting.kind) {
+    case "integer": {
+      const value = Number(raw);
+      if (!Number.isInteger(value) || value < setting.min || value > setting.max) {
+        throw new ConfigError(`${setting.env} must be an integer from ${setting.min} to ${setting.max}, got "${raw}"`);
+      }
+      return value;
+    }
+    case "enum":
+      if (!setting.values.includes(raw)) throw new ConfigError(`${setting.env} must be one of ${setting.values.join(", ")}, got "${raw}"`);
+      return raw;
+    case "text":
+      return raw;
+  }
 }
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Readonly<Config> {
-  return Object.freeze({
-    port: integer(env, "PORT", 3000, 0, 65535),
-    hostname: env.HOST || "0.0.0.0",
-    databaseUrl: env.DATABASE_URL || "./data/zkagent.db",
-    sqliteSynchronous: oneOf(env, "SQLITE_SYNCHRONOUS", ["NORMAL", "FULL"] as const, "NORMAL"),
-    logLevel: oneOf(env, "LOG_LEVEL", ["debug", "info", "warn", "error", "silent"] as const, "info"),
-    workers: integer(env, "WORKERS", availableParallelism(), 1, 256),
-    defaultRateLimit: integer(env, "DEFAULT_RATE_LIMIT", 1000, 0, 1_000_000_000),
-    maxPendingPerKey: integer(env, "MAX_PENDING_PER_KEY", DEFAULT_MAX_PENDING_PER_KEY, 0, 1_000_000_000),
+  const config: Record<string, number | string> = {};
+  for (const [key, setting] of Object.entries(SETTINGS) as [string, Setting][]) config[key] = read(setting, env[setting.env]);
+  return Object.freeze(config as Config);
+}
+
+const defaultText = (setting: Setting): string =>
+  setting.kind === "integer" && typeof setting.default === "function" ? (setting.defaultText ?? "computed") : String(setting.default);
+
+/** What a setting accepts, in words. */
+const accepts = (setting: Setting): string =>
+  setting.kind === "integer" ? `${setting.min}–${setting.max}` : setting.kind === "enum" ? setting.values.join(" | ") : "text";
+
+/** The "Environment:" lines of `serve --help`. */
+export function configHelp(indent = "    "): string {
+  const width = Math.max(...Object.values(SETTINGS).map((s) => s.env.length)) + 2;
+  return (Object.values(SETTINGS) as Setting[])
+    .map((s) => `${indent}${s.env.padEnd(width)}${s.description.replace(/`/g, "")}; ${accepts(s)}, default ${defaultText(s)}`)
+    .join("\n");
+}
+
+/** The README's configuration table (Markdown). */
+export function configTable(): string {
+  const rows = (Object.values(SETTINGS) as Setting[]).map((s) => {
+    const shown = s.kind === "integer" && typeof s.default === "function" ? defaultText(s) : `\`${defaultText(s)}\``;
+    return `| \`${s.env}\` | ${shown} | ${accepts(s).replace(/\|/g, "\\|")} | ${s.description} |`;
   });
+  return ["| variable | default | accepted | meaning |", "|---|---|---|---|", ...rows].join("\n");
 }

@@ -8,7 +8,7 @@
 // windows live in the database, so a connection may land on any worker, and
 // any number of such clusters on several hosts may share one PostgreSQL.
 import type { Subprocess } from "bun";
-import type { Config } from "../config";
+import { configHelp, type Config } from "../config";
 import { createLogger, type Logger } from "../log";
 import { bootstrapAndAnnounce, startServer } from "../main";
 import { systemClock } from "../clock";
@@ -21,14 +21,7 @@ export const serveHelp = `zkagent serve [--workers N]
                          the number of cores). 1 = a single process, required
                          where the OS has no SO_REUSEPORT (see docs/scaling.md).
   Environment:
-    PORT                 port (default 3000)
-    HOST                 address to bind (default 0.0.0.0)
-    DATABASE_URL         SQLite file (default ./data/zkagent.db) or postgres://user:pass@host/db
-    SQLITE_SYNCHRONOUS   NORMAL (default: survives a process crash) or FULL (also power loss)
-    LOG_LEVEL            debug | info | warn | error | silent (default info)
-    WORKERS              default for --workers
-    DEFAULT_RATE_LIMIT   challenges per minute for new keys (default 1000; 0 = unlimited)
-    MAX_PENDING_PER_KEY  unexpired pending challenges one key may hold (default 10000; 0 = no cap)
+${configHelp()}
   On the first start of an empty database it creates and prints an API key.
   Swagger UI: http://localhost:PORT/swagger`;
 

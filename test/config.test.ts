@@ -1,0 +1,102 @@
+// loadConfig: defaults, bounds, and a ConfigError naming the variable for a
+// bad value; the README's table and `serve --help` come from the same SETTINGS.
+import { describe, expect, test } from "bun:test";
+import { availableParallelism } from "node:os";
+import { join } from "node:path";
+import { ConfigError, configHelp, configTable, loadConfig, SETTINGS } from "../src/config";
+import { withGeneratedTable } from "../scripts/readme-config";
+
+describe("loadConfig", () => {
+  test("an empty environment gives the documented defaults", () => {
+    expect(loadConfig({})).toEqual({
+      port: 3000,
+      hostname: "0.0.0.0",
+      databaseUrl: "./data/zkagent.db",
+      sqliteSynchronous: "NORMAL",
+      logLevel: "info",
+      workers: availableParallelism(),
+      defaultRateLimit: 1000,
+      maxPendingPerKey: 10_000,
+    });
+  });
+
+  test("an empty string counts as unset", () => {
+    expect(loadConfig({ PORT: "", LOG_LEVEL: "", HOST: "" })).toMatchObject({ port: 3000, logLevel: "info", hostname: "0.0.0.0" });
+  });
+
+  test("values are read, and the result is frozen", () => {
+    const config = loadConfig({
+      PORT: "8080",
+      HOST: "127.0.0.1",
+      DATABASE_URL: "postgres://u:p@db/z",
+      SQLITE_SYNCHRONOUS: "FULL",
+      LOG_LEVEL: "silent",
+      WORKERS: "3",
+      DEFAULT_RATE_LIMIT: "0",
+      MAX_PENDING_PER_KEY: "7",
+    });
+    expect(config).toEqual({
+      port: 8080,
+      hostname: "127.0.0.1",
+      databaseUrl: "postgres://u:p@db/z",
+      sqliteSynchronous: "FULL",
+      logLevel: "silent",
+      workers: 3,
+      defaultRateLimit: 0,
+      maxPendingPerKey: 7,
+    });
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  test.each([
+    ["PORT", "0", 0],
+    ["PORT", "65535", 65535],
+    ["WORKERS", "1", 1],
+    ["WORKERS", "256", 256],
+    ["MAX_PENDING_PER_KEY", "1000000000", 1_000_000_000],
+  ])("%s=%s is the inclusive bound", (name, raw, value) => {
+    const key = Object.entries(SETTINGS).find(([, s]) => s.env === name)![0] as keyof ReturnType<typeof loadConfig>;
+    expect(loadConfig({ [name]: raw })[key]).toBe(value);
+  });
+
+  test.each([
+    ["PORT", "65536"],
+    ["PORT", "-1"],
+    ["PORT", "3000.5"],
+    ["PORT", "http"],
+    ["WORKERS", "0"],
+    ["WORKERS", "257"],
+    ["DEFAULT_RATE_LIMIT", "-5"],
+    ["MAX_PENDING_PER_KEY", "1000000001"],
+    ["SQLITE_SYNCHRONOUS", "normal"],
+    ["SQLITE_SYNCHRONOUS", "OFF"],
+    ["LOG_LEVEL", "verbose"],
+  ])("%s=%s is a ConfigError naming the variable and the value", (name, raw) => {
+    let error: unknown;
+    try {
+      loadConfig({ [name]: raw });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toStartWith(`${name} must be `);
+    expect((error as Error).message).toContain(`got "${raw}"`);
+  });
+});
+
+describe("generated from SETTINGS", () => {
+  test("the README's configuration table is the generated one (bun scripts/readme-config.ts)", async () => {
+    const readme = await Bun.file(join(import.meta.dir, "../README.md")).text();
+    expect(withGeneratedTable(readme)).toBe(readme);
+    expect(readme).toContain(configTable());
+  });
+
+  test("serve --help and the table name every variable with its default", () => {
+    for (const setting of Object.values(SETTINGS)) {
+      expect(configHelp()).toContain(setting.env);
+      expect(configTable()).toContain(`\`${setting.env}\``);
+    }
+    expect(configHelp()).toMatch(/PORT +HTTP port.*default 3000/);
+    expect(configTable()).toContain("| `MAX_PENDING_PER_KEY` | `10000` | 0–1000000000 |");
+  });
+});
