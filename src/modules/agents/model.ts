@@ -1,5 +1,4 @@
 import { t } from "elysia";
-import type { Refinements } from "../../http/validate";
 import { parseFieldElement } from "../../identity/field";
 import { isSigningKey } from "../../identity/signature";
 
@@ -22,9 +21,9 @@ export const agentRequest = t.Object({
 export type AgentRequest = typeof agentRequest.static;
 
 /** What the patterns cannot say: the number is below r, the 32 bytes are a point Ed25519 accepts. */
-export const agentRefinements: Refinements<typeof agentRequest> = {
-  identity_commitment: (commitment) => (parseFieldElement(commitment) === null ? COMMITMENT_REQUIREMENT : null),
-  signing_key: (signingKey) => (isSigningKey(signingKey) ? null : SIGNING_KEY_REQUIREMENT),
+export const agentRefinements = {
+  identity_commitment: (commitment: string): string | null => (parseFieldElement(commitment) === null ? COMMITMENT_REQUIREMENT : null),
+  signing_key: (signingKey: string): string | null => (isSigningKey(signingKey) ? null : SIGNING_KEY_REQUIREMENT),
 };
 
 export const agentResponse = t.Object({

@@ -1,5 +1,4 @@
 import { t } from "elysia";
-import type { Refinements } from "../../http/validate";
 
 export const CONTEXT_MAX_BYTES = 16 * 1024;
 export const CONTEXT_MAX_DEPTH = 16;
@@ -36,10 +35,11 @@ function depth(value: unknown): number {
 /**
  * The context limits JSON Schema cannot state: its serialized size (what the
  * service canonicalizes and stores) and its depth (what canonicalization
- * recurses through).
+ * recurses through). validate() (src/http/validate.ts) applies them after
+ * the schema; its signature checks they fit the schema's fields.
  */
-export const challengeRefinements: Refinements<typeof challengeRequest> = {
-  context: (context) => {
+export const challengeRefinements = {
+  context: (context: Record<string, unknown>): string | null => {
     if (Buffer.byteLength(JSON.stringify(context), "utf8") > CONTEXT_MAX_BYTES) return `must serialize to at most ${CONTEXT_MAX_BYTES} bytes`;
     if (depth(context) > CONTEXT_MAX_DEPTH) return `must be at most ${CONTEXT_MAX_DEPTH} levels deep`;
     return null;
