@@ -20,6 +20,7 @@ export interface RouteDoc {
   tag: string;
   body?: TSchema;
   ok: { status: number; schema: TSchema; description: string };
+  /** Error statuses beyond the 401/403 of authentication, which are added unless `public`. */
   errors: Record<number, string>;
   failure?: TSchema;
   public?: boolean;
@@ -29,7 +30,9 @@ export function describe(doc: RouteDoc) {
   const responses: OpenAPIV3.ResponsesObject = {
     [doc.ok.status]: { description: doc.ok.description, content: json(doc.ok.schema) },
   };
-  for (const [status, description] of Object.entries(doc.errors)) {
+  // Every authenticated route answers 401 and 403; a route may word its 403 more precisely.
+  const errors = doc.public ? doc.errors : { 401: "Missing API key", 403: "Invalid API key", ...doc.errors };
+  for (const [status, description] of Object.entries(errors)) {
     responses[status] = { description, content: json(status === "400" && doc.failure ? t.Union([doc.failure, errorBody]) : errorBody) };
   }
   return {

@@ -27,7 +27,7 @@ export const agents = (deps: AppDeps) =>
           description: "Registers the identity commitment (and optionally an Ed25519 signing key) an agent proves against, under the calling key.",
           body: agentRequest,
           ok: { status: 201, schema: agentResponse, description: "Registered" },
-          errors: { 400: "Missing or invalid fields", 401: "Missing API key", 403: "Invalid API key", 409: "Agent already registered", 415: "Content-Type is not application/json" },
+          errors: { 400: "Missing or invalid fields", 409: "Agent already registered", 415: "Content-Type is not application/json" },
         }),
       },
     )
@@ -37,7 +37,7 @@ export const agents = (deps: AppDeps) =>
         tag: "Agents",
         summary: "Read an agent",
         ok: { status: 200, schema: agentResponse, description: "The agent" },
-        errors: { 401: "Missing API key", 403: "Invalid API key", 404: "Agent not found" },
+        errors: { 404: "Agent not found" },
       }),
     })
     .delete("/v1/agents/:agentId", ({ key, params }) => revokeAgent(deps, key, pathParam(params.agentId)), {
@@ -49,6 +49,6 @@ export const agents = (deps: AppDeps) =>
         summary: "Revoke an agent",
         description: "Its later proofs fail with reason agent_revoked. Registering the agent_id again afterwards sets a new commitment.",
         ok: { status: 200, schema: agentResponse, description: "The revoked agent" },
-        errors: { 401: "Missing API key", 403: "Invalid API key", 404: "Agent not found" },
+        errors: { 404: "Agent not found" },
       }),
     });

@@ -36,8 +36,6 @@ export const challenges = (deps: AppDeps) =>
         ok: { status: 200, schema: challengeResponse, description: "The challenge" },
         errors: {
           400: "Missing or invalid fields",
-          401: "Missing API key",
-          403: "Invalid API key",
           409: "A request with the same Idempotency-Key is still running",
           413: "Body over 64 KiB",
           415: "Content-Type is not application/json",

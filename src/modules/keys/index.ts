@@ -19,6 +19,6 @@ export const keys = (deps: AppDeps) =>
       tag: "Keys",
       summary: "Usage of the calling key",
       ok: { status: 200, schema: usageResponse, description: "Counters of the calling key" },
-      errors: { 401: "Missing API key", 403: "Invalid API key" },
+      errors: {},
     }),
   });

@@ -32,7 +32,6 @@ export const proofs = (deps: AppDeps) =>
         failure: proofFailure,
         errors: {
           400: "Proof verification failed (with reason), challenge expired, challenge already used, or invalid fields",
-          401: "Missing API key",
           403: "Invalid API key, or the challenge belongs to another key",
           404: "Challenge not found",
           409: "A request with the same Idempotency-Key is still running",

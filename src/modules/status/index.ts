@@ -16,7 +16,7 @@ export const status = (deps: AppDeps) =>
         tag: "Verification",
         summary: "Check a session's status",
         ok: { status: 200, schema: statusResponse, description: "The session" },
-        errors: { 401: "Missing API key", 403: "Invalid API key, or the session belongs to another key", 404: "Session not found" },
+        errors: { 403: "Invalid API key, or the session belongs to another key", 404: "Session not found" },
       }),
     },
   );
