@@ -50,6 +50,42 @@ export interface ChallengeRecord {
   reason: string | null;
   /** The request that created it; written to the audit trail, not read back. */
   requestId?: string | null;
+  /** What the decision rested on, stored with it; null while pending. */
+  evidence?: DecisionEvidence | null;
+  /** The signed receipt (compact JWS) of the decision; null until signed. */
+  receipt?: string | null;
+}
+
+/**
+ * What a decision rested on, fixed at decision time so that a receipt signed
+ * later (after a crash between decision and signature) says exactly what a
+ * receipt signed at once would have said.
+ */
+export interface DecisionEvidence {
+  /** The checks that passed, in the order they ran (vocabulary: src/receipts/claims.ts). */
+  checks: string[];
+  /** The agent's commitment the proof was checked against; null when the agent was unknown. */
+  identityCommitment: string | null;
+  /** "sha256:<hex>" of the verification key used. */
+  vkHash: string;
+}
+
+/**
+ * A receipt signing key. `active` signs (exactly one at a time), `published`
+ * no longer signs but stays in the JWKS, `retired` is withdrawn from it.
+ */
+export type SigningKeyState = "active" | "published" | "retired";
+
+export interface SigningKeyRecord {
+  /** RFC 7638 thumbprint of the public key. */
+  kid: string;
+  /** The public key as JWK JSON text ({"crv":"Ed25519","kty":"OKP","x":…}). */
+  publicJwk: string;
+  /** The private key at rest (src/receipts/keys.ts: plain or AES-256-GCM sealed PKCS#8). Never logged or served. */
+  privateKey: string;
+  state: SigningKeyState;
+  createdAt: number;
+  retiredAt: number | null;
 }
 
 export interface RateWindow {
@@ -70,6 +106,8 @@ export interface Decision {
   reason: string | null;
   /** The request that decided it, for the audit trail. */
   requestId?: string | null;
+  /** Stored with the decision, in the same update, for its receipt. */
+  evidence?: DecisionEvidence | null;
 }
 
 /** One row of the append-only audit trail; written by the database itself. */
@@ -142,6 +180,33 @@ export interface Store {
   countPending(now: number, keyId?: string): Promise<number>;
 
   listAudit(query: AuditQuery): Promise<AuditEntry[]>;
+
+  /**
+   * Stores a decided challenge's receipt unless one is stored already, and
+   * returns the receipt that is stored now (this one or the earlier one), or
+   * null when the challenge is gone or not decided.
+   */
+  storeReceipt(id: string, receipt: string): Promise<string | null>;
+
+  /**
+   * Inserts `candidate` as the active signing key when there is none, and
+   * returns the active key — the candidate or the one another process
+   * inserted first (at most one active key, enforced by a unique index).
+   */
+  ensureSigningKey(candidate: SigningKeyRecord): Promise<SigningKeyRecord>;
+  activeSigningKey(): Promise<SigningKeyRecord | null>;
+  /** Every signing key, oldest first. */
+  listSigningKeys(): Promise<SigningKeyRecord[]>;
+  /**
+   * Makes `next` the active key; the previously active one becomes
+   * `published` (still verifiable). One transaction; returns the previous kid.
+   */
+  rotateSigningKey(next: SigningKeyRecord): Promise<string | null>;
+  /**
+   * Withdraws a `published` key from the JWKS. The active key cannot be
+   * retired (rotate first).
+   */
+  retireSigningKey(kid: string, at: number): Promise<"retired" | "already_retired" | "active" | "unknown">;
 
   /**
    * Reserves (keyId, idemKey) for a request with this fingerprint, or reports

@@ -8,9 +8,9 @@
 // counters are atomic increments. Behaviour mirrors sqlite.ts exactly; the
 // same contract suite (test/store/contract.ts) runs against both.
 import { SQL } from "bun";
-import type { AgentRecord, ApiKeyRecord, AuditEntry, AuditQuery, ChallengeRecord, CreateChallengeResult, DecideResult, Decision, IdempotencyState, RateWindow, Store, Usage } from "./interface";
+import type { AgentRecord, ApiKeyRecord, AuditEntry, AuditQuery, ChallengeRecord, CreateChallengeResult, DecideResult, Decision, IdempotencyState, RateWindow, SigningKeyRecord, Store, Usage } from "./interface";
 import { migratePostgres } from "./migrations/postgres";
-import { heldIdempotency, toAgent, toAudit, toChallenge, toKey, toUsage } from "./rows";
+import { evidenceText, heldIdempotency, toAgent, toAudit, toChallenge, toKey, toSigningKey, toUsage } from "./rows";
 
 export interface PostgresOptions {
   /** Connections in this process's pool. */
@@ -18,6 +18,9 @@ export interface PostgresOptions {
 }
 
 export const DEFAULT_POOL_SIZE = 10;
+
+/** Advisory lock id for "rotating the receipt signing key" (arbitrary, fixed). */
+const SIGNING_KEY_LOCK_ID = 7_316_402_918n;
 
 export async function openPostgres(url: string, options: PostgresOptions = {}): Promise<PostgresStore> {
   const sql = new SQL(url, {
@@ -143,12 +146,13 @@ export class PostgresStore implements Store {
   async decideChallenge(id: string, decision: Decision): Promise<DecideResult> {
     const { status, decidedAt, confidence, reason } = decision;
     const requestId = decision.requestId ?? null;
+    const evidence = evidenceText(decision.evidence);
     return this.sql.begin(async (tx): Promise<DecideResult> => {
       // The single conditional update that makes use one-time: a concurrent
       // updater blocks on the row lock, then finds status no longer pending.
       const [row] = await tx`
         UPDATE challenges SET status = ${status}, decided_at = ${decidedAt}, confidence = ${confidence}, reason = ${reason},
-          decided_request_id = ${requestId}
+          decided_request_id = ${requestId}, evidence = ${evidence}
         WHERE id = ${id} AND status = 'pending' AND expires_at >= ${decidedAt}
         RETURNING *`;
       if (!row) {
@@ -186,6 +190,60 @@ export class PostgresStore implements Store {
         ? await this.sql`SELECT * FROM audit_log WHERE seq > ${afterSeq} ORDER BY seq LIMIT ${query.limit}`
         : await this.sql`SELECT * FROM audit_log WHERE seq > ${afterSeq} AND key_id = ${query.keyId} ORDER BY seq LIMIT ${query.limit}`;
     return rows.map(toAudit);
+  }
+
+  async storeReceipt(id: string, receipt: string): Promise<string | null> {
+    // Conditional: the first receipt stored stays, so every reader (the
+    // decider, a replay, the status endpoint on any node) returns the same one.
+    const [stored] = await this.sql`
+      UPDATE challenges SET receipt = ${receipt} WHERE id = ${id} AND receipt IS NULL AND status <> 'pending' RETURNING receipt`;
+    if (stored) return stored.receipt;
+    const [row] = await this.sql`SELECT receipt FROM challenges WHERE id = ${id}`;
+    return row?.receipt ?? null;
+  }
+
+  async ensureSigningKey(candidate: SigningKeyRecord): Promise<SigningKeyRecord> {
+    const { kid, publicJwk, privateKey, createdAt } = candidate;
+    // The partial unique index admits one active key: of several nodes
+    // starting at once, one insert wins and the others do nothing.
+    await this.sql`
+      INSERT INTO signing_keys (kid, public_jwk, private_key, state, created_at, retired_at)
+      VALUES (${kid}, ${publicJwk}, ${privateKey}, 'active', ${createdAt}, NULL) ON CONFLICT DO NOTHING`;
+    const active = await this.activeSigningKey();
+    // Only a concurrent rotation between the two statements could leave none.
+    return active ?? this.ensureSigningKey(candidate);
+  }
+
+  async activeSigningKey(): Promise<SigningKeyRecord | null> {
+    const [row] = await this.sql`SELECT * FROM signing_keys WHERE state = 'active'`;
+    return row ? toSigningKey(row) : null;
+  }
+
+  async listSigningKeys(): Promise<SigningKeyRecord[]> {
+    const rows = await this.sql`SELECT * FROM signing_keys ORDER BY created_at, kid`;
+    return rows.map(toSigningKey);
+  }
+
+  async rotateSigningKey(next: SigningKeyRecord): Promise<string | null> {
+    return this.sql.begin(async (tx) => {
+      // Two rotations at once queue here instead of one failing on the
+      // unique index after the other demoted the key it saw.
+      await tx`SELECT pg_advisory_xact_lock(${SIGNING_KEY_LOCK_ID.toString()}::bigint)`;
+      const [previous] = await tx`UPDATE signing_keys SET state = 'published' WHERE state = 'active' RETURNING kid`;
+      await tx`
+        INSERT INTO signing_keys (kid, public_jwk, private_key, state, created_at, retired_at)
+        VALUES (${next.kid}, ${next.publicJwk}, ${next.privateKey}, 'active', ${next.createdAt}, NULL)`;
+      return previous?.kid ?? null;
+    });
+  }
+
+  async retireSigningKey(kid: string, at: number): Promise<"retired" | "already_retired" | "active" | "unknown"> {
+    const [retired] = await this.sql`
+      UPDATE signing_keys SET state = 'retired', retired_at = ${at} WHERE kid = ${kid} AND state = 'published' RETURNING kid`;
+    if (retired) return "retired";
+    const [row] = await this.sql`SELECT state FROM signing_keys WHERE kid = ${kid}`;
+    if (!row) return "unknown";
+    return row.state === "active" ? "active" : "already_retired";
   }
 
   async reserveIdempotency(keyId: string, idemKey: string, fingerprint: string, now: number, staleBefore: number): Promise<IdempotencyState> {

@@ -1,5 +1,5 @@
 // Row ↔ record mapping shared by the SQL stores (snake_case columns).
-import type { AgentRecord, ApiKeyRecord, AuditEntry, ChallengeRecord, IdempotencyState, StoredStatus, Usage } from "./interface";
+import type { AgentRecord, ApiKeyRecord, AuditEntry, ChallengeRecord, DecisionEvidence, IdempotencyState, SigningKeyRecord, SigningKeyState, StoredStatus, Usage } from "./interface";
 
 const int = (value: unknown): number => Number(value);
 const intOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
@@ -41,6 +41,20 @@ export const toChallenge = (row: any): ChallengeRecord => ({
   decidedAt: intOrNull(row.decided_at),
   confidence: row.confidence === null || row.confidence === undefined ? null : Number(row.confidence),
   reason: row.reason ?? null,
+  evidence: row.evidence ? (JSON.parse(row.evidence) as DecisionEvidence) : null,
+  receipt: row.receipt ?? null,
+});
+
+/** The evidence column's text: JSON, or NULL when the decision carries none. */
+export const evidenceText = (evidence: DecisionEvidence | null | undefined): string | null => (evidence ? JSON.stringify(evidence) : null);
+
+export const toSigningKey = (row: any): SigningKeyRecord => ({
+  kid: row.kid,
+  publicJwk: row.public_jwk,
+  privateKey: row.private_key,
+  state: row.state as SigningKeyState,
+  createdAt: int(row.created_at),
+  retiredAt: intOrNull(row.retired_at),
 });
 
 export const toAudit = (row: any): AuditEntry => ({

@@ -7,9 +7,9 @@
 import { Database } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import type { AgentRecord, ApiKeyRecord, AuditEntry, AuditQuery, ChallengeRecord, CreateChallengeResult, Decision, DecideResult, IdempotencyState, RateWindow, Store, Usage } from "./interface";
+import type { AgentRecord, ApiKeyRecord, AuditEntry, AuditQuery, ChallengeRecord, CreateChallengeResult, Decision, DecideResult, IdempotencyState, RateWindow, SigningKeyRecord, Store, Usage } from "./interface";
 import { sqliteMigrations } from "./migrations/sqlite";
-import { heldIdempotency, toAgent, toAudit, toChallenge, toKey, toUsage } from "./rows";
+import { evidenceText, heldIdempotency, toAgent, toAudit, toChallenge, toKey, toSigningKey, toUsage } from "./rows";
 
 export function openSqlite(path: string, options: { synchronous?: "NORMAL" | "FULL" } = {}): SqliteStore {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
@@ -70,7 +70,7 @@ export class SqliteStore implements Store {
       getChallenge: db.query("SELECT * FROM challenges WHERE id = ?"),
       decide: db.query(
         `UPDATE challenges SET status = $status, decided_at = $decidedAt, confidence = $confidence, reason = $reason,
-           decided_request_id = $requestId
+           decided_request_id = $requestId, evidence = $evidence
          WHERE id = $id AND status = 'pending' AND expires_at >= $decidedAt RETURNING *`,
       ),
       countVerified: db.query("UPDATE api_keys SET verified = verified + 1 WHERE id = ?"),
@@ -91,6 +91,21 @@ export class SqliteStore implements Store {
       completeIdem: db.query("UPDATE idempotency_keys SET status = ?, body = ? WHERE key_id = ? AND idem_key = ?"),
       releaseIdem: db.query("DELETE FROM idempotency_keys WHERE key_id = ? AND idem_key = ? AND status IS NULL"),
       purgeIdem: db.query("DELETE FROM idempotency_keys WHERE created_at < ?"),
+      storeReceipt: db.query("UPDATE challenges SET receipt = ? WHERE id = ? AND receipt IS NULL AND status <> 'pending'"),
+      getReceipt: db.query("SELECT receipt FROM challenges WHERE id = ?"),
+      insertSigningKey: db.query(
+        `INSERT INTO signing_keys (kid, public_jwk, private_key, state, created_at, retired_at)
+         VALUES ($kid, $publicJwk, $privateKey, $state, $createdAt, $retiredAt)`,
+      ),
+      insertFirstSigningKey: db.query(
+        `INSERT INTO signing_keys (kid, public_jwk, private_key, state, created_at, retired_at)
+         VALUES ($kid, $publicJwk, $privateKey, 'active', $createdAt, NULL) ON CONFLICT DO NOTHING`,
+      ),
+      activeSigningKey: db.query("SELECT * FROM signing_keys WHERE state = 'active'"),
+      listSigningKeys: db.query("SELECT * FROM signing_keys ORDER BY created_at, kid"),
+      getSigningKey: db.query("SELECT * FROM signing_keys WHERE kid = ?"),
+      demoteActiveKey: db.query("UPDATE signing_keys SET state = 'published' WHERE state = 'active' RETURNING kid"),
+      retireSigningKey: db.query("UPDATE signing_keys SET state = 'retired', retired_at = ? WHERE kid = ? AND state = 'published'"),
       pendingAll: db.query("SELECT count(*) AS n FROM challenges WHERE status = 'pending' AND expires_at >= ?"),
       pendingForKey: db.query("SELECT count(*) AS n FROM challenges WHERE key_id = ? AND status = 'pending' AND expires_at >= ?"),
     };
@@ -251,7 +266,8 @@ export class SqliteStore implements Store {
 
   private readonly decideTx = (id: string, decision: Decision): DecideResult => {
     const { status, decidedAt, confidence, reason } = decision;
-    const row = this.q.decide.get({ id, status, decidedAt, confidence, reason, requestId: decision.requestId ?? null });
+    const evidence = evidenceText(decision.evidence);
+    const row = this.q.decide.get({ id, status, decidedAt, confidence, reason, requestId: decision.requestId ?? null, evidence });
     if (!row) {
       const current = this.q.getChallenge.get(id);
       return { decided: false, record: current ? toChallenge(current) : null };
@@ -278,6 +294,46 @@ export class SqliteStore implements Store {
 
   async listAudit(query: AuditQuery): Promise<AuditEntry[]> {
     return this.q.audit.all({ afterSeq: query.afterSeq ?? 0, keyId: query.keyId ?? null, limit: query.limit }).map(toAudit);
+  }
+
+  async storeReceipt(id: string, receipt: string): Promise<string | null> {
+    this.q.storeReceipt.run(receipt, id);
+    const row = this.q.getReceipt.get(id) as { receipt: string | null } | null;
+    return row?.receipt ?? null;
+  }
+
+  async ensureSigningKey(candidate: SigningKeyRecord): Promise<SigningKeyRecord> {
+    const { kid, publicJwk, privateKey, createdAt } = candidate;
+    // ON CONFLICT DO NOTHING: the unique index on the active state (or the
+    // kid) refuses a second active key; the first one inserted stays.
+    this.q.insertFirstSigningKey.run({ kid, publicJwk, privateKey, createdAt });
+    return toSigningKey(this.q.activeSigningKey.get());
+  }
+
+  async activeSigningKey(): Promise<SigningKeyRecord | null> {
+    const row = this.q.activeSigningKey.get();
+    return row ? toSigningKey(row) : null;
+  }
+
+  async listSigningKeys(): Promise<SigningKeyRecord[]> {
+    return this.q.listSigningKeys.all().map(toSigningKey);
+  }
+
+  private readonly rotateTx = (next: SigningKeyRecord): string | null => {
+    const previous = this.q.demoteActiveKey.get() as { kid: string } | null;
+    this.q.insertSigningKey.run({ ...next, state: "active", retiredAt: null });
+    return previous?.kid ?? null;
+  };
+
+  async rotateSigningKey(next: SigningKeyRecord): Promise<string | null> {
+    return this.db.transaction(this.rotateTx).immediate(next);
+  }
+
+  async retireSigningKey(kid: string, at: number): Promise<"retired" | "already_retired" | "active" | "unknown"> {
+    if (this.q.retireSigningKey.run(at, kid).changes === 1) return "retired";
+    const row = this.q.getSigningKey.get(kid) as { state: string } | null;
+    if (!row) return "unknown";
+    return row.state === "active" ? "active" : "already_retired";
   }
 
   private readonly reserveTx = (keyId: string, idemKey: string, fingerprint: string, now: number, staleBefore: number): IdempotencyState => {

@@ -2,7 +2,7 @@
 // postgres.test.ts run it unchanged, so the two stores cannot drift apart.
 // Each test gets a fresh, empty store from `open`.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import type { AgentRecord, ApiKeyRecord, ChallengeRecord, Decision, Store } from "../../src/store/interface";
+import type { AgentRecord, ApiKeyRecord, ChallengeRecord, Decision, DecisionEvidence, SigningKeyRecord, Store } from "../../src/store/interface";
 
 // Realistic millisecond times, well past 2^31 so a 32-bit column would fail.
 export const T0 = 1_760_000_000_000;
@@ -42,8 +42,25 @@ export const makeChallenge = (keyId: string, overrides: Partial<ChallengeRecord>
   decidedAt: null,
   confidence: null,
   reason: null,
+  evidence: null,
+  receipt: null,
   ...overrides,
 });
+
+let signingKeys = 0;
+/** A signing key record; the store treats the key material as opaque text. */
+export const makeSigningKey = (overrides: Partial<SigningKeyRecord> = {}): SigningKeyRecord => {
+  const n = ++signingKeys;
+  return {
+    kid: `kid-${n}-${crypto.randomUUID()}`,
+    publicJwk: JSON.stringify({ kty: "OKP", crv: "Ed25519", x: `x${n}` }),
+    privateKey: `plain:private-${n}`,
+    state: "active",
+    createdAt: T0 + n,
+    retiredAt: null,
+    ...overrides,
+  };
+};
 
 const unlimited = { windowStart: T0, limit: 0 };
 const verified = (decidedAt = T0 + 1_000, confidence: number | null = 0.97): Decision => ({ status: "verified", decidedAt, confidence, reason: null });
@@ -558,6 +575,102 @@ export function storeContract(name: string, open: () => Promise<Store>, cleanup?
         await store.reserveIdempotency("k1", "new", "fp", T0 + 10, stale);
         expect(await store.purgeIdempotency(T0 + 5)).toBe(1);
         expect((await store.reserveIdempotency("k1", "new", "fp", T0 + 20, stale)).state).toBe("in_progress");
+      });
+    });
+
+    describe("receipts", () => {
+      const evidence: DecisionEvidence = { checks: ["challenge_owner", "challenge_unexpired", "proof"], identityCommitment: "42", vkHash: "sha256:" + "ab".repeat(32) };
+
+      test("the decision's evidence is stored in the same update and read back exactly", async () => {
+        const { challenge } = await keyWithChallenge();
+        const decision: Decision = { ...verified(), evidence };
+        const result = await store.decideChallenge(challenge.id, decision);
+        expect(result.record?.evidence).toEqual(evidence);
+        expect((await store.getChallenge(challenge.id))?.evidence).toEqual(evidence);
+        // A losing decision does not overwrite it.
+        await store.decideChallenge(challenge.id, { ...failed(), evidence: { ...evidence, checks: [] } });
+        expect((await store.getChallenge(challenge.id))?.evidence).toEqual(evidence);
+      });
+
+      test("storeReceipt keeps the first receipt; later ones return it unchanged", async () => {
+        const { challenge } = await keyWithChallenge();
+        await store.decideChallenge(challenge.id, { ...verified(), evidence });
+        expect(await store.storeReceipt(challenge.id, "jws-first")).toBe("jws-first");
+        expect(await store.storeReceipt(challenge.id, "jws-second")).toBe("jws-first");
+        expect((await store.getChallenge(challenge.id))?.receipt).toBe("jws-first");
+      });
+
+      test("10 concurrent storeReceipt calls all return the one stored receipt", async () => {
+        const { challenge } = await keyWithChallenge();
+        await store.decideChallenge(challenge.id, failed());
+        const stored = await Promise.all(Array.from({ length: 10 }, (_, i) => store.storeReceipt(challenge.id, `jws-${i}`)));
+        expect(new Set(stored).size).toBe(1);
+        expect((await store.getChallenge(challenge.id))?.receipt).toBe(stored[0]!);
+      });
+
+      test("a pending challenge takes no receipt; an unknown one gives null", async () => {
+        const { challenge } = await keyWithChallenge();
+        expect(await store.storeReceipt(challenge.id, "jws")).toBeNull();
+        expect((await store.getChallenge(challenge.id))?.receipt).toBeNull();
+        expect(await store.storeReceipt("ch_missing", "jws")).toBeNull();
+      });
+
+      test("storing a receipt leaves the audit trail alone", async () => {
+        const { challenge } = await keyWithChallenge();
+        await store.decideChallenge(challenge.id, verified());
+        const before = await store.listAudit({ limit: 100 });
+        await store.storeReceipt(challenge.id, "jws");
+        expect(await store.listAudit({ limit: 100 })).toEqual(before);
+      });
+    });
+
+    describe("signing keys", () => {
+      test("ensureSigningKey inserts the first key and returns it; later candidates get the same key", async () => {
+        expect(await store.activeSigningKey()).toBeNull();
+        const first = makeSigningKey();
+        expect(await store.ensureSigningKey(first)).toEqual(first);
+        expect(await store.ensureSigningKey(makeSigningKey())).toEqual(first);
+        expect(await store.listSigningKeys()).toEqual([first]);
+      });
+
+      test("10 concurrent first starts leave exactly one active key, returned to all", async () => {
+        const results = await Promise.all(Array.from({ length: 10 }, () => store.ensureSigningKey(makeSigningKey())));
+        expect(new Set(results.map((k) => k.kid)).size).toBe(1);
+        expect(await store.listSigningKeys()).toHaveLength(1);
+        expect((await store.activeSigningKey())?.kid).toBe(results[0]!.kid);
+      });
+
+      test("rotate: the new key is active, the old one published; both listed oldest first", async () => {
+        const first = await store.ensureSigningKey(makeSigningKey());
+        const next = makeSigningKey();
+        expect(await store.rotateSigningKey(next)).toBe(first.kid);
+        expect(await store.activeSigningKey()).toEqual(next);
+        expect(await store.listSigningKeys()).toEqual([{ ...first, state: "published" }, next]);
+      });
+
+      test("rotate on an empty store makes the first key and reports no previous one", async () => {
+        const only = makeSigningKey();
+        expect(await store.rotateSigningKey(only)).toBeNull();
+        expect(await store.activeSigningKey()).toEqual(only);
+      });
+
+      test("concurrent rotations never leave two active keys", async () => {
+        await store.ensureSigningKey(makeSigningKey());
+        const outcomes = await Promise.allSettled(Array.from({ length: 5 }, () => store.rotateSigningKey(makeSigningKey())));
+        expect(outcomes.some((o) => o.status === "fulfilled")).toBe(true);
+        const keys = await store.listSigningKeys();
+        expect(keys.filter((k) => k.state === "active")).toHaveLength(1);
+      });
+
+      test("retire: only a published key; the active one refuses; unknown and repeated are reported", async () => {
+        const first = await store.ensureSigningKey(makeSigningKey());
+        expect(await store.retireSigningKey(first.kid, T0 + 50)).toBe("active");
+        await store.rotateSigningKey(makeSigningKey());
+        expect(await store.retireSigningKey(first.kid, T0 + 60)).toBe("retired");
+        expect(await store.retireSigningKey(first.kid, T0 + 70)).toBe("already_retired");
+        expect(await store.retireSigningKey("kid-missing", T0)).toBe("unknown");
+        const [retired] = await store.listSigningKeys();
+        expect(retired).toEqual({ ...first, state: "retired", retiredAt: T0 + 60 });
       });
     });
 

@@ -92,6 +92,20 @@ export const postgresMigrations: string[] = [
      PRIMARY KEY (key_id, idem_key)
    );
    CREATE INDEX idempotency_by_age ON idempotency_keys (created_at);`,
+  // 3: signed receipts (see migrations/sqlite.ts): decision evidence and the
+  // receipt on the challenge row; signing keys shared by every node, at most
+  // one active (partial unique index).
+  `ALTER TABLE challenges ADD COLUMN evidence TEXT;
+   ALTER TABLE challenges ADD COLUMN receipt TEXT;
+   CREATE TABLE signing_keys (
+     kid          TEXT PRIMARY KEY,
+     public_jwk   TEXT NOT NULL,
+     private_key  TEXT NOT NULL,
+     state        TEXT NOT NULL CHECK (state IN ('active', 'published', 'retired')),
+     created_at   BIGINT NOT NULL,
+     retired_at   BIGINT
+   );
+   CREATE UNIQUE INDEX signing_keys_one_active ON signing_keys (state) WHERE state = 'active';`,
 ];
 
 /**

@@ -83,4 +83,20 @@ export const sqliteMigrations: string[] = [
      PRIMARY KEY (key_id, idem_key)
    );
    CREATE INDEX idempotency_by_age ON idempotency_keys (created_at);`,
+  // 3: signed receipts. A decision stores its evidence (the checks that
+  // passed, the commitment and verification key used) in the same UPDATE, and
+  // its receipt in a later conditional one. Receipt signing keys are shared by
+  // every process through this table; the partial unique index allows at
+  // most one active key, so concurrent first starts insert only one.
+  `ALTER TABLE challenges ADD COLUMN evidence TEXT;
+   ALTER TABLE challenges ADD COLUMN receipt TEXT;
+   CREATE TABLE signing_keys (
+     kid          TEXT PRIMARY KEY,
+     public_jwk   TEXT NOT NULL,
+     private_key  TEXT NOT NULL,
+     state        TEXT NOT NULL CHECK (state IN ('active', 'published', 'retired')),
+     created_at   INTEGER NOT NULL,
+     retired_at   INTEGER
+   );
+   CREATE UNIQUE INDEX signing_keys_one_active ON signing_keys (state) WHERE state = 'active';`,
 ];

@@ -1,0 +1,36 @@
+// The receipt of a decided challenge: signed once, stored on the challenge
+// row with a conditional write, and from then on read back. The decider, an
+// idempotent replay, a lost race and the status endpoint on any node all get
+// the stored one. A decision whose process died before signing is signed by
+// the next reader; its claims come only from the stored record, and Ed25519
+// is deterministic, so that receipt is the one the decider would have made.
+import { canonicalContextHash } from "../identity/encoding";
+import type { ChallengeRecord, Store } from "../store/interface";
+import { receiptClaims, type MandateClaim } from "./claims";
+import type { ReceiptSigner } from "./signer";
+
+export interface ReceiptDeps {
+  store: Store;
+  signer: ReceiptSigner;
+  /** The service's public URL, the receipts' `iss`. */
+  issuer: string;
+}
+
+/** The context hash the proof was bound to: an absent context is bound as {}. */
+export const boundContextHash = (record: Pick<ChallengeRecord, "context">): string => canonicalContextHash(record.context ?? "{}").toString();
+
+/**
+ * The receipt of `record`, signing and storing it when none is stored yet;
+ * null while the challenge is undecided (pending or expired without a
+ * decision) or was decided before receipts existed (no evidence stored).
+ */
+export async function receiptFor(deps: ReceiptDeps, record: ChallengeRecord, mandate?: MandateClaim | null): Promise<string | null> {
+  if (record.status === "pending") return null;
+  if (record.receipt) return record.receipt;
+  if (!record.evidence) return null;
+  const claims = receiptClaims({ record, issuer: deps.issuer, contextHash: boundContextHash(record), mandate });
+  const receipt = await deps.signer.sign(claims);
+  // Another node may have stored its receipt first (signed with another key
+  // across a rotation): the stored one is the answer everywhere.
+  return (await deps.store.storeReceipt(record.id, receipt)) ?? receipt;
+}
