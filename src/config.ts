@@ -28,7 +28,20 @@ interface TextSetting extends Common {
   kind: "text";
   default: string;
 }
-type Setting = IntegerSetting | EnumSetting | TextSetting;
+/** An http(s) URL, or empty (unset). Kept as given, without a trailing slash. */
+interface UrlSetting extends Common {
+  kind: "url";
+  default: "";
+  defaultText: string;
+}
+/** A secret: empty (unset) or at least `minLength` characters. Never echoed, in errors or help. */
+interface SecretSetting extends Common {
+  kind: "secret";
+  minLength: number;
+  default: "";
+  defaultText: string;
+}
+type Setting = IntegerSetting | EnumSetting | TextSetting | UrlSetting | SecretSetting;
 
 export const DEFAULT_MAX_PENDING_PER_KEY = 10_000;
 
@@ -74,6 +87,21 @@ export const SETTINGS = {
     default: DEFAULT_MAX_PENDING_PER_KEY,
     description: "unexpired pending challenges one key may hold (0 = no cap)",
   },
+  publicUrl: {
+    env: "PUBLIC_URL",
+    kind: "url",
+    default: "",
+    defaultText: "the listen address",
+    description: "the service's public URL: the `iss` of its signed receipts (docs/receipts.md)",
+  },
+  receiptKeySecret: {
+    env: "RECEIPT_KEY_SECRET",
+    kind: "secret",
+    minLength: 32,
+    default: "",
+    defaultText: "none: keys stored plain",
+    description: "seals the receipt signing keys in the database (AES-256-GCM, key by HKDF-SHA256); the same on every node",
+  },
 } as const satisfies Record<string, Setting>;
 
 type Settings = typeof SETTINGS;
@@ -98,6 +126,19 @@ function read(setting: Setting, raw: string | undefined): number | string {
       return raw;
     case "text":
       return raw;
+    case "url": {
+      let url: URL | undefined;
+      try {
+        url = new URL(raw);
+      } catch {}
+      if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) throw new ConfigError(`${setting.env} must be an http(s) URL, got "${raw}"`);
+      // Compared as text by whoever checks it: one spelling, no trailing slash.
+      return raw.replace(/\/+$/, "");
+    }
+    case "secret":
+      // The value is never part of the message.
+      if (raw.length < setting.minLength) throw new ConfigError(`${setting.env} must be at least ${setting.minLength} characters`);
+      return raw;
   }
 }
 
@@ -107,12 +148,24 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return Object.freeze(config as Config);
 }
 
+/** True when the default is described in words rather than shown as a value. */
+const describedDefault = (setting: Setting): boolean =>
+  (setting.kind === "integer" && typeof setting.default === "function") || setting.kind === "url" || setting.kind === "secret";
+
 const defaultText = (setting: Setting): string =>
-  setting.kind === "integer" && typeof setting.default === "function" ? (setting.defaultText ?? "computed") : String(setting.default);
+  describedDefault(setting) ? ("defaultText" in setting && setting.defaultText ? setting.defaultText : "computed") : String(setting.default);
 
 /** What a setting accepts, in words. */
 const accepts = (setting: Setting): string =>
-  setting.kind === "integer" ? `${setting.min}–${setting.max}` : setting.kind === "enum" ? setting.values.join(" | ") : "text";
+  setting.kind === "integer"
+    ? `${setting.min}–${setting.max}`
+    : setting.kind === "enum"
+      ? setting.values.join(" | ")
+      : setting.kind === "url"
+        ? "http(s) URL"
+        : setting.kind === "secret"
+          ? `text, ≥ ${setting.minLength} characters`
+          : "text";
 
 /** The "Environment:" lines of `serve --help`. */
 export function configHelp(indent = "    "): string {
@@ -125,7 +178,7 @@ export function configHelp(indent = "    "): string {
 /** The README's configuration table (Markdown). */
 export function configTable(): string {
   const rows = (Object.values(SETTINGS) as Setting[]).map((s) => {
-    const shown = s.kind === "integer" && typeof s.default === "function" ? defaultText(s) : `\`${defaultText(s)}\``;
+    const shown = describedDefault(s) ? defaultText(s) : `\`${defaultText(s)}\``;
     return `| \`${s.env}\` | ${shown} | ${accepts(s).replace(/\|/g, "\\|")} | ${s.description} |`;
   });
   return ["| variable | default | accepted | meaning |", "|---|---|---|---|", ...rows].join("\n");

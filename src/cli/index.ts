@@ -7,6 +7,7 @@ import { demoCommand, demoHelp } from "./demo";
 import { identityCommand, identityHelp } from "./identity";
 import { keysCommand, keysHelp } from "./keys";
 import { proveCommand, proveHelp, signCommand, signHelp } from "./prove";
+import { receiptCommand, receiptHelp, receiptsCommand, receiptsHelp } from "./receipts";
 import { serveCommand, serveHelp } from "./serve";
 import { verifyCommand, verifyHelp } from "./verify";
 
@@ -16,6 +17,8 @@ Usage: zkagent <command> [options]     (zkagent <command> --help for details)
 
   serve                  run the HTTP service
   keys create|list|revoke|usage|set-limit   manage API keys
+  receipts list|rotate|retire               manage the receipt signing keys
+  receipt verify         check a signed verification receipt against a JWKS
   identity new           create an agent identity (secret, commitment, signing keys)
   prove                  prove an identity for a challenge (nonce, action, context)
   sign                   sign a challenge with the agent's Ed25519 key
@@ -23,7 +26,7 @@ Usage: zkagent <command> [options]     (zkagent <command> --help for details)
   demo                   run the whole flow against a running server
   audit                  export the audit trail as JSON lines`;
 
-const helps: Record<string, string> = { serve: serveHelp, keys: keysHelp, identity: identityHelp, prove: proveHelp, sign: signHelp, demo: demoHelp, audit: auditHelp, verify: verifyHelp };
+const helps: Record<string, string> = { serve: serveHelp, keys: keysHelp, identity: identityHelp, prove: proveHelp, sign: signHelp, demo: demoHelp, audit: auditHelp, verify: verifyHelp, receipts: receiptsHelp, receipt: receiptHelp };
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -49,6 +52,10 @@ async function main(argv: string[]): Promise<number> {
       return demoCommand(rest, config);
     case "audit":
       return auditCommand(rest, config);
+    case "receipts":
+      return receiptsCommand(rest, config);
+    case "receipt":
+      return receiptCommand(rest);
     default:
       throw new UsageError(`unknown command "${command}"`);
   }

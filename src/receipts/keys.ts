@@ -19,8 +19,6 @@ const SEALED = "aes256gcm:";
 const HKDF_INFO = "zkagent receipt signing key v1";
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
-/** Shortest RECEIPT_KEY_SECRET accepted (config.ts): 32 characters. */
-export const MIN_SECRET_LENGTH = 32;
 
 export class SigningKeyError extends Error {}
 

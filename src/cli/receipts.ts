@@ -1,0 +1,118 @@
+// `zkagent receipts list|rotate|retire` (the signing keys, in the store every
+// node shares) and `zkagent receipt verify` (a receipt against a JWKS, with
+// no store and no API: what a merchant runs).
+import { readFileSync } from "node:fs";
+import type { Config } from "../config";
+import { newSigningKey } from "../receipts/keys";
+import { jwkOf, KEY_REFRESH_MS } from "../receipts/signer";
+import { verifyReceipt, type JsonWebKeySet } from "../receipts/verify";
+import { openStore } from "../store";
+import type { SigningKeyRecord } from "../store/interface";
+import { parse, printJson, say, UsageError } from "./args";
+
+export const receiptsHelp = `zkagent receipts — manage the receipt signing keys (uses DATABASE_URL, also while the server runs)
+
+  zkagent receipts list [--json]         Every key: kid, state, created, retired (never the private key)
+  zkagent receipts rotate [--json]       A new active key; the old one stays in the JWKS.
+                                         Every node signs with it within ${KEY_REFRESH_MS / 1000} s.
+  zkagent receipts retire KID [--json]   Withdraws a no-longer-active key from the JWKS:
+                                         its receipts stop verifying against it.
+New keys are sealed with RECEIPT_KEY_SECRET when it is set (docs/receipts.md).`;
+
+export const receiptHelp = `zkagent receipt verify RECEIPT|- --jwks URL|FILE [--json]
+  Checks a receipt (compact JWS; "-" reads it from stdin) against a JSON Web
+  Key Set: a URL (fetched, e.g. https://…/.well-known/jwks.json) or a file.
+  Prints the claims. Exit 0 valid, 1 invalid (the reason), 2 usage or input error.`;
+
+const view = (key: SigningKeyRecord) => ({
+  kid: key.kid,
+  state: key.state,
+  created_at: new Date(key.createdAt).toISOString(),
+  retired_at: key.retiredAt === null ? null : new Date(key.retiredAt).toISOString(),
+  public_jwk: jwkOf(key),
+});
+
+export async function receiptsCommand(argv: string[], config: Config): Promise<number> {
+  const { values, positionals } = parse(argv, { json: { type: "boolean" } }, true);
+  const [sub, kid] = positionals;
+  if (values.help || !sub) {
+    say(receiptsHelp);
+    return values.help ? 0 : 2;
+  }
+  if (sub !== "list" && sub !== "rotate" && sub !== "retire") throw new UsageError(`unknown receipts command "${sub}"`);
+  if (sub === "retire" && !kid) throw new UsageError("receipts retire needs the KID");
+  const store = await openStore(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
+  try {
+    switch (sub) {
+      case "list": {
+        const keys = (await store.listSigningKeys()).map(view);
+        if (values.json) printJson({ keys });
+        else if (keys.length === 0) say("No signing keys yet: the first start of the server creates one.");
+        else for (const k of keys) say(`${k.kid}  ${k.state.padEnd(9)}  created ${k.created_at}${k.retired_at ? `  retired ${k.retired_at}` : ""}`);
+        return 0;
+      }
+      case "rotate": {
+        const next = await newSigningKey(Date.now(), config.receiptKeySecret || undefined);
+        const previous = await store.rotateSigningKey(next);
+        if (values.json) printJson({ active: next.kid, previous, refresh_seconds: KEY_REFRESH_MS / 1000 });
+        else say(`Active signing key: ${next.kid}${previous ? ` (${previous} stays published)` : ""}. Every node signs with it within ${KEY_REFRESH_MS / 1000} s.`);
+        return 0;
+      }
+      case "retire": {
+        const outcome = await store.retireSigningKey(kid!, Date.now());
+        const messages = {
+          retired: `Retired ${kid}: it is no longer in the JWKS.`,
+          already_retired: `${kid} was already retired.`,
+          active: `${kid} is the active key: rotate first, then retire it.`,
+          unknown: `no signing key ${kid}`,
+        } as const;
+        const ok = outcome === "retired" || outcome === "already_retired";
+        if (values.json) printJson(ok ? { kid, state: "retired" } : { error: messages[outcome] });
+        else if (ok) say(messages[outcome]);
+        else process.stderr.write(`zkagent: ${messages[outcome]}\n`);
+        return ok ? 0 : 1;
+      }
+    }
+  } finally {
+    await store.close();
+  }
+}
+
+export async function receiptCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parse(argv, { jwks: { type: "string" }, json: { type: "boolean" } }, true);
+  const [sub, source] = positionals;
+  if (values.help || !sub) {
+    say(receiptHelp);
+    return values.help ? 0 : 2;
+  }
+  if (sub !== "verify") throw new UsageError(`unknown receipt command "${sub}"`);
+  if (!source) throw new UsageError("receipt verify needs the RECEIPT (or - for stdin)");
+  if (!values.jwks) throw new UsageError("--jwks is required");
+  const receipt = source === "-" ? (await Bun.stdin.text()).trim() : source;
+  let jwks: JsonWebKeySet;
+  try {
+    jwks = await loadJwks(values.jwks);
+  } catch (error) {
+    process.stderr.write(`zkagent: cannot read the JWKS ${values.jwks}: ${(error as Error).message}\n`);
+    return 2;
+  }
+  const result = await verifyReceipt(receipt, jwks);
+  if (values.json) printJson(result);
+  else if (result.valid) say(`Valid receipt, signed by ${result.kid}:\n${JSON.stringify(result.claims, null, 2)}`);
+  else process.stderr.write(`Invalid receipt: ${result.reason}${result.kid ? ` (kid ${result.kid})` : ""}\n`);
+  return result.valid ? 0 : 1;
+}
+
+async function loadJwks(source: string): Promise<JsonWebKeySet> {
+  let text: string;
+  if (/^https?:\/\//i.test(source)) {
+    const response = await fetch(source, { signal: AbortSignal.timeout(10_000) });
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    text = await response.text();
+  } else {
+    text = readFileSync(source, "utf8");
+  }
+  const parsed = JSON.parse(text) as unknown;
+  if (typeof parsed !== "object" || parsed === null || !Array.isArray((parsed as JsonWebKeySet).keys)) throw new Error('not a JWKS (no "keys" array)');
+  return parsed as JsonWebKeySet;
+}
