@@ -91,7 +91,7 @@ export class SqliteStore implements Store {
       completeIdem: db.query("UPDATE idempotency_keys SET status = ?, body = ? WHERE key_id = ? AND idem_key = ?"),
       releaseIdem: db.query("DELETE FROM idempotency_keys WHERE key_id = ? AND idem_key = ? AND status IS NULL"),
       purgeIdem: db.query("DELETE FROM idempotency_keys WHERE created_at < ?"),
-      storeReceipt: db.query("UPDATE challenges SET receipt = ? WHERE id = ? AND receipt IS NULL AND status <> 'pending'"),
+      storeReceipt: db.query("UPDATE challenges SET receipt = ? WHERE id = ? AND receipt IS NULL AND status <> 'pending' RETURNING receipt"),
       getReceipt: db.query("SELECT receipt FROM challenges WHERE id = ?"),
       insertSigningKey: db.query(
         `INSERT INTO signing_keys (kid, public_jwk, private_key, state, created_at, retired_at)
@@ -297,8 +297,8 @@ export class SqliteStore implements Store {
   }
 
   async storeReceipt(id: string, receipt: string): Promise<string | null> {
-    this.q.storeReceipt.run(receipt, id);
-    const row = this.q.getReceipt.get(id) as { receipt: string | null } | null;
+    // Conditional: the first receipt stored stays (see postgres.ts).
+    const row = (this.q.storeReceipt.get(receipt, id) ?? this.q.getReceipt.get(id)) as { receipt: string | null } | null;
     return row?.receipt ?? null;
   }
 
