@@ -17,6 +17,8 @@ describe("loadConfig", () => {
       workers: availableParallelism(),
       defaultRateLimit: 1000,
       maxPendingPerKey: 10_000,
+      publicUrl: "",
+      receiptKeySecret: "",
     });
   });
 
@@ -34,6 +36,8 @@ describe("loadConfig", () => {
       WORKERS: "3",
       DEFAULT_RATE_LIMIT: "0",
       MAX_PENDING_PER_KEY: "7",
+      PUBLIC_URL: "https://zkagent.example/",
+      RECEIPT_KEY_SECRET: "k".repeat(32),
     });
     expect(config).toEqual({
       port: 8080,
@@ -44,6 +48,8 @@ describe("loadConfig", () => {
       workers: 3,
       defaultRateLimit: 0,
       maxPendingPerKey: 7,
+      publicUrl: "https://zkagent.example",
+      receiptKeySecret: "k".repeat(32),
     });
     expect(Object.isFrozen(config)).toBe(true);
   });
@@ -81,6 +87,30 @@ describe("loadConfig", () => {
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as Error).message).toStartWith(`${name} must be `);
     expect((error as Error).message).toContain(`got "${raw}"`);
+  });
+});
+
+describe("receipt settings", () => {
+  test.each([["ftp://zkagent.example"], ["zkagent.example"], ["http//x"]])("PUBLIC_URL=%s is refused, naming it", (raw) => {
+    expect(() => loadConfig({ PUBLIC_URL: raw })).toThrow(new ConfigError(`PUBLIC_URL must be an http(s) URL, got "${raw}"`));
+  });
+
+  test("a RECEIPT_KEY_SECRET under 32 characters is refused without echoing it", () => {
+    const secret = "s3cr3t-but-too-short-31-chars!!";
+    expect(secret).toHaveLength(31);
+    let error: unknown;
+    try {
+      loadConfig({ RECEIPT_KEY_SECRET: secret });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toBe("RECEIPT_KEY_SECRET must be at least 32 characters");
+  });
+
+  test("help and table describe the two without showing a value", () => {
+    expect(configTable()).toContain("| `PUBLIC_URL` | the listen address | http(s) URL |");
+    expect(configTable()).toContain("| `RECEIPT_KEY_SECRET` | none: keys stored plain | text, ≥ 32 characters |");
   });
 });
 

@@ -1,10 +1,10 @@
 // Which verification key a receipt attests: "sha256:<hex>" of the RFC 8785
 // canonical JSON of the snarkjs verification key. The service verifier loads
-// the same key (src/verifier/service.ts imports it from src/agent/vkey.ts), so
+// the same key (src/verifier/service.ts imports it from src/verifier/circuit-key.ts), so
 // a merchant can compare the hash with circuits/artifacts/verification_key.json.
 import { createHash } from "node:crypto";
 import canonicalize from "canonicalize";
-import { verificationKey } from "../agent/vkey";
+import { verificationKey } from "../verifier/circuit-key";
 
 export const vkHash = (key: unknown): string => `sha256:${createHash("sha256").update(canonicalize(key) as string).digest("hex")}`;
 
