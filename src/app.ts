@@ -2,7 +2,7 @@
 // listens; main.ts does, and tests call app.handle(new Request(…)).
 import { openapi } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
-import type { AppDeps } from "./deps";
+import type { AppDeps, ModuleDeps } from "./deps";
 import { handleError } from "./http/errors";
 import { observe } from "./http/observe";
 import { SWAGGER_BUNDLE_PATH, SWAGGER_CSS_PATH, swaggerAssets } from "./http/swagger-assets";
@@ -11,12 +11,21 @@ import { challenges } from "./modules/challenges";
 import { keys } from "./modules/keys";
 import { ops } from "./modules/ops";
 import { proofs } from "./modules/proofs";
+import { receipts } from "./modules/receipts";
 import { status } from "./modules/status";
 import { createMetrics } from "./observability/metrics";
+import { ReceiptSigner } from "./receipts/signer";
 import pkg from "../package.json";
 
+/** The receipts' `iss` of an app built without receipts (tests); main.ts passes PUBLIC_URL or the listen address. */
+const DEFAULT_ISSUER = "http://localhost";
+
 export function createApp(appDeps: AppDeps) {
-  const deps: AppDeps = { ...appDeps, metrics: appDeps.metrics ?? createMetrics({ version: pkg.version }) };
+  const deps: ModuleDeps = {
+    ...appDeps,
+    metrics: appDeps.metrics ?? createMetrics({ version: pkg.version }),
+    receipts: appDeps.receipts ?? { signer: new ReceiptSigner(appDeps.store), issuer: DEFAULT_ISSUER },
+  };
   return new Elysia()
     // Request id (incoming x-request-id if sane, else new), log context, request log and metrics.
     .use(observe(deps))
@@ -52,6 +61,7 @@ export function createApp(appDeps: AppDeps) {
     .use(challenges(deps))
     .use(proofs(deps))
     .use(status(deps))
+    .use(receipts(deps))
     .use(agents(deps))
     .use(keys(deps));
 }

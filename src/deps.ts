@@ -4,6 +4,7 @@ import type { Clock } from "./clock";
 import type { Lifecycle } from "./lifecycle";
 import type { Logger } from "./log";
 import type { Metrics } from "./observability/metrics";
+import type { Receipts } from "./receipts/service";
 import type { Store } from "./store/interface";
 import type { Verifier } from "./verifier/types";
 
@@ -12,6 +13,8 @@ export interface AppDeps {
   clock: Clock;
   verifier: Verifier;
   logger: Logger;
+  /** Receipt signing (the active key's cache, the issuer); createApp makes one on the store when absent. */
+  receipts?: Receipts;
   /** Counters and histograms for GET /metrics; createApp makes one when absent. */
   metrics?: Metrics;
   /** Abuse limits beyond the per-key rate limit; absent: DEFAULT_MAX_PENDING_PER_KEY (config.ts). */
@@ -19,3 +22,6 @@ export interface AppDeps {
   /** Draining and verifier state for GET /ready; main.ts owns it. Absent in tests: ready. */
   lifecycle?: Lifecycle;
 }
+
+/** AppDeps as createApp completes them for the modules. */
+export type ModuleDeps = AppDeps & Required<Pick<AppDeps, "metrics" | "receipts">>;

@@ -9,6 +9,8 @@ import { Lifecycle } from "./lifecycle";
 import { RETENTION_MS } from "./modules/challenges/lifecycle";
 import { bootstrapKey } from "./modules/keys/service";
 import { createMetrics } from "./observability/metrics";
+import type { Receipts } from "./receipts/service";
+import { ReceiptSigner } from "./receipts/signer";
 import { openStore } from "./store";
 import type { Store } from "./store/interface";
 import type { Clock } from "./clock";
@@ -57,8 +59,22 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   // The one place the service's verifier is chosen.
   const verifier = await serviceVerifier();
   lifecycle.verifierLoaded = true;
+  // The first start creates the receipt signing key (nodes starting together
+  // race safely); a sealed key without RECEIPT_KEY_SECRET stops the start
+  // here rather than at the first decision.
+  const signer = new ReceiptSigner(store, { secret: config.receiptKeySecret || undefined });
+  try {
+    await signer.activeKid();
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  const listenUrl = (port: number) => `http://${config.hostname === "0.0.0.0" ? "localhost" : config.hostname}:${port}`;
+  // Without PUBLIC_URL the issuer is the listen address; with PORT=0 it is known after listen().
+  const receipts: Receipts = { signer, issuer: config.publicUrl || listenUrl(config.port) };
   const deps: AppDeps = {
     store,
+    receipts,
     clock: systemClock,
     verifier,
     logger,
@@ -86,7 +102,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   await purge();
 
   const app = createApp(deps).listen({ port: config.port, hostname: config.hostname, reusePort: options.reusePort ?? false });
-  const url = `http://${config.hostname === "0.0.0.0" ? "localhost" : config.hostname}:${app.server!.port}`;
+  const url = listenUrl(app.server!.port!);
+  if (!config.publicUrl) receipts.issuer = url;
   logger.info("listening", { url, database: deps.store.kind, swagger: `${url}/swagger` });
 
   let stopping: Promise<void> | undefined;

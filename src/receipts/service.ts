@@ -9,11 +9,15 @@ import type { ChallengeRecord, Store } from "../store/interface";
 import { receiptClaims, type MandateClaim } from "./claims";
 import type { ReceiptSigner } from "./signer";
 
-export interface ReceiptDeps {
-  store: Store;
+/** What the services need to issue receipts; main.ts builds it once. */
+export interface Receipts {
   signer: ReceiptSigner;
   /** The service's public URL, the receipts' `iss`. */
   issuer: string;
+}
+
+export interface ReceiptDeps extends Receipts {
+  store: Store;
 }
 
 /** The context hash the proof was bound to: an absent context is bound as {}. */

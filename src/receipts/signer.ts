@@ -59,6 +59,7 @@ export class ReceiptSigner {
   async jwks(): Promise<Jwks> {
     if (this.published && this.now() - this.published.readAt < this.refreshMs) return this.published.value;
     const readAt = this.now();
+    await this.activeKey(); // on a fresh store, the first key exists before it is listed
     const keys = (await this.store.listSigningKeys()).filter((k) => k.state !== "retired").map(jwkOf);
     this.published = { value: { keys }, readAt };
     return this.published.value;

@@ -55,7 +55,7 @@ describe("§7 proof endpoint", () => {
     const challenge = await newChallenge();
     const response = await submitProof(h, key, challenge.challenge_id, sample.proof); // proof for another nonce
     expect(response.status).toBe(400);
-    expect(response.body).toEqual({ verified: false, error: "Proof verification failed", reason: "proof_rejected" });
+    expect(response.body).toEqual({ verified: false, error: "Proof verification failed", reason: "proof_rejected", receipt: expect.any(String) });
   });
 
   test("400 Challenge expired carries verified:false", async () => {

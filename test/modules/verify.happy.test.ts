@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import type { AgentIdentity } from "../../src/agent";
 import { sign } from "../../src/agent";
 import { CONFIDENCE_PROOF, CONFIDENCE_PROOF_AND_SIGNATURE } from "../../src/identity/confidence";
+import { contextHash } from "../../src/identity/encoding";
 import { createHarness, type Harness } from "../support/harness";
 import { identity } from "../support/proofs";
 import { ISO, proveFor, readStatus, registerAgent, requestChallenge, submitProof } from "./flow";
@@ -52,6 +53,10 @@ describe("POST /v1/verify/challenge", () => {
       verified_at: null,
       confidence: null,
       expires_at: new Date(h.clock.now() + 300_000).toISOString(),
+      // Additions for receipts (docs/receipts.md): nothing decided yet.
+      reason: null,
+      context_hash: contextHash({}).toString(),
+      receipt: null,
     });
   });
 });
@@ -72,6 +77,7 @@ describe("full flow", () => {
       confidence: 0.99,
       timestamp: new Date(created + 1_234).toISOString(),
       session_id: challenge.challenge_id,
+      receipt: expect.any(String),
     });
     expect(verdict.body.timestamp).toMatch(ISO);
     expect(CONFIDENCE_PROOF).toBe(0.99);
@@ -88,6 +94,9 @@ describe("full flow", () => {
       verified_at: new Date(created + 1_234).toISOString(),
       confidence: 0.99,
       expires_at: new Date(created + 300_000).toISOString(),
+      reason: null,
+      context_hash: contextHash(context).toString(),
+      receipt: verdict.body.receipt,
     });
   });
 

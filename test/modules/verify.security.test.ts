@@ -29,7 +29,7 @@ beforeAll(async () => {
 
 async function expectFailed(response: { status: number; body: any }, reason: string, sessionId: string) {
   expect(response.status).toBe(400);
-  expect(response.body).toEqual({ verified: false, error: "Proof verification failed", reason });
+  expect(response.body).toEqual({ verified: false, error: "Proof verification failed", reason, receipt: expect.any(String) });
   const status = await readStatus(h, key, sessionId);
   expect(status.body.status).toBe("failed");
   expect(status.body.confidence).toBeNull();
@@ -125,7 +125,7 @@ describe("agent registry", () => {
     expect((await fresh.call("DELETE", "/v1/agents/dave", { key: freshKey })).body.status).toBe("revoked");
     const response = await submitProof(fresh, freshKey, challenge.challenge_id, proof);
     expect(response.status).toBe(400);
-    expect(response.body).toEqual({ verified: false, error: "Proof verification failed", reason: "agent_revoked" });
+    expect(response.body).toEqual({ verified: false, error: "Proof verification failed", reason: "agent_revoked", receipt: expect.any(String) });
     expect((await readStatus(fresh, freshKey, challenge.challenge_id)).body.status).toBe("failed");
   });
 });

@@ -20,9 +20,9 @@ export interface Harness {
   call(method: string, path: string, options?: { key?: string | null; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
 }
 
-export async function createHarness(store: Store = openSqlite(":memory:")): Promise<Harness> {
+export async function createHarness(store: Store = openSqlite(":memory:"), overrides: Partial<AppDeps> = {}): Promise<Harness> {
   const clock = new ManualClock();
-  const deps: AppDeps = { store, clock, verifier: await serviceVerifier(), logger: silentLogger };
+  const deps: AppDeps = { store, clock, verifier: await serviceVerifier(), logger: silentLogger, ...overrides };
   const app = createApp(deps);
   return {
     app,

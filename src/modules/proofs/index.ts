@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import type { AppDeps } from "../../deps";
+import type { ModuleDeps } from "../../deps";
 import { authentication } from "../../http/auth";
 import { readJsonObject } from "../../http/body";
 import { describe } from "../../http/docs";
@@ -9,7 +9,7 @@ import { validate } from "../../http/validate";
 import { proofFailure, proofRequest, proofResponse } from "./model";
 import { submitProof } from "./service";
 
-export const proofs = (deps: AppDeps) =>
+export const proofs = (deps: ModuleDeps) =>
   new Elysia({ name: "proofs" }).use(authentication(deps)).post(
     "/v1/verify/proof",
     async ({ key, request, set }) => {

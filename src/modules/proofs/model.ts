@@ -27,6 +27,7 @@ export const proofResponse = t.Object({
   confidence: t.Number({ examples: [0.99] }),
   timestamp: t.String({ format: "date-time" }),
   session_id: t.String(),
+  receipt: t.Union([t.String(), t.Null()], { description: "The decision's signed receipt: a compact JWS (docs/receipts.md). Null only if the store failed right after the decision; the status endpoint then has it." }),
 });
 
 export const proofFailure = t.Object({
@@ -34,5 +35,6 @@ export const proofFailure = t.Object({
   error: t.String({ examples: ["Proof verification failed"] }),
   reason: t.Optional(t.String({ examples: ["proof_rejected"] })),
   previous_status: t.Optional(t.String({ examples: ["verified"] })),
+  receipt: t.Optional(t.Union([t.String(), t.Null()], { description: 'With "Proof verification failed": the failed decision\'s signed receipt (docs/receipts.md)' })),
   request_id: t.String(),
 });

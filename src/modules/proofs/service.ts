@@ -10,7 +10,10 @@ import { canonicalContextHash, statementSignals } from "../../identity/encoding"
 import { verifySignature } from "../../identity/signature";
 import type { Logger } from "../../log";
 import type { Metrics } from "../../observability/metrics";
-import type { ApiKeyRecord, ChallengeRecord, Decision, Store } from "../../store/interface";
+import { SERVICE_VK_HASH } from "../../receipts/circuit";
+import type { Check } from "../../receipts/claims";
+import { receiptFor, type Receipts } from "../../receipts/service";
+import type { ApiKeyRecord, ChallengeRecord, Decision, DecisionEvidence, Store } from "../../store/interface";
 import type { Verifier, VerifyFailure } from "../../verifier/types";
 import { isExpired, isRetained } from "../challenges/lifecycle";
 import type { ProofRequest } from "./model";
@@ -28,17 +31,30 @@ export interface ProofDeps {
   verifier: Verifier;
   logger: Logger;
   metrics?: Metrics;
+  receipts: Receipts;
 }
 
 interface Evaluation {
   reason: FailureReason | null;
   signatureValid: boolean;
+  /** The checks that passed, in the order they ran; the receipt lists them. */
+  checks: Check[];
+  /** The commitment the proof was checked against; null when the agent is unknown. */
+  identityCommitment: string | null;
 }
 
+/** Checked by submitProof before evaluation, and again by the store's conditional update. */
+const CHALLENGE_CHECKS: readonly Check[] = ["challenge_owner", "challenge_unexpired", "challenge_pending"];
+
 async function evaluate(deps: ProofDeps, challenge: ChallengeRecord, input: ProofRequest): Promise<Evaluation> {
+  const checks: Check[] = [...CHALLENGE_CHECKS];
   const agent = await deps.store.getAgent(challenge.keyId, challenge.agentId);
-  if (!agent) return { reason: "unknown_agent", signatureValid: false };
-  if (agent.revokedAt !== null) return { reason: "agent_revoked", signatureValid: false };
+  if (!agent) return { reason: "unknown_agent", signatureValid: false, checks, identityCommitment: null };
+  checks.push("agent_registered");
+  const identityCommitment = agent.identityCommitment;
+  const failed = (reason: FailureReason): Evaluation => ({ reason, signatureValid: false, checks, identityCommitment });
+  if (agent.revokedAt !== null) return failed("agent_revoked");
+  checks.push("agent_active");
 
   const hashOfContext = canonicalContextHash(challenge.context ?? "{}");
   const signals = statementSignals({
@@ -48,20 +64,36 @@ async function evaluate(deps: ProofDeps, challenge: ChallengeRecord, input: Proo
     contextHash: hashOfContext,
   });
   const verdict = await deps.verifier.verify(input.proof, signals);
-  if (!verdict.ok) return { reason: verdict.reason, signatureValid: false };
+  if (!verdict.ok) return failed(verdict.reason);
+  checks.push("proof");
 
   const signature = input.agent_signature ?? null;
-  if (signature === null) return { reason: null, signatureValid: false };
-  if (agent.signingKey === null) return { reason: "signature_not_verifiable", signatureValid: false };
+  if (signature === null) return { reason: null, signatureValid: false, checks, identityCommitment };
+  if (agent.signingKey === null) return failed("signature_not_verifiable");
   const check = verifySignature(agent.signingKey, signature, {
     challengeId: challenge.id,
     nonce: challenge.nonce,
     action: challenge.action,
     contextHash: hashOfContext,
   });
-  return check === "valid" ? { reason: null, signatureValid: true } : { reason: "invalid_signature", signatureValid: false };
+  if (check !== "valid") return failed("invalid_signature");
+  checks.push("signature");
+  return { reason: null, signatureValid: true, checks, identityCommitment };
 }
 
+/**
+ * The decided record's receipt (src/receipts/service.ts). A store failure here
+ * must not hide an acknowledged decision: the answer then carries receipt null
+ * and the status endpoint signs it on its next read.
+ */
+async function receiptOf(deps: ProofDeps, record: ChallengeRecord): Promise<string | null> {
+  try {
+    return await receiptFor({ store: deps.store, ...deps.receipts }, record);
+  } catch (error) {
+    deps.logger.error("receipt not signed", { session_id: record.id, error: error instanceof Error ? error.message : String(error) });
+    return null;
+  }
+}
 
 export async function submitProof(deps: ProofDeps, key: ApiKeyRecord, input: ProofRequest, requestId: string | null = null) {
   const { store, clock, logger } = deps;
@@ -74,10 +106,12 @@ export async function submitProof(deps: ProofDeps, key: ApiKeyRecord, input: Pro
   if (challenge.status !== "pending") throw new ApiError("challenge_used", { previous_status: challenge.status });
 
   const started = performance.now();
-  const { reason, signatureValid } = await evaluate(deps, challenge, input);
+  const { reason, signatureValid, checks, identityCommitment } = await evaluate(deps, challenge, input);
   const evaluationMs = performance.now() - started;
   const score = confidence({ proofValid: reason === null, signatureValid });
-  const decision: Decision = { status: reason === null ? "verified" : "failed", decidedAt: clock.now(), confidence: score, reason, requestId };
+  // Stored with the decision, in the same update, so its receipt can be signed from the row alone.
+  const evidence: DecisionEvidence = { checks, identityCommitment, vkHash: SERVICE_VK_HASH };
+  const decision: Decision = { status: reason === null ? "verified" : "failed", decidedAt: clock.now(), confidence: score, reason, requestId, evidence };
   const outcome = await store.decideChallenge(challenge.id, decision);
 
   if (!outcome.decided) {
@@ -89,10 +123,11 @@ export async function submitProof(deps: ProofDeps, key: ApiKeyRecord, input: Pro
   }
   // Counted only for the submission whose decision stood, so a lost race is not counted twice.
   deps.metrics?.verification(reason === null ? "verified" : "failed", reason, evaluationMs);
+  const receipt = await receiptOf(deps, outcome.record);
 
   if (reason !== null) {
     logger.info("verification failed", { key_id: key.id, session_id: challenge.id, agent_id: challenge.agentId, reason });
-    throw new ApiError("verification_failed", { reason });
+    throw new ApiError("verification_failed", { reason, receipt });
   }
   return {
     verified: true as const,
@@ -101,5 +136,6 @@ export async function submitProof(deps: ProofDeps, key: ApiKeyRecord, input: Pro
     confidence: score!,
     timestamp: new Date(decision.decidedAt).toISOString(),
     session_id: challenge.id,
+    receipt,
   };
 }

@@ -1,12 +1,12 @@
 import { Elysia } from "elysia";
-import type { AppDeps } from "../../deps";
+import type { ModuleDeps } from "../../deps";
 import { authentication } from "../../http/auth";
 import { describe } from "../../http/docs";
 import { pathParam } from "../../http/params";
 import { statusResponse } from "./model";
 import { readSession } from "./service";
 
-export const status = (deps: AppDeps) =>
+export const status = (deps: ModuleDeps) =>
   new Elysia({ name: "status" }).use(authentication(deps)).get(
     "/v1/verify/status/:sessionId",
     ({ key, params }) => readSession(deps, key, pathParam(params.sessionId)),

@@ -11,4 +11,7 @@ export const statusResponse = t.Object({
   verified_at: isoOrNull,
   confidence: t.Union([t.Number(), t.Null()]),
   expires_at: t.String({ format: "date-time" }),
+  reason: t.Union([t.String(), t.Null()], { description: "Why the verification failed; null unless failed" }),
+  context_hash: t.String({ description: "The context hash the proof is bound to: decimal, the circuit's public input (of {} when no context was given)" }),
+  receipt: t.Union([t.String(), t.Null()], { description: "The decision's signed receipt: a compact JWS (docs/receipts.md); null until decided" }),
 });

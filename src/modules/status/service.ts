@@ -1,13 +1,43 @@
 import type { Clock } from "../../clock";
 import { ApiError } from "../../errors";
-import type { ApiKeyRecord, Store } from "../../store/interface";
+import type { Logger } from "../../log";
+import { boundContextHash, receiptFor, type Receipts } from "../../receipts/service";
+import type { ApiKeyRecord, ChallengeRecord, Store } from "../../store/interface";
 import { isRetained, sessionView } from "../challenges/lifecycle";
 
+export interface StatusDeps {
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  receipts: Receipts;
+}
+
 /** `sessionId` is null when the path segment did not percent-decode: it names no session. */
-export async function readSession({ store, clock }: { store: Store; clock: Clock }, key: ApiKeyRecord, sessionId: string | null) {
+export async function readSession(deps: StatusDeps, key: ApiKeyRecord, sessionId: string | null) {
+  const { store, clock } = deps;
   const now = clock.now();
   const challenge = sessionId !== null && sessionId.length <= 256 ? await store.getChallenge(sessionId) : null;
   if (!challenge || !isRetained(challenge, now)) throw new ApiError("session_not_found");
   if (challenge.keyId !== key.id) throw new ApiError("unauthorized_session");
-  return sessionView(challenge, now);
+  return {
+    ...sessionView(challenge, now),
+    reason: challenge.status === "failed" ? challenge.reason : null,
+    context_hash: boundContextHash(challenge),
+    receipt: await receiptOf(deps, challenge),
+  };
+}
+
+/**
+ * The stored receipt, or, for a decision whose process died before storing
+ * one, signed and stored now. A signing problem (a sealed key and no secret)
+ * is logged and reads as null rather than failing the status read.
+ */
+async function receiptOf(deps: StatusDeps, challenge: ChallengeRecord): Promise<string | null> {
+  if (challenge.receipt || challenge.status === "pending") return challenge.receipt ?? null;
+  try {
+    return await receiptFor({ store: deps.store, ...deps.receipts }, challenge);
+  } catch (error) {
+    deps.logger.error("receipt not signed", { session_id: challenge.id, error: error instanceof Error ? error.message : String(error) });
+    return null;
+  }
 }
