@@ -16,7 +16,8 @@ export const receiptsHelp = `zkagent receipts — manage the receipt signing key
   zkagent receipts rotate [--json]       A new active key; the old one stays in the JWKS.
                                          Every node signs with it within ${KEY_REFRESH_MS / 1000} s.
   zkagent receipts retire KID [--json]   Withdraws a no-longer-active key from the JWKS:
-                                         its receipts stop verifying against it.
+                                         its receipts stop verifying against it. Refused
+                                         within ${(KEY_REFRESH_MS + 1000) / 1000} s of a rotation (nodes may still sign with it).
 New keys are sealed with RECEIPT_KEY_SECRET when it is set (docs/receipts.md).`;
 
 export const receiptHelp = `zkagent receipt verify RECEIPT|- --jwks URL|FILE [--json]
@@ -59,6 +60,18 @@ export async function receiptsCommand(argv: string[], config: Config): Promise<n
         return 0;
       }
       case "retire": {
+        // Nodes may sign with the key they cached for up to KEY_REFRESH_MS
+        // after a rotation; retiring a key then would publish receipts that
+        // no longer verify. Wait that long (and a second for clocks) instead.
+        const active = await store.activeSigningKey();
+        const sinceRotation = active ? Date.now() - active.createdAt : Infinity;
+        const settle = KEY_REFRESH_MS + 1_000;
+        if (sinceRotation < settle) {
+          const message = `the last rotation was ${Math.round(sinceRotation / 1000)} s ago; nodes may still sign with earlier keys. Retry in ${Math.ceil((settle - sinceRotation) / 1000)} s.`;
+          if (values.json) printJson({ error: message });
+          else process.stderr.write(`zkagent: ${message}\n`);
+          return 1;
+        }
         const outcome = await store.retireSigningKey(kid!, Date.now());
         const messages = {
           retired: `Retired ${kid}: it is no longer in the JWKS.`,

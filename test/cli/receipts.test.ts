@@ -6,11 +6,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CHECKS } from "../../src/receipts/claims";
 import { receiptFor } from "../../src/receipts/service";
-import { ReceiptSigner } from "../../src/receipts/signer";
+import { KEY_REFRESH_MS, ReceiptSigner } from "../../src/receipts/signer";
 import { openSqlite } from "../../src/store/sqlite";
 import { makeChallenge, makeKey, T0 } from "../store/contract";
 
 const CLI = ["bun", "src/cli/index.ts"];
+/** Each test spawns several CLI processes (~0.5 s each, more on a loaded machine). */
+const SPAWNS_TIMEOUT_MS = 30_000;
 const SECRET = "a receipt key secret of more than thirty-two characters";
 let dir: string;
 let db: string;
@@ -65,6 +67,14 @@ async function jwksFile(): Promise<string> {
   }
 }
 
+/** Moves the active key's creation time back past the settle time, as if the rotation were old. */
+async function settleAfterRotation() {
+  const { Database } = await import("bun:sqlite");
+  const raw = new Database(db);
+  raw.run("UPDATE signing_keys SET created_at = created_at - ? WHERE state = 'active'", [KEY_REFRESH_MS + 1_000]);
+  raw.close();
+}
+
 describe("zkagent receipts", () => {
   test("list on an empty database says so; rotate creates the first key", async () => {
     expect(json((await cli(["receipts", "list", "--json"])).stdout)).toEqual({ keys: [] });
@@ -76,7 +86,7 @@ describe("zkagent receipts", () => {
     const { keys } = json((await cli(["receipts", "list", "--json"])).stdout);
     expect(keys).toHaveLength(1);
     expect(keys[0]).toMatchObject({ kid: active, state: "active", retired_at: null, public_jwk: { kty: "OKP", crv: "Ed25519", kid: active } });
-  });
+  }, SPAWNS_TIMEOUT_MS);
 
   test("list never prints private key material, in either form", async () => {
     const store = openSqlite(db);
@@ -87,7 +97,7 @@ describe("zkagent receipts", () => {
       for (const privateKey of stored) expect(stdout).not.toContain(privateKey.split(":")[1]!.slice(0, 24));
       expect(stdout).not.toContain('"d"');
     }
-  });
+  }, SPAWNS_TIMEOUT_MS);
 
   test("rotate keeps the old key published; retire refuses the active key, withdraws the old one", async () => {
     const before = json((await cli(["receipts", "list", "--json"])).stdout).keys.find((k: any) => k.state === "active").kid;
@@ -96,6 +106,12 @@ describe("zkagent receipts", () => {
     expect(states[before]).toBe("published");
     expect(states[active]).toBe("active");
 
+    // Right after a rotation, nodes may still sign with the old key: retiring it is refused.
+    const early = await cli(["receipts", "retire", before]);
+    expect(early.code).toBe(1);
+    expect(early.stderr).toContain("nodes may still sign with earlier keys");
+    await settleAfterRotation();
+
     const refused = await cli(["receipts", "retire", active]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain("rotate first");
@@ -103,7 +119,7 @@ describe("zkagent receipts", () => {
     expect(retired.code).toBe(0);
     expect(json(retired.stdout)).toEqual({ kid: before, state: "retired" });
     expect((await cli(["receipts", "retire", "no-such-kid"])).code).toBe(1);
-  });
+  }, SPAWNS_TIMEOUT_MS);
 
   test("rotate seals the new key with RECEIPT_KEY_SECRET: without it no process can sign", async () => {
     const store = openSqlite(db);
@@ -114,13 +130,13 @@ describe("zkagent receipts", () => {
     } finally {
       await store.close();
     }
-  });
+  }, SPAWNS_TIMEOUT_MS);
 
   test("usage errors exit 2", async () => {
     expect((await cli(["receipts", "retire"])).code).toBe(2);
     expect((await cli(["receipts", "frobnicate"])).code).toBe(2);
     expect((await cli(["receipts", "list"], { env: { RECEIPT_KEY_SECRET: "short" } })).code).toBe(2);
-  });
+  }, SPAWNS_TIMEOUT_MS);
 });
 
 describe("zkagent receipt verify", () => {
@@ -133,7 +149,7 @@ describe("zkagent receipt verify", () => {
     const machine = await cli(["receipt", "verify", receipt, "--jwks", file, "--json"]);
     expect(machine.code).toBe(0);
     expect(json(machine.stdout)).toMatchObject({ valid: true, claims: { iss: "https://zk.example", status: "verified" } });
-  });
+  }, SPAWNS_TIMEOUT_MS);
 
   test("from stdin (-) and with the JWKS fetched from a URL", async () => {
     const receipt = await signedReceipt();
@@ -146,7 +162,7 @@ describe("zkagent receipt verify", () => {
     } finally {
       server.stop(true);
     }
-  });
+  }, SPAWNS_TIMEOUT_MS);
 
   test("a changed receipt exits 1 with the reason; an unreadable JWKS exits 2", async () => {
     const receipt = await signedReceipt();
@@ -159,5 +175,5 @@ describe("zkagent receipt verify", () => {
     expect(json(result.stdout)).toMatchObject({ valid: false, reason: "bad_signature" });
     expect((await cli(["receipt", "verify", receipt, "--jwks", join(dir, "missing.json")])).code).toBe(2);
     expect((await cli(["receipt", "verify", receipt])).code).toBe(2);
-  });
+  }, SPAWNS_TIMEOUT_MS);
 });
