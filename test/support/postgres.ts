@@ -1,22 +1,24 @@
 // Where the PostgreSQL tests find their server, and a private database per
 // test file so suites running against the same server never see each other's
-// rows. Start a server with:  export ZKAGENT_TEST_POSTGRES_URL=$(bash .ci/postgres.sh)
+// rows. The server is ZKAGENT_TEST_POSTGRES_URL when set (a developer's own),
+// else a throwaway cluster this test run starts itself (./postgres-cluster.ts).
 import { SQL } from "bun";
+import { sharedCluster } from "./postgres-cluster";
 
 export const POSTGRES_URL_VARIABLE = "ZKAGENT_TEST_POSTGRES_URL";
 
 /**
- * The test server's URL, or undefined on a developer machine without one. In
- * CI a missing URL is an error, never a silent skip: the PostgreSQL suites are
- * the only proof that the multi-node store works.
+ * The test server's URL: the configured one, or the run's own cluster, started
+ * on first use. Never undefined: the PostgreSQL suites are the only proof that
+ * the multi-node store works, so they always run.
  */
-export function postgresTestUrl(): string | undefined {
+export async function postgresTestUrl(): Promise<string> {
   const url = process.env[POSTGRES_URL_VARIABLE]?.trim();
   if (url) return url;
-  if (process.env.CI === "true") {
-    throw new Error(`${POSTGRES_URL_VARIABLE} is not set in CI; start PostgreSQL with: export ${POSTGRES_URL_VARIABLE}=$(bash .ci/postgres.sh)`);
-  }
-  return undefined;
+  const cluster = await sharedCluster();
+  // Processes the tests start (servers, CLI) inherit the server, too.
+  process.env[POSTGRES_URL_VARIABLE] = cluster.url;
+  return cluster.url;
 }
 
 export interface TestDatabase {
