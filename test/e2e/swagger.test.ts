@@ -1,11 +1,12 @@
-// Swagger UI in a real browser (Debian's Chromium, driven by playwright-core):
+// Swagger UI in a real browser (Chromium, driven by playwright-core; see
+// ../support/chromium.ts for which one):
 // every operation is listed, "Authorize" + "Try it out" + "Execute" reach the
 // service, and the page never contacts another host. The page is opened as
 // http://zkagent.test:PORT (mapped to 127.0.0.1 inside Chromium) because
 // Swagger UI behaves differently on localhost: e.g. it only fetches its
 // validator badge from validator.swagger.io when the host is not localhost.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type Browser } from "playwright-core";
@@ -14,8 +15,8 @@ import { loadConfig } from "../../src/config";
 import { startServer, type RunningServer } from "../../src/main";
 import { createKey } from "../../src/modules/keys/service";
 import { openStore } from "../../src/store";
+import { chromiumPath } from "../support/chromium";
 
-const CHROMIUM = "/usr/bin/chromium";
 const HOST = "zkagent.test";
 const ARTIFACTS = join(import.meta.dir, "../artifacts");
 
@@ -39,9 +40,6 @@ let key: string;
 let port: string;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`${CHROMIUM} not found. This test drives Debian's Chromium: run  apt-get update && apt-get install -y chromium  (as root), then bun test again.`);
-  }
   dir = mkdtempSync(join(tmpdir(), "zkagent-e2e-"));
   const config = loadConfig({ PORT: "0", HOST: "127.0.0.1", DATABASE_URL: join(dir, "e2e.db"), LOG_LEVEL: "silent" });
   // The key exists before the server starts, so the server does not bootstrap (and print) one.
@@ -51,7 +49,7 @@ beforeAll(async () => {
   server = await startServer(config, { bootstrap: false });
   port = new URL(server.url).port;
   browser = await chromium.launch({
-    executablePath: CHROMIUM,
+    executablePath: await chromiumPath(),
     args: [
       "--headless",
       "--no-sandbox",
@@ -64,7 +62,7 @@ beforeAll(async () => {
       `--host-resolver-rules=MAP ${HOST} 127.0.0.1`,
     ],
   });
-});
+}, 60_000); // a first run unpacks the npm Chromium (see ../support/chromium.ts)
 
 afterAll(async () => {
   await browser?.close();
