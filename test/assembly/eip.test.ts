@@ -1,14 +1,13 @@
 import { join } from "node:path";
 // Known answers: the EIP-196 (ECADD, ECMUL) and EIP-197 (pairing check)
-// vectors from go-ethereum, /work/shared/testdata/bn254. Inputs shorter than
+// vectors from go-ethereum, test/vectors/bn254 (source in its README). Inputs shorter than
 // the precompile's width are zero-padded, as the precompiles do; an entry
 // whose Expected is empty means "input rejected".
 import { beforeAll, describe, expect, test } from "bun:test";
 import * as S from "./support.ts";
 import type { VerifierExports } from "../../src/verifier/wasm.ts";
 
-// shared/ sits beside the repository (as in CI's checkout).
-const DIR = process.env.BN254_VECTORS ?? join(import.meta.dir, "../../../shared/testdata/bn254");
+const DIR = join(import.meta.dir, "../vectors/bn254");
 type Vector = { Input: string; Expected: string; Name: string };
 const load = async (f: string): Promise<Vector[]> => Bun.file(`${DIR}/${f}`).json();
 
