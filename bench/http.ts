@@ -6,7 +6,7 @@
 //   bun run bench:http [--quick] [--workers N] [--no-postgres]
 //
 // Needs wrk (apt-get install -y wrk). PostgreSQL: ZKAGENT_TEST_POSTGRES_URL,
-// else `bash .ci/postgres.sh` is run to start the throwaway test cluster.
+// else a throwaway cluster, as the tests start it (test/support/postgres-cluster.ts).
 //
 // Verification load: every submission consumes its challenge and a real proof
 // takes ≈0.3 s to make, so each pre-created challenge gets a well-formed proof
@@ -29,7 +29,7 @@ import { newNonce, publicSignals } from "../src/identity/encoding";
 import { openStore } from "../src/store";
 import type { Store } from "../src/store/interface";
 import { serviceVerifier } from "../src/verifier/service";
-import { createTestDatabase } from "../test/support/postgres";
+import { createTestDatabase, postgresTestUrl } from "../test/support/postgres";
 
 const { values: flags } = parseArgs({
   options: { quick: { type: "boolean" }, workers: { type: "string" }, "no-postgres": { type: "boolean" } },
@@ -254,15 +254,6 @@ async function service(kind: "sqlite" | "postgres", databaseUrl: string, singleV
   }
 }
 
-async function postgresServerUrl(): Promise<string> {
-  const fromEnv = process.env.ZKAGENT_TEST_POSTGRES_URL?.trim();
-  if (fromEnv) return fromEnv;
-  const script = Bun.spawn(["bash", new URL("../.ci/postgres.sh", import.meta.url).pathname], { stdout: "pipe", stderr: "inherit" });
-  const url = (await new Response(script.stdout).text()).trim();
-  if ((await script.exited) !== 0 || !url) throw new Error(".ci/postgres.sh failed");
-  return url;
-}
-
 async function main() {
   if (Bun.which("wrk") === null) throw new Error("wrk not found: apt-get install -y wrk");
   console.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}; wrk -t${WRK_THREADS} -c${CONNECTIONS} -d${DURATION_S}s on the same machine; ${WORKERS} server workers`);
@@ -284,7 +275,7 @@ async function main() {
   const sqliteUrl = join(dir, "bench.db");
   await service("sqlite", sqliteUrl, singleVerifyMs);
   if (!flags["no-postgres"]) {
-    const database = await createTestDatabase(await postgresServerUrl());
+    const database = await createTestDatabase(await postgresTestUrl());
     try {
       await service("postgres", database.url, singleVerifyMs);
     } finally {

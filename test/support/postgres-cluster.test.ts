@@ -109,7 +109,7 @@ describe("the shared cluster is removed when its process ends", () => {
       }
       const { pid, dir } = JSON.parse(line) as { pid: number; dir: string };
       expect(isAlive(pid)).toBe(true);
-      if (how.startsWith("SIG")) child.kill(how);
+      if (how === "SIGINT" || how === "SIGTERM" || how === "SIGKILL") child.kill(how);
       await child.exited;
 
       if (how === "SIGKILL") {

@@ -18,7 +18,7 @@
 import { spawnSync } from "node:child_process";
 import { chmodSync, chownSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { tmpdir, userInfo } from "node:os";
+import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 
 export const POSTGRES_SOURCE_VARIABLE = "ZKAGENT_TEST_POSTGRES";
@@ -133,7 +133,22 @@ export async function startCluster(wanted?: string): Promise<Cluster> {
 
   try {
     // Unix socket: trust, but only in the 0700 directory; TCP, which the tests use: a random password.
-    const init = run([join(bindir, "initdb"), "-D", data, "-U", "postgres", `--pwfile=${pwfile}`, "--auth-local=trust", "--auth-host=scram-sha-256", "--encoding=UTF8", "--no-locale", "--no-sync"], { dir });
+    const init = run(
+      [
+        join(bindir, "initdb"),
+        "-D",
+        data,
+        "-U",
+        "postgres",
+        `--pwfile=${pwfile}`,
+        "--auth-local=trust",
+        "--auth-host=scram-sha-256",
+        "--encoding=UTF8",
+        "--no-locale",
+        "--no-sync",
+      ],
+      { dir },
+    );
     if (init.status !== 0) throw new Error(`initdb failed: ${init.stderr}`);
     rmSync(pwfile);
 
@@ -259,13 +274,19 @@ export function sharedCluster(): Promise<Cluster> {
     starting: startCluster().then((cluster) => {
       entry.cluster = cluster;
       process.on("exit", cluster.stop);
-      for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]] as const) {
+      for (const [signal, code] of [
+        ["SIGINT", 130],
+        ["SIGTERM", 143],
+        ["SIGHUP", 129],
+      ] as const) {
         process.once(signal, () => {
           cluster.stop();
           process.exit(code);
         });
       }
-      console.error(`[postgres] ${cluster.source} PostgreSQL from ${cluster.bindir} on 127.0.0.1:${new URL(cluster.url).port}, ready in ${cluster.startMs} ms; removed at exit`);
+      console.error(
+        `[postgres] ${cluster.source} PostgreSQL from ${cluster.bindir} on 127.0.0.1:${new URL(cluster.url).port}, ready in ${cluster.startMs} ms; removed at exit`,
+      );
       return cluster;
     }),
   };
