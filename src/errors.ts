@@ -1,8 +1,8 @@
 // The closed set of API errors: one kind → one status → one JSON body.
 // Services throw ApiError; only src/http/errors.ts turns it into a response
 // (adding the request id to every body and the headers its details ask for).
-// The `error` texts of the interface (service-interface.md §7) are exact and
-// must not drift.
+// The `error` texts (docs/api.md, "Errors") are part of the API and must not
+// drift.
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
@@ -63,7 +63,7 @@ export class ApiError extends Error {
   }
 }
 
-/** 400 whose `error` lists the missing required fields, as §7 asks. */
+/** 400 whose `error` lists the missing required fields. */
 export const missingFields = (fields: string[]) => new ApiError("invalid_request", { error: `Missing required fields: ${fields.join(", ")}` });
 
 /** 400 naming a field that is present but unacceptable, and why. */

@@ -1,4 +1,4 @@
-// Reading a JSON request body in the order decisions.md fixes: content type
+// Reading a JSON request body in the order docs/api.md fixes: content type
 // (415), size (413), syntax (400); the fields are validate.ts's. Routes that
 // use it turn off Elysia's own parser so that authentication is decided
 // before the body is read.

@@ -1,7 +1,7 @@
 // Property-based fuzzing of every endpoint through app.handle (issue 5,
 // "Hardening"). Each property draws whole requests — API key header, method,
 // Content-Type, body bytes, path — and checks them against an oracle written
-// from the contract (service-interface.md §7, decisions.md precedence):
+// from the contract (docs/api.md: errors and processing order):
 //   auth (401/403) → content type (415) → size (413) → JSON (400) → fields (400) → …
 // Invariants on every answer: no 5xx; status is the oracle's; `error` is one
 // of the documented texts; no internals in the body; a request id header;

@@ -18,7 +18,7 @@ export function announce(suite: string) {
   console.log(`[${suite}] fast-check seed=${FUZZ_SEED} runs/property=${FUZZ_RUNS} (replay: FUZZ_SEED=${FUZZ_SEED} FUZZ_RUNS=${FUZZ_RUNS})`);
 }
 
-/** The `error` texts of src/errors.ts (service-interface.md §7 + decisions.md) and the route-level 404. */
+/** The `error` texts of src/errors.ts (docs/api.md, "Errors") and the route-level 404. */
 export const DOCUMENTED_ERRORS = new Set([
   "Missing API key",
   "Invalid API key",

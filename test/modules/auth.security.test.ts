@@ -1,6 +1,6 @@
 // Authentication on every endpoint: 401 Missing API key (with a message naming
-// the header) and 403 Invalid API key for every kind of bad key (decisions.md:
-// "An invalid key answers 403 Invalid API key on every endpoint").
+// the header) and 403 Invalid API key for every kind of bad key (docs/api.md,
+// Authentication: an invalid key is 403 on every /v1/ route).
 import { beforeAll, describe, expect, test } from "bun:test";
 import { hashKey } from "../../src/modules/keys/service";
 import { createHarness, type Harness } from "../support/harness";

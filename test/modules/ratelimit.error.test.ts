@@ -1,5 +1,5 @@
-// The per-key rate limit on challenge creation (decisions.md "Limits and
-// usage"): 429 Rate limit exceeded with Retry-After and RateLimit-* headers, a
+// The per-key rate limit on challenge creation (docs/api.md, "Limits" and
+// "Decisions"): 429 Rate limit exceeded with Retry-After and RateLimit-* headers, a
 // fixed one-minute window on the injectable clock; status checks and failed
 // verifications never consume it.
 import { beforeEach, describe, expect, test } from "bun:test";

@@ -1,4 +1,4 @@
-// Usage counting (service-interface.md §8, decisions.md "Limits and usage"):
+// Usage counting (docs/api.md, "Limits"):
 // successful challenge requests count; rejected ones do not; verified and
 // failed verifications are counted apart; status reads count nothing.
 import { beforeAll, describe, expect, test } from "bun:test";

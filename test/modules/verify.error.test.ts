@@ -1,5 +1,5 @@
-// Every error row of service-interface.md §7 with its exact status, `error`
-// text and body fields; the precedence decisions.md fixes when several hold;
+// Every error row of docs/api.md with its exact status, `error`
+// text and body fields; the processing order it fixes when several hold;
 // request validation; malformed and tampered proofs; expiry and retention.
 import { beforeAll, describe, expect, test } from "bun:test";
 import type { AgentIdentity } from "../../src/agent";
@@ -30,7 +30,7 @@ beforeAll(async () => {
 const post = (path: string, body: BodyInit, headers: Record<string, string>) => h.app.handle(new Request(BASE + path, { method: "POST", headers, body }));
 const newChallenge = () => requestChallenge(h, key, "sample", SAMPLE.action, SAMPLE.context);
 
-describe("§7 challenge endpoint", () => {
+describe("errors: challenge endpoint", () => {
   test("400 lists both missing fields when agent_id and action are absent", async () => {
     const response = await h.call("POST", "/v1/verify/challenge", { key, body: {} });
     expect(response.status).toBe(400);
@@ -50,7 +50,7 @@ describe("§7 challenge endpoint", () => {
   });
 });
 
-describe("§7 proof endpoint", () => {
+describe("errors: proof endpoint", () => {
   test("400 Proof verification failed carries verified:false and a reason", async () => {
     const challenge = await newChallenge();
     const response = await submitProof(h, key, challenge.challenge_id, sample.proof); // proof for another nonce
@@ -111,7 +111,7 @@ describe("§7 proof endpoint", () => {
   });
 });
 
-describe("§7 status endpoint", () => {
+describe("errors: status endpoint", () => {
   test("404 Session not found for an unknown id", async () => {
     const response = await readStatus(h, key, "ch_unknown");
     expect(response.status).toBe(404);

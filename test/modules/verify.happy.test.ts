@@ -1,5 +1,5 @@
 // The verification flow as an integrator uses it: register → challenge → real
-// proof → verdict → status, with the exact fields of service-interface.md §4.
+// proof → verdict → status, with the exact fields of docs/api.md.
 import { beforeAll, describe, expect, test } from "bun:test";
 import type { AgentIdentity } from "../../src/agent";
 import { sign } from "../../src/agent";

@@ -1,5 +1,5 @@
-// Crash safety with real processes (decisions.md: "An acknowledged write
-// survives a crash of the process (kill -9)").
+// Crash safety with real processes (docs/api.md, Decisions: an answered
+// write survives a crash of the process, kill -9).
 //
 // Each cycle: start `zkagent serve --workers 1` on the same SQLite file, make
 // two challenges and prove them, then run a load of challenge creations (8

@@ -1,5 +1,5 @@
-// The challenge state machine as plain functions (service-interface.md §3,
-// decisions.md "States, order and concurrency"). The store keeps pending,
+// The challenge state machine as plain functions (docs/api.md, "Sessions and
+// their states"). The store keeps pending,
 // verified and failed; `expired` is derived from the clock, so a pending
 // challenge past its lifetime reads as expired whether or not anything ran.
 import type { ChallengeRecord } from "../../store/interface";

@@ -1,5 +1,5 @@
-// POST /v1/verify/proof, in the order of service-interface.md §4.2 and the
-// precedence of decisions.md: not found → ownership → expired → already used
+// POST /v1/verify/proof, in the processing order of docs/api.md:
+// not found → ownership → expired → already used
 // → verification. The decision is one conditional update in the store, so of
 // any number of concurrent submissions exactly one decides; the others learn
 // the winner's status.
