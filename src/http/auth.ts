@@ -2,7 +2,7 @@
 // `{ auth: true }` and its handler receives `key`, the caller's live API key
 // record. The macro's resolve runs before the handler and before any body is
 // read (routes that take a body use `parse: "none"` and read it themselves),
-// so 401/403 come first, in the order decisions.md fixes.
+// so 401/403 come first, in the order docs/api.md fixes.
 import { Elysia } from "elysia";
 import { authenticate } from "../modules/keys/service";
 import type { Store } from "../store/interface";

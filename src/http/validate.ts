@@ -1,6 +1,6 @@
 // Request bodies are validated by their TypeBox schemas (modules/*/model.ts):
 // the schema that documents a route in OpenAPI is the one that decides. The
-// answers are the interface's exact texts (service-interface.md §7):
+// answers are the API's exact texts (docs/api.md, "Errors"):
 //
 //   - every required field that is absent or null, in schema order:
 //     400 "Missing required fields: agent_id, action";
