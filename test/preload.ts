@@ -5,17 +5,11 @@
 // - stops the PostgreSQL cluster the run may have started for its PostgreSQL
 //   suites (test/support/postgres-cluster.ts) once every file has run: an
 //   afterAll in a preload is bun test's global teardown, and runs after
-//   failed tests too;
-// - raises the default test and hook timeout from 5 s to 30 s: tests that
-//   spawn processes passed 5 s on a two-core machine shared by seven
-//   developers (load average 15) with nothing wrong (bunfig's `timeout` is
-//   not read by bun test 1.4; setDefaultTimeout is).
-import { afterAll, setDefaultTimeout } from "bun:test";
+//   failed tests too.
+import { afterAll } from "bun:test";
 import { buildWasm, isStale } from "../scripts/asc-build.ts";
 import { stopSharedCluster } from "./support/postgres-cluster.ts";
 
 if (isStale()) buildWasm();
-
-setDefaultTimeout(30_000);
 
 afterAll(stopSharedCluster);

@@ -1,13 +1,17 @@
 // The agent SDK is for agent developers on Node as well as Bun: bundled for
 // Node, it must create an identity and prove from any working directory, and
 // the proof must verify with the independent reference verifier.
-import { expect, test } from "bun:test";
+import { expect, setDefaultTimeout, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
 import { verificationKey } from "../../src/verifier/circuit-key";
 import { publicSignals } from "../../src/identity/encoding";
 import { referenceVerify } from "../support/snarkjs";
+
+// Every test here starts processes; on a loaded two-core machine (CI, or
+// several developers at once) that passed bun's 5 s default with nothing wrong.
+setDefaultTimeout(30_000);
 
 test("the SDK bundled for Node proves under node, from another working directory", async () => {
   // Inside the repo so the bundle's bare imports (snarkjs, circomlibjs) resolve from node_modules.

@@ -1,6 +1,6 @@
 // The zkagent CLI as a user runs it: separate processes on a temporary SQLite
 // file. The one suite that starts a real server (for `demo`).
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,6 +13,10 @@ import { openSqlite } from "../../src/store/sqlite";
 import { serviceVerifier } from "../../src/verifier/service";
 import { errorJson } from "../support/harness";
 import { referenceVerify } from "../support/snarkjs";
+
+// Every test here starts processes; on a loaded two-core machine (CI, or
+// several developers at once) that passed bun's 5 s default with nothing wrong.
+setDefaultTimeout(30_000);
 
 const CLI = ["bun", "src/cli/index.ts"];
 let dir: string;

@@ -1,12 +1,16 @@
 // Three real service processes sharing one PostgreSQL: what one node writes,
 // the others honour — one-time use, rate limits, counters — and a node killed
 // with SIGKILL under load loses nothing it acknowledged.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { openStore } from "../../src/store";
 import type { Store } from "../../src/store/interface";
 import { createTestDatabase, postgresTestUrl, type TestDatabase } from "../support/postgres";
 import { identity, proofFor } from "../support/proofs";
 import { call, newKey, startNode, type Node } from "./nodes";
+
+// Every test here starts processes; on a loaded two-core machine (CI, or
+// several developers at once) that passed bun's 5 s default with nothing wrong.
+setDefaultTimeout(30_000);
 
 const serverUrl = await postgresTestUrl();
 
