@@ -1,0 +1,137 @@
+// Verification batching under load, behind the same verify() the proof
+// service awaits (docs/scaling.md, "Verification batching under load").
+//
+// A Groth16 check of n proofs against one key can share its expensive tail:
+// verifyBatch folds them into one randomised pairing equation (n + 3 Miller
+// loops, one final exponentiation) and bisects when it fails, so every item
+// still gets exactly the verdict verify() would give it. Batching only pays
+// when proofs are actually waiting, so:
+//
+// - an idle engine verifies a lone submission at once (idle latency unchanged);
+// - while an engine is busy, submissions queue; when it finishes, the queue
+//   (at most `maxBatch`) goes to it as one verifyBatch;
+// - after a synchronous (in-thread) verification the engine stays "busy" for
+//   one more event-loop turn (setImmediate): the submissions whose requests
+//   arrived while it held the thread are dispatched in that turn and join the
+//   next batch instead of each taking the thread alone.
+//
+// The batch size therefore follows the load by itself: at 1 request in flight
+// it is 1, at 30 in flight it approaches 30. Each verdict goes back to its own
+// caller, which decides its own challenge with its own conditional update.
+import type { VerifyResult } from "./types";
+
+export interface BatchItem {
+  proof: string;
+  publicSignals: readonly string[];
+}
+
+/** What the batcher runs verifications on: an in-thread verifier or a worker thread. */
+export interface VerifyEngine {
+  verify(proof: string, publicSignals: readonly string[]): VerifyResult | Promise<VerifyResult>;
+  verifyBatch(items: readonly BatchItem[]): VerifyResult[] | Promise<VerifyResult[]>;
+}
+
+/** Counts for /metrics, logs and the bench: how large the batches became. */
+export interface BatchStats {
+  /** Verifications run alone (an idle engine, or a queue of one). */
+  singles: number;
+  /** verifyBatch calls with two or more items. */
+  batches: number;
+  /** Items verified inside those batches. */
+  batchedItems: number;
+  largestBatch: number;
+}
+
+export interface BatchingOptions {
+  /** Upper bound on one verifyBatch; larger queues are split. */
+  maxBatch?: number;
+  /** Called with the size of every verification run (1 for a single). */
+  onRun?: (size: number) => void;
+}
+
+/** Large enough that the shared tail is a small share per proof, small enough to bound a batch's latency. */
+export const DEFAULT_MAX_BATCH = 32;
+
+interface Waiting {
+  item: BatchItem;
+  resolve: (result: VerifyResult) => void;
+}
+
+export class BatchingVerifier {
+  private readonly idle: VerifyEngine[];
+  private queue: Waiting[] = [];
+  private readonly maxBatch: number;
+  private readonly onRun?: (size: number) => void;
+  readonly stats: BatchStats = { singles: 0, batches: 0, batchedItems: 0, largestBatch: 0 };
+
+  constructor(engines: readonly VerifyEngine[], options: BatchingOptions = {}) {
+    if (engines.length === 0) throw new Error("BatchingVerifier needs at least one engine");
+    this.idle = [...engines];
+    this.maxBatch = Math.max(1, options.maxBatch ?? DEFAULT_MAX_BATCH);
+    this.onRun = options.onRun;
+  }
+
+  verify(proof: string, publicSignals: readonly string[]): VerifyResult | Promise<VerifyResult> {
+    const engine = this.queue.length === 0 ? this.idle.pop() : undefined;
+    if (engine) return this.runSingle(engine, { proof, publicSignals });
+    return new Promise((resolve) => this.queue.push({ item: { proof, publicSignals }, resolve }));
+  }
+
+  /** The idle path: verified now, in this call when the engine is synchronous. */
+  private runSingle(engine: VerifyEngine, item: BatchItem): VerifyResult | Promise<VerifyResult> {
+    this.count(1);
+    let result: VerifyResult | Promise<VerifyResult>;
+    try {
+      result = engine.verify(item.proof, item.publicSignals);
+    } catch {
+      // Engines are total; a throw is a fault of the engine, so fail closed.
+      result = { ok: false, reason: "proof_rejected" };
+    }
+    if (result instanceof Promise) {
+      return result.then(
+        (r) => (this.release(engine), r),
+        () => (this.release(engine), { ok: false, reason: "proof_rejected" } as const),
+      );
+    }
+    this.release(engine);
+    return result;
+  }
+
+  /** The engine is free again after one more loop turn, in which waiting submissions can arrive. */
+  private release(engine: VerifyEngine): void {
+    setImmediate(() => this.drain(engine));
+  }
+
+  private drain(engine: VerifyEngine): void {
+    if (this.queue.length === 0) {
+      this.idle.push(engine);
+      return;
+    }
+    const taken = this.queue.splice(0, this.maxBatch);
+    this.count(taken.length);
+    const settle = (results: readonly VerifyResult[] | null) => {
+      taken.forEach((w, i) => w.resolve(results?.[i] ?? { ok: false, reason: "proof_rejected" }));
+      this.release(engine);
+    };
+    let results: VerifyResult | VerifyResult[] | Promise<VerifyResult | VerifyResult[]>;
+    try {
+      results = taken.length === 1 ? engine.verify(taken[0]!.item.proof, taken[0]!.item.publicSignals) : engine.verifyBatch(taken.map((w) => w.item));
+    } catch {
+      settle(null);
+      return;
+    }
+    const asList = (r: VerifyResult | VerifyResult[]) => (Array.isArray(r) ? r : [r]);
+    if (results instanceof Promise) results.then((r) => settle(asList(r)), () => settle(null));
+    else settle(asList(results));
+  }
+
+  private count(size: number): void {
+    if (size === 1) this.stats.singles++;
+    else {
+      this.stats.batches++;
+      this.stats.batchedItems += size;
+      this.stats.largestBatch = Math.max(this.stats.largestBatch, size);
+    }
+    this.onRun?.(size);
+  }
+}
