@@ -50,6 +50,20 @@ function databaseFromUrl(url: string): { database?: string } {
   }
 }
 
+interface QueuedCreation {
+  challenge: ChallengeRecord;
+  window: RateWindow;
+  resolve: (result: CreateChallengeResult) => void;
+  reject: (error: unknown) => void;
+}
+
+/** Items per creation statement; a larger queue is written in several. */
+const MAX_GROUP = 500;
+
+/** Usage shard rows per key: concurrent writers of one key pick different rows (migration 3). */
+export const USAGE_SHARDS = 16;
+const usageShard = (): number => Math.floor(Math.random() * USAGE_SHARDS);
+
 export class PostgresStore implements Store {
   readonly kind = "postgres" as const;
 
@@ -82,7 +96,9 @@ export class PostgresStore implements Store {
   }
 
   async usage(id: string): Promise<Usage | null> {
-    const [row] = await this.sql`SELECT challenges, verified, failed FROM api_keys WHERE id = ${id}`;
+    const [row] = await this.sql`
+      SELECT coalesce(sum(u.challenges), 0) AS challenges, coalesce(sum(u.verified), 0) AS verified, coalesce(sum(u.failed), 0) AS failed
+      FROM api_keys k LEFT JOIN usage_counters u ON u.key_id = k.id WHERE k.id = ${id} GROUP BY k.id`;
     return row ? toUsage(row) : null;
   }
 
@@ -113,29 +129,136 @@ export class PostgresStore implements Store {
     return row ? toAgent(row) : null;
   }
 
+  // Group commit, as in sqlite.ts, for the same reason and more: a commit on
+  // PostgreSQL is a network round trip plus a WAL flush, and every creation
+  // of a key used to update the key's rate-window row in place and hold that
+  // row lock through its commit, so all of one key's requests on every node
+  // queued behind each other. Now the creations that reach this process while
+  // its previous flush is in flight (or, when idle, within one event-loop
+  // turn) are written together: per (key, window, limit) ONE statement counts
+  // all n in the window (count + n), inserts the ones within the limit and
+  // adds their number to one usage shard. A statement is one transaction, so
+  // nothing is acknowledged before it commits.
+  //
+  // Exactness: the window row is locked by the statement's upsert, which
+  // returns the new total C; the group's items are, in arrival order, the
+  // requests C − n + 1 … C of the window, and item i is stored iff C − n + i
+  // ≤ limit — exactly what n single upserts in that order would decide (a
+  // refused request still occupies its place, as before). When a statement
+  // fails (one item's insert is refused: duplicate id, a NUL), nothing of it
+  // is stored, and its items are retried one by one, so only the bad item's
+  // caller sees the error and the window holds no count for it.
+  private queued: QueuedCreation[] = [];
+  private flushing: Promise<void> | null = null;
+
   async createChallenge(challenge: ChallengeRecord, window: RateWindow): Promise<CreateChallengeResult> {
-    return this.sql.begin(async (tx): Promise<CreateChallengeResult> => {
-      let used = 0;
-      if (window.limit > 0) {
-        // Upsert-and-return is one atomic statement: concurrent requests of
-        // the same key each get a distinct count, on any node.
-        const [row] = await tx`
-          INSERT INTO rate_windows (key_id, window_start, count) VALUES (${challenge.keyId}, ${window.windowStart}, 1)
-          ON CONFLICT (key_id, window_start) DO UPDATE SET count = rate_windows.count + 1
-          RETURNING count`;
-        used = Number(row.count);
-        // Returning (not throwing) commits the count: a refused request still
-        // occupies its place in the window, exactly as in sqlite.ts.
-        if (used > window.limit) return { created: false, used };
-      }
-      const { id, keyId, agentId, action, context, nonce, createdAt, expiresAt } = challenge;
-      const requestId = challenge.requestId ?? null;
-      await tx`
-        INSERT INTO challenges (id, key_id, agent_id, action, context, nonce, created_at, expires_at, status, request_id)
-        VALUES (${id}, ${keyId}, ${agentId}, ${action}, ${context}, ${nonce}, ${createdAt}, ${expiresAt}, 'pending', ${requestId})`;
-      await tx`UPDATE api_keys SET challenges = challenges + 1 WHERE id = ${keyId}`;
-      return { created: true, used };
+    return new Promise((resolve, reject) => {
+      this.queued.push({ challenge, window, resolve, reject });
+      this.flushing ??= new Promise<void>((done) => setImmediate(done)).then(this.flushCreations);
     });
+  }
+
+  private readonly flushCreations = async (): Promise<void> => {
+    try {
+      await this.flushQueued();
+    } finally {
+      // A caller resumed by this flush may have queued more after the loop's
+      // last look and before this line; those must not wait for a next caller.
+      this.flushing = this.queued.length > 0 ? Promise.resolve().then(this.flushCreations) : null;
+    }
+  };
+
+  private async flushQueued(): Promise<void> {
+    while (this.queued.length > 0) {
+      const batch = this.queued;
+      this.queued = [];
+      const groups = new Map<string, QueuedCreation[]>();
+      for (const item of batch) {
+        const group = `${item.challenge.keyId}\u0000${item.window.windowStart}\u0000${item.window.limit}`;
+        const list = groups.get(group);
+        if (list) list.push(item);
+        else groups.set(group, [item]);
+      }
+      // Groups touch different rows (another key or window), so they run side by side.
+      await Promise.all([...groups.values()].map((items) => this.writeGroup(items)));
+    }
+  }
+
+  private async writeGroup(items: QueuedCreation[]): Promise<void> {
+    for (let start = 0; start < items.length; start += MAX_GROUP) {
+      const chunk = items.slice(start, start + MAX_GROUP);
+      try {
+        const results = await this.insertGroup(chunk);
+        chunk.forEach((item, i) => item.resolve(results[i]!));
+      } catch (error) {
+        if (chunk.length === 1) {
+          chunk[0]!.reject(error);
+          continue;
+        }
+        // Nothing of the statement is stored: settle each item on its own.
+        for (const item of chunk) {
+          try {
+            item.resolve((await this.insertGroup([item]))[0]!);
+          } catch (itemError) {
+            item.reject(itemError);
+          }
+        }
+      }
+    }
+  }
+
+  /** One statement for items of one key, window and limit, in arrival order. */
+  private async insertGroup(items: QueuedCreation[]): Promise<CreateChallengeResult[]> {
+    const { keyId } = items[0]!.challenge;
+    const { windowStart, limit } = items[0]!.window;
+    const n = items.length;
+    const rows = JSON.stringify(
+      items.map(({ challenge: c }, i) => ({
+        ord: i + 1,
+        id: c.id,
+        agent_id: c.agentId,
+        action: c.action,
+        context: c.context,
+        nonce: c.nonce,
+        created_at: c.createdAt,
+        expires_at: c.expiresAt,
+        request_id: c.requestId ?? null,
+      })),
+    );
+    const shard = usageShard();
+    if (limit === 0) {
+      // Unlimited: the rate window is not touched (as in sqlite.ts), every item is stored.
+      await this.sql`
+        WITH items AS (
+          SELECT * FROM jsonb_to_recordset(${rows}::text::jsonb) AS t(ord int, id text, agent_id text, action text, context text, nonce text,
+            created_at bigint, expires_at bigint, request_id text)),
+        stored AS (
+          INSERT INTO challenges (id, key_id, agent_id, action, context, nonce, created_at, expires_at, status, request_id)
+          SELECT id, ${keyId}, agent_id, action, context, nonce, created_at, expires_at, 'pending', request_id FROM items ORDER BY ord
+          RETURNING 1)
+        INSERT INTO usage_counters (key_id, shard, challenges) SELECT ${keyId}, ${shard}, count(*) FROM stored
+        ON CONFLICT (key_id, shard) DO UPDATE SET challenges = usage_counters.challenges + excluded.challenges`;
+      return items.map(() => ({ created: true, used: 0 }));
+    }
+    const [row] = await this.sql`
+      WITH win AS (
+        INSERT INTO rate_windows (key_id, window_start, count) VALUES (${keyId}, ${windowStart}, ${n})
+        ON CONFLICT (key_id, window_start) DO UPDATE SET count = rate_windows.count + excluded.count
+        RETURNING count),
+      items AS (
+        SELECT * FROM jsonb_to_recordset(${rows}::text::jsonb) AS t(ord int, id text, agent_id text, action text, context text, nonce text,
+          created_at bigint, expires_at bigint, request_id text)),
+      stored AS (
+        INSERT INTO challenges (id, key_id, agent_id, action, context, nonce, created_at, expires_at, status, request_id)
+        SELECT id, ${keyId}, agent_id, action, context, nonce, created_at, expires_at, 'pending', request_id
+        FROM items, win WHERE win.count - ${n} + items.ord <= ${limit} ORDER BY ord
+        RETURNING 1),
+      counted AS (
+        INSERT INTO usage_counters (key_id, shard, challenges) SELECT ${keyId}, ${shard}, count(*) FROM stored HAVING count(*) > 0
+        ON CONFLICT (key_id, shard) DO UPDATE SET challenges = usage_counters.challenges + excluded.challenges)
+      SELECT count FROM win`;
+    const first = Number(row.count) - n + 1;
+    return items.map((_, i) => ({ created: first + i <= limit, used: first + i }));
   }
 
   async getChallenge(id: string): Promise<ChallengeRecord | null> {
@@ -161,9 +284,16 @@ export class PostgresStore implements Store {
         return { decided: false, record: current ? toChallenge(current) : null };
       }
       const record = toChallenge(row);
-      // Two fixed statements rather than an interpolated column name.
-      if (status === "verified") await tx`UPDATE api_keys SET verified = verified + 1 WHERE id = ${record.keyId}`;
-      else await tx`UPDATE api_keys SET failed = failed + 1 WHERE id = ${record.keyId}`;
+      // Two fixed statements rather than an interpolated column name; a
+      // random shard row of the key, so concurrent decisions of one key
+      // rarely wait for each other's commit (migration 3).
+      const shard = usageShard();
+      if (status === "verified")
+        await tx`INSERT INTO usage_counters (key_id, shard, verified) VALUES (${record.keyId}, ${shard}, 1)
+          ON CONFLICT (key_id, shard) DO UPDATE SET verified = usage_counters.verified + 1`;
+      else
+        await tx`INSERT INTO usage_counters (key_id, shard, failed) VALUES (${record.keyId}, ${shard}, 1)
+          ON CONFLICT (key_id, shard) DO UPDATE SET failed = usage_counters.failed + 1`;
       return { decided: true, record };
     });
   }
@@ -278,6 +408,8 @@ export class PostgresStore implements Store {
   }
 
   async close(): Promise<void> {
+    // Creations already accepted are written, not dropped.
+    while (this.flushing) await this.flushing;
     // Let queries already sent finish, but never hang a shutdown on them.
     await this.sql.close({ timeout: 5 });
   }

@@ -300,6 +300,81 @@ export function storeContract(name: string, open: () => Promise<Store>, cleanup?
       });
     });
 
+    describe("createChallenge and counters under concurrency (group commit)", () => {
+      test("three keys (unlimited, 7, 15) × two windows, 90 concurrent creations: exact per key and window", async () => {
+        const keys = [makeKey(), makeKey({ rateLimit: 7 }), makeKey({ rateLimit: 15 })];
+        for (const key of keys) await store.createKey(key);
+        const windows = [T0, T0 + MINUTE];
+        const calls = Array.from({ length: 90 }, (_, i) => {
+          const key = keys[i % 3]!;
+          const windowStart = windows[Math.floor(i / 3) % 2]!;
+          return { key, windowStart, promise: store.createChallenge(makeChallenge(key.id), { windowStart, limit: key.rateLimit }) };
+        });
+        const results = await Promise.all(calls.map((c) => c.promise));
+        for (const key of keys) {
+          for (const windowStart of windows) {
+            const mine = results.filter((_, i) => calls[i]!.key === key && calls[i]!.windowStart === windowStart);
+            expect(mine).toHaveLength(15);
+            if (key.rateLimit === 0) {
+              expect(mine.every((r) => r.created && r.used === 0)).toBe(true);
+              continue;
+            }
+            // Each request of the window has its own place 1…15, and exactly the first `limit` places are stored.
+            expect(mine.map((r) => r.used).sort((x, y) => x - y)).toEqual(Array.from({ length: 15 }, (_, i) => i + 1));
+            for (const r of mine) expect(r.created).toBe(r.used <= key.rateLimit);
+          }
+        }
+        expect((await store.usage(keys[0]!.id))?.challenges).toBe(30);
+        expect((await store.usage(keys[1]!.id))?.challenges).toBe(14);
+        expect((await store.usage(keys[2]!.id))?.challenges).toBe(30);
+        expect(await store.countPending(T0, keys[1]!.id)).toBe(14);
+        // The window remembers every request, refused ones included.
+        expect(await store.createChallenge(makeChallenge(keys[1]!.id), { windowStart: T0, limit: 7 })).toEqual({ created: false, used: 16 });
+      });
+
+      test("one failing item among concurrent creations fails alone; the window does not count it", async () => {
+        const key = makeKey();
+        await store.createKey(key);
+        const window = { windowStart: T0, limit: 20 };
+        const first = makeChallenge(key.id);
+        expect(await store.createChallenge(first, window)).toEqual({ created: true, used: 1 });
+        const batch = Array.from({ length: 10 }, (_, i) => (i === 4 ? { ...first, nonce: "other" } : makeChallenge(key.id)));
+        const settled = await Promise.allSettled(batch.map((c) => store.createChallenge(c, window)));
+        expect(settled[4]!.status).toBe("rejected");
+        const stored = settled.filter((r): r is PromiseFulfilledResult<{ created: boolean; used: number }> => r.status === "fulfilled");
+        expect(stored).toHaveLength(9);
+        expect(stored.every((r) => r.value.created)).toBe(true);
+        expect(stored.map((r) => r.value.used).sort((x, y) => x - y)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10]);
+        for (const [i, c] of batch.entries()) if (i !== 4) expect((await store.getChallenge(c.id))?.nonce).toBe(c.nonce);
+        expect((await store.getChallenge(first.id))?.nonce).toBe(first.nonce);
+        expect((await store.usage(key.id))?.challenges).toBe(10);
+        expect(await store.createChallenge(makeChallenge(key.id), window)).toEqual({ created: true, used: 11 });
+      });
+
+      test("usage stays exact with creations and decisions of one key all at once", async () => {
+        const key = makeKey();
+        await store.createKey(key);
+        const existing = Array.from({ length: 40 }, () => makeChallenge(key.id));
+        await Promise.all(existing.map((c) => store.createChallenge(c, unlimited)));
+        const work: Promise<unknown>[] = [];
+        existing.forEach((c, i) => {
+          work.push(store.decideChallenge(c.id, i % 4 === 0 ? verified() : failed()));
+          if (i % 2 === 0) work.push(store.decideChallenge(c.id, verified())); // a losing racer: counts nothing
+          work.push(store.createChallenge(makeChallenge(key.id), unlimited));
+        });
+        await Promise.all(work);
+        const usage = await store.usage(key.id);
+        const verifiedCount = usage!.verified;
+        expect(usage!.challenges).toBe(80);
+        expect(verifiedCount + usage!.failed).toBe(40);
+        // Each challenge was decided once, and the counters agree with the stored decisions.
+        const decided = await Promise.all(existing.map((c) => store.getChallenge(c.id)));
+        expect(decided.filter((c) => c!.status === "verified")).toHaveLength(verifiedCount);
+        expect(decided.filter((c) => c!.status === "failed")).toHaveLength(usage!.failed);
+        expect(await store.countPending(T0, key.id)).toBe(40);
+      });
+    });
+
     describe("getChallenge", () => {
       test("round-trips every field: null context, unicode, canonical JSON", async () => {
         const key = makeKey();

@@ -83,6 +83,40 @@ const serverUrl = await postgresTestUrl();
         }
       });
 
+      test("two nodes create and decide for one key at once: window, usage and decisions exact", async () => {
+        await truncateAll(db.url);
+        const nodes = [await openPostgres(db.url), await openPostgres(db.url)];
+        try {
+          const key = makeKey({ rateLimit: 25 });
+          await nodes[0]!.createKey(key);
+          const window = { windowStart: T0, limit: 25 };
+          const created = await Promise.all(
+            Array.from({ length: 40 }, (_, i) => {
+              const challenge = makeChallenge(key.id);
+              return nodes[i % 2]!.createChallenge(challenge, window).then((r) => ({ ...r, challenge }));
+            }),
+          );
+          const stored = created.filter((r) => r.created);
+          expect(stored).toHaveLength(25);
+          expect(created.map((r) => r.used).sort((x, y) => x - y)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+          // Each stored challenge decided on both nodes at once, while more creations are refused.
+          const decisions = await Promise.all([
+            ...stored.flatMap(({ challenge }, i) =>
+              [0, 1].map((n) => nodes[n]!.decideChallenge(challenge.id, { status: (i + n) % 3 ? "failed" : "verified", decidedAt: T0 + 1, confidence: null, reason: null })),
+            ),
+            ...Array.from({ length: 6 }, (_, i) => nodes[i % 2]!.createChallenge(makeChallenge(key.id), window)),
+          ]);
+          const winners = decisions.filter((d): d is { decided: true; record: any } => "decided" in d && d.decided);
+          expect(winners).toHaveLength(25);
+          const usage = (await nodes[1]!.usage(key.id))!;
+          expect(usage.challenges).toBe(25);
+          expect(usage.verified).toBe(winners.filter((w) => w.record.status === "verified").length);
+          expect(usage.failed).toBe(winners.filter((w) => w.record.status === "failed").length);
+        } finally {
+          for (const node of nodes) await node.close();
+        }
+      });
+
       test("times beyond 32 bits and large counters come back as exact JS numbers", async () => {
         await truncateAll(db.url);
         const store = await openPostgres(db.url);

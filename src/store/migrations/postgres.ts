@@ -106,6 +106,22 @@ export const postgresMigrations: string[] = [
      retired_at   BIGINT
    );
    CREATE UNIQUE INDEX signing_keys_one_active ON signing_keys (state) WHERE state = 'active';`,
+  // 4: usage counters out of the key row. Every creation and decision used to
+  // update api_keys in place, so all of a key's writers, on every node, queued
+  // on that one row lock through their commits. Counts now live in a few
+  // shard rows per key (postgres.ts picks one per write); usage is their sum.
+  `CREATE TABLE usage_counters (
+     key_id      TEXT NOT NULL,
+     shard       SMALLINT NOT NULL,
+     challenges  BIGINT NOT NULL DEFAULT 0,
+     verified    BIGINT NOT NULL DEFAULT 0,
+     failed      BIGINT NOT NULL DEFAULT 0,
+     PRIMARY KEY (key_id, shard)
+   );
+   INSERT INTO usage_counters (key_id, shard, challenges, verified, failed)
+     SELECT id, 0, challenges, verified, failed FROM api_keys
+     WHERE challenges <> 0 OR verified <> 0 OR failed <> 0;
+   ALTER TABLE api_keys DROP COLUMN challenges, DROP COLUMN verified, DROP COLUMN failed;`,
 ];
 
 /**
