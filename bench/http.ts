@@ -3,18 +3,25 @@
 // against a bare Elysia route as the baseline. Everything binds 127.0.0.1;
 // the load generator shares the machine (say so when quoting the figures).
 //
-//   bun run bench:http [--quick] [--workers N] [--no-postgres]
+//   bun run bench:http [--quick] [--workers N] [--no-postgres] [--json]
+//
+// --json: stdout carries exactly one JSON object (the figures below, for
+// comparing runs); everything else goes to stderr.
 //
 // Needs wrk (apt-get install -y wrk). PostgreSQL: ZKAGENT_TEST_POSTGRES_URL,
 // else a throwaway cluster, as the tests start it (test/support/postgres-cluster.ts).
 //
 // Verification load: every submission consumes its challenge and a real proof
-// takes ≈0.3 s to make, so each pre-created challenge gets a well-formed proof
-// made by the registered agent for ANOTHER nonce. The server runs the full
-// verification (parse, field/curve/subgroup checks, MSM, pairings) and decides
-// `failed`/proof_rejected — the same CPU work as a valid proof, which fails only
-// at the final pairing comparison. A smaller batch of genuinely valid proofs is
-// then timed against the same number of foreign ones to show the paths cost the same.
+// takes ≈0.3 s to make, so the challenges of the proof scenario are written
+// straight to the store with ONE nonce, and one valid proof of that statement
+// answers every one of them: each submission is a full verification (parse,
+// field/curve/subgroup checks, MSM, pairings) that ends `verified`, decided by
+// its own conditional update. The server cannot tell the copies apart (nothing
+// caches a verdict), and a batch of copies costs what a batch of distinct
+// proofs costs. A second run sends well-formed proofs for another nonce
+// (all `failed`/proof_rejected): the flood of bad proofs the batcher must not
+// make worse than one-by-one verification. Then a lone proof on the idle
+// server, one request at a time: the latency batching must not change.
 import type { Subprocess } from "bun";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, tmpdir } from "node:os";
@@ -32,8 +39,11 @@ import { serviceVerifier } from "../src/verifier/service";
 import { createTestDatabase, postgresTestUrl } from "../test/support/postgres";
 
 const { values: flags } = parseArgs({
-  options: { quick: { type: "boolean" }, workers: { type: "string" }, "no-postgres": { type: "boolean" } },
+  options: { quick: { type: "boolean" }, workers: { type: "string" }, "no-postgres": { type: "boolean" }, json: { type: "boolean" } },
 });
+const JSON_OUT = flags.json === true;
+/** Human-readable progress: stdout, or stderr when stdout is reserved for --json. */
+const say = (...parts: unknown[]) => (JSON_OUT ? console.error : console.log)(...parts);
 const QUICK = flags.quick === true;
 const WORKERS = flags.workers ? Number(flags.workers) : availableParallelism();
 const DURATION_S = QUICK ? 3 : 8;
@@ -64,6 +74,31 @@ interface Row {
 }
 
 const rows: Row[] = [];
+
+/** One scenario in the --json output (issue 14's shape). */
+interface Scenario {
+  rps: number;
+  p50_ms: number;
+  p99_ms: number;
+  /** Non-2xx answers the scenario asks for (a bad proof's 422). */
+  non_2xx_expected: number;
+  /** Socket errors and answers with any status the scenario did not expect. */
+  errors: number;
+}
+const scenarios: Record<string, Scenario> = {};
+
+/** Files the scenario's statuses into `key` of the JSON output; `expected` are the statuses it asks for. */
+function summarise(key: string, result: WrkResult, row: Row, expected: readonly number[]): void {
+  let non2xxExpected = 0;
+  let unexpected = 0;
+  for (const [status, n] of Object.entries(result.statuses)) {
+    const code = Number(status);
+    if (!expected.includes(code)) unexpected += n;
+    else if (code < 200 || code > 299) non2xxExpected += n;
+  }
+  const round = (x: number) => Math.round(x * 100) / 100;
+  scenarios[key] = { rps: row.rps, p50_ms: round(row.p50), p99_ms: round(row.p99), non_2xx_expected: non2xxExpected, errors: result.socket_errors + unexpected };
+}
 
 function freePort(): number {
   const probe = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
@@ -118,7 +153,7 @@ function record(scenario: string, result: WrkResult, rssMb: number | null, note 
   const statuses = Object.entries(result.statuses).map(([s, n]) => `${s}×${n}`).join(" ");
   row.note = [note, statuses, result.socket_errors ? `${result.socket_errors} socket errors` : ""].filter(Boolean).join("; ");
   rows.push(row);
-  console.log(`  ${scenario}: ${row.rps} req/s, p50 ${row.p50.toFixed(2)} ms, p99 ${row.p99.toFixed(2)} ms${rssMb === null ? "" : `, peak RSS ${rssMb} MB/worker`} (${row.note})`);
+  say(`  ${scenario}: ${row.rps} req/s, p50 ${row.p50.toFixed(2)} ms, p99 ${row.p99.toFixed(2)} ms${rssMb === null ? "" : `, peak RSS ${rssMb} MB/worker`} (${row.note})`);
   return row;
 }
 
@@ -132,7 +167,7 @@ async function stop(child: Subprocess): Promise<void> {
 }
 
 async function baseline(): Promise<Row> {
-  console.log(`baseline: bare Elysia route, ${WORKERS} process(es) with reusePort`);
+  say(`baseline: bare Elysia route, ${WORKERS} process(es) with reusePort`);
   const port = freePort();
   const children = Array.from({ length: WORKERS }, () => spawnCluster([process.execPath, BASELINE], { PORT: String(port), REUSE_PORT: "1" }));
   try {
@@ -140,7 +175,9 @@ async function baseline(): Promise<Row> {
     const file = join(dir, "baseline.txt");
     writeFileSync(file, "/\t\n");
     const result = await wrk(`http://127.0.0.1:${port}`, "GET", file);
-    return record("baseline GET / (bare Elysia)", result, Math.max(...children.map((c) => peakRssMb(c.pid))));
+    const row = record("baseline GET / (bare Elysia)", result, Math.max(...children.map((c) => peakRssMb(c.pid))));
+    summarise("baseline", result, row, [200]);
+    return row;
   } finally {
     await Promise.all(children.map(stop));
   }
@@ -162,10 +199,10 @@ async function fixture(databaseUrl: string): Promise<Fixture> {
   return { store, key, keyId: record.id, agent };
 }
 
-/** Challenges written straight to the store (setup, not measured). */
-async function preCreate(f: Fixture, count: number, action = "purchase"): Promise<{ id: string; nonce: string }[]> {
+/** Challenges written straight to the store (setup, not measured); all with `nonce` when given. */
+async function preCreate(f: Fixture, count: number, action = "purchase", nonce?: string): Promise<{ id: string; nonce: string }[]> {
   const now = Date.now();
-  const made = Array.from({ length: count }, () => ({ id: newChallengeId(), nonce: newNonce() }));
+  const made = Array.from({ length: count }, () => ({ id: newChallengeId(), nonce: nonce ?? newNonce() }));
   for (let i = 0; i < made.length; i += 500) {
     await Promise.all(
       made.slice(i, i + 500).map(({ id, nonce }) =>
@@ -179,25 +216,62 @@ async function preCreate(f: Fixture, count: number, action = "purchase"): Promis
   return made;
 }
 
-async function timeSubmissions(url: string, key: string, bodies: string[], concurrency: number): Promise<{ ms: number; statuses: Record<number, number> }> {
+/** One submission at a time on an otherwise idle server: the latency of a lone proof. */
+async function loneProofLatency(url: string, key: string, bodies: string[]): Promise<{ p50: number; p99: number; statuses: Record<number, number> }> {
   const statuses: Record<number, number> = {};
-  let next = 0;
-  const start = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < bodies.length) {
-        const body = bodies[next++]!;
-        const response = await fetch(`${url}/v1/verify/proof`, { method: "POST", headers: { "x-api-key": key, "content-type": "application/json" }, body });
-        await response.arrayBuffer();
-        statuses[response.status] = (statuses[response.status] ?? 0) + 1;
-      }
-    }),
-  );
-  return { ms: performance.now() - start, statuses };
+  const times: number[] = [];
+  for (const body of bodies) {
+    const start = performance.now();
+    const response = await fetch(`${url}/v1/verify/proof`, { method: "POST", headers: { "x-api-key": key, "content-type": "application/json" }, body });
+    await response.arrayBuffer();
+    times.push(performance.now() - start);
+    statuses[response.status] = (statuses[response.status] ?? 0) + 1;
+  }
+  times.sort((a, b) => a - b);
+  const at = (q: number) => times[Math.min(times.length - 1, Math.ceil(q * times.length) - 1)]!;
+  return { p50: at(0.5), p99: at(0.99), statuses };
+}
+
+/** The verifier's batch-size histogram of every worker, told apart by process start time; null when not exposed. */
+async function batchSizes(url: string): Promise<{ runs: number; proofs: number; buckets: Map<string, number> } | null> {
+  const seen = new Map<string, string>();
+  for (let i = 0; i < 40 && seen.size < WORKERS; i++) {
+    // A fresh connection each time, so SO_REUSEPORT can hand it to another worker.
+    const text = await fetch(`${url}/metrics`, { headers: { connection: "close" } }).then((r) => r.text());
+    const started = /^process_start_time_seconds (\S+)$/m.exec(text)?.[1];
+    if (started && !seen.has(started)) seen.set(started, text);
+  }
+  const buckets = new Map<string, number>();
+  let runs = 0;
+  let proofs = 0;
+  for (const text of seen.values()) {
+    if (!text.includes("# HELP zkagent_verification_batch_size ")) return null;
+    // No series yet (nothing verified): zero.
+    runs += Number(/^zkagent_verification_batch_size_count (\S+)$/m.exec(text)?.[1] ?? 0);
+    proofs += Number(/^zkagent_verification_batch_size_sum (\S+)$/m.exec(text)?.[1] ?? 0);
+    for (const m of text.matchAll(/^zkagent_verification_batch_size_bucket\{le="([^"]+)"\} (\S+)$/gm)) buckets.set(m[1]!, (buckets.get(m[1]!) ?? 0) + Number(m[2]));
+  }
+  return seen.size === 0 ? null : { runs, proofs, buckets };
+}
+
+function describeBatches(before: Awaited<ReturnType<typeof batchSizes>>, after: Awaited<ReturnType<typeof batchSizes>>): string {
+  if (!before || !after) return "batch sizes: not exposed by this server";
+  const runs = after.runs - before.runs;
+  const proofs = after.proofs - before.proofs;
+  if (runs === 0) return "batch sizes: no verifier runs";
+  // Cumulative buckets → runs per size class.
+  const classes: string[] = [];
+  let below = 0;
+  for (const [le, n] of after.buckets) {
+    const inClass = n - (before.buckets.get(le) ?? 0) - below;
+    below += inClass;
+    if (inClass > 0) classes.push(`≤${le}: ${inClass}`);
+  }
+  return `batch sizes: ${proofs} proofs in ${runs} verifier runs, mean ${(proofs / runs).toFixed(1)} (runs by size ${classes.join(", ")})`;
 }
 
 async function service(kind: "sqlite" | "postgres", databaseUrl: string, singleVerifyMs: number) {
-  console.log(`${kind}: zkagent serve --workers ${WORKERS}`);
+  say(`${kind}: zkagent serve --workers ${WORKERS}`);
   const f = await fixture(databaseUrl);
   const port = freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -214,49 +288,67 @@ async function service(kind: "sqlite" | "postgres", databaseUrl: string, singleV
 
     const createFile = join(dir, `${kind}-create.txt`);
     writeFileSync(createFile, `/v1/verify/challenge\t${JSON.stringify({ agent_id: "bench-agent", action: "purchase", context: { amount: 20, currency: "EUR", merchant: "shop-a" } })}\n`);
-    record(`${kind}: POST /v1/verify/challenge`, await wrk(url, "POST", createFile, f.key), peakRssMb(server.pid));
+    const created = await wrk(url, "POST", createFile, f.key);
+    summarise(`${kind}_challenge`, created, record(`${kind}: POST /v1/verify/challenge`, created, peakRssMb(server.pid)), [200]);
 
     const reads = await preCreate(f, 1000);
     const statusFile = join(dir, `${kind}-status.txt`);
     writeFileSync(statusFile, reads.map((c) => `/v1/verify/status/${c.id}\t\n`).join(""));
-    record(`${kind}: GET /v1/verify/status/:id`, await wrk(url, "GET", statusFile, f.key), peakRssMb(server.pid));
+    const status = await wrk(url, "GET", statusFile, f.key);
+    summarise(`${kind}_status`, status, record(`${kind}: GET /v1/verify/status/:id`, status, peakRssMb(server.pid)), [200]);
 
-    // Enough one-time challenges that wrk never wraps: expected rate × duration, doubled.
-    const expected = (WORKERS * 1000) / singleVerifyMs;
-    const count = Math.ceil(expected * DURATION_S * 2) + 500;
-    // Well-formed, by the registered agent, for a nonce no challenge has.
-    const proof = await prove({ secret: f.agent.secret, nonce: newNonce(), action: "purchase" });
-    const targets = await preCreate(f, count);
+    // Enough one-time challenges that wrk never wraps: twice what 3× the
+    // single-verification rate would use (batching beats that rate).
+    const ideal = WORKERS * (1000 / singleVerifyMs);
+    const count = Math.ceil(ideal * 3 * DURATION_S * 2) + 500;
+    const nonce = newNonce();
+    const proof = await prove({ secret: f.agent.secret, nonce, action: "purchase" });
+    const targets = await preCreate(f, count, "purchase", nonce);
     const proofFile = join(dir, `${kind}-proof.txt`);
     writeFileSync(proofFile, targets.map((c) => `/v1/verify/proof\t${JSON.stringify({ challenge_id: c.id, proof })}\n`).join(""));
     const before = (await f.store.usage(f.keyId))!;
+    const batchesBefore = await batchSizes(url);
     const verified = await wrk(url, "POST", proofFile, f.key);
+    const batchesAfter = await batchSizes(url);
     const after = (await f.store.usage(f.keyId))!;
-    const decided = after.failed - before.failed + after.verified - before.verified;
-    const row = record(`${kind}: POST /v1/verify/proof (full verification)`, verified, peakRssMb(server.pid));
-    const ideal = WORKERS * (1000 / singleVerifyMs);
-    row.note += `; ${decided} decided in the store; ${(row.rps / ideal * 100).toFixed(0)} % of ${WORKERS} × single-verify rate (${ideal.toFixed(0)}/s)${verified.wraps ? `; WRAPPED ${verified.wraps}×` : ""}`;
-    console.log(`    ${row.note}`);
+    const row = record(`${kind}: POST /v1/verify/proof (valid proofs)`, verified, peakRssMb(server.pid));
+    summarise(`${kind}_proof`, verified, row, [200]);
+    row.note += `; ${after.verified - before.verified} verified, ${after.failed - before.failed} failed in the store; ${(row.rps / ideal).toFixed(2)} × (${WORKERS} × single-verify rate = ${ideal.toFixed(0)}/s); ${describeBatches(batchesBefore, batchesAfter)}${verified.wraps ? `; WRAPPED ${verified.wraps}×` : ""}`;
+    say(`    ${row.note}`);
 
-    // The verified path: genuinely valid proofs against the same number of foreign ones.
-    const n = QUICK ? 4 : 12;
-    const valid = await preCreate(f, n, "valid");
-    const validBodies = await Promise.all(valid.map(async (c) => JSON.stringify({ challenge_id: c.id, proof: await prove({ secret: f.agent.secret, nonce: c.nonce, action: "valid" }) })));
-    const foreign = (await preCreate(f, n)).map((c) => JSON.stringify({ challenge_id: c.id, proof }));
-    const v = await timeSubmissions(url, f.key, validBodies, WORKERS);
-    const x = await timeSubmissions(url, f.key, foreign, WORKERS);
-    const line = `valid proofs: ${n} in ${v.ms.toFixed(0)} ms (${JSON.stringify(v.statuses)}); foreign proofs: ${n} in ${x.ms.toFixed(0)} ms (${JSON.stringify(x.statuses)})`;
-    console.log(`    ${line}`);
-    rows.push({ scenario: `${kind}: valid vs foreign proofs, ${n} each, concurrency ${WORKERS}`, rps: Math.round((n * 1000) / v.ms), p50: v.ms / n, p99: x.ms / n, rssMb: null, note: line });
+    // A flood of well-formed proofs that all fail the pairing check.
+    const foreign = await prove({ secret: f.agent.secret, nonce: newNonce(), action: "purchase" });
+    const victims = await preCreate(f, count);
+    const floodFile = join(dir, `${kind}-flood.txt`);
+    writeFileSync(floodFile, victims.map((c) => `/v1/verify/proof\t${JSON.stringify({ challenge_id: c.id, proof: foreign })}\n`).join(""));
+    const floodBefore = await batchSizes(url);
+    const flood = await wrk(url, "POST", floodFile, f.key);
+    const floodRow = record(`${kind}: POST /v1/verify/proof (invalid proofs)`, flood, peakRssMb(server.pid));
+    floodRow.note += `; ${(floodRow.rps / ideal).toFixed(2)} × single-verify rate; ${describeBatches(floodBefore, await batchSizes(url))}${flood.wraps ? `; WRAPPED ${flood.wraps}×` : ""}`;
+    say(`    ${floodRow.note}`);
+
+    // A lone proof at a time on the idle server (the flood has drained by now).
+    const n = QUICK ? 30 : 100;
+    const lone = await preCreate(f, n, "purchase", nonce);
+    const idle = await loneProofLatency(url, f.key, lone.map((c) => JSON.stringify({ challenge_id: c.id, proof })));
+    const line = `lone proof on the idle server, ${n} one after another: p50 ${idle.p50.toFixed(2)} ms, p99 ${idle.p99.toFixed(2)} ms (${JSON.stringify(idle.statuses)})`;
+    say(`    ${line}`);
+    rows.push({ scenario: `${kind}: lone proof, idle server (${n} sequential)`, rps: Math.round(1000 / idle.p50), p50: idle.p50, p99: idle.p99, rssMb: null, note: line });
   } finally {
     await stop(server);
     await f.store.close();
   }
 }
 
-async function main() {
-  if (Bun.which("wrk") === null) throw new Error("wrk not found: apt-get install -y wrk");
-  console.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}; wrk -t${WRK_THREADS} -c${CONNECTIONS} -d${DURATION_S}s on the same machine; ${WORKERS} server workers`);
+async function main(): Promise<number> {
+  if (Bun.which("wrk") === null) {
+    console.error(
+      "bench:http needs wrk (the HTTP load generator, https://github.com/wg/wrk), and it is not on PATH.\n" +
+        "Install it, e.g. on Debian/Ubuntu: apt-get install -y wrk — then run this again.",
+    );
+    return 2;
+  }
+  say(`machine: ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}; wrk -t${WRK_THREADS} -c${CONNECTIONS} -d${DURATION_S}s on the same machine; ${WORKERS} server workers`);
 
   // The single-verification rate of the verifier the service uses, in this process.
   const verifier = await serviceVerifier();
@@ -269,7 +361,7 @@ async function main() {
   const t0 = performance.now();
   for (let i = 0; i < reps; i++) await verifier.verify(proof, signals);
   const singleVerifyMs = (performance.now() - t0) / reps;
-  console.log(`single verification (in-process, one core): ${singleVerifyMs.toFixed(2)} ms`);
+  say(`single verification (in-process, one core): ${singleVerifyMs.toFixed(2)} ms`);
 
   const base = await baseline();
   const sqliteUrl = join(dir, "bench.db");
@@ -283,18 +375,30 @@ async function main() {
     }
   }
 
-  console.log("\n| scenario | req/s | × baseline | p50 ms | p99 ms | peak RSS/worker MB |");
-  console.log("|---|---:|---:|---:|---:|---:|");
+  say("\n| scenario | req/s | × baseline | p50 ms | p99 ms | peak RSS/worker MB |");
+  say("|---|---:|---:|---:|---:|---:|");
   for (const row of rows) {
-    if (row.scenario.includes("valid vs foreign")) continue;
-    console.log(`| ${row.scenario} | ${row.rps} | ${(row.rps / base.rps).toFixed(3)} | ${row.p50.toFixed(2)} | ${row.p99.toFixed(2)} | ${row.rssMb ?? ""} |`);
+    if (row.scenario.includes("lone proof")) continue;
+    say(`| ${row.scenario} | ${row.rps} | ${(row.rps / base.rps).toFixed(3)} | ${row.p50.toFixed(2)} | ${row.p99.toFixed(2)} | ${row.rssMb ?? ""} |`);
   }
-  console.log("");
-  for (const row of rows) if (row.note) console.log(`- ${row.scenario}: ${row.note}`);
+  say("");
+  for (const row of rows) if (row.note) say(`- ${row.scenario}: ${row.note}`);
+  const ratio = (a?: Scenario, b?: Scenario, scale = 1) => (a && b ? (a.rps / (b.rps * scale)).toFixed(2) : "n/a");
+  const idealRps = { rps: (WORKERS * 1000) / singleVerifyMs } as Scenario;
+  say(
+    `\nratios: sqlite proof / (${WORKERS} × single-verify) ${ratio(scenarios.sqlite_proof, idealRps)}; ` +
+      `postgres/sqlite challenge ${ratio(scenarios.postgres_challenge, scenarios.sqlite_challenge)}; ` +
+      `postgres/sqlite proof ${ratio(scenarios.postgres_proof, scenarios.sqlite_proof)}; ` +
+      `sqlite challenge / baseline ${ratio(scenarios.sqlite_challenge, scenarios.baseline)}`,
+  );
+  if (JSON_OUT) console.log(JSON.stringify({ single_verify_per_s: Math.round((1000 / singleVerifyMs) * 10) / 10, scenarios }));
+  return 0;
 }
 
+let code = 1;
 try {
-  await main();
+  code = await main();
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
+process.exit(code);

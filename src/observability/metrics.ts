@@ -14,6 +14,8 @@ export interface Metrics {
    * null when verified; `ms` is the time spent evaluating proof and signature.
    */
   verification(result: VerificationResult, reason: string | null, ms: number): void;
+  /** One run of the verifier: a proof checked alone (size 1) or a batch of `size` queued proofs (verifier/batching.ts). */
+  verificationRun(size: number): void;
   /** The exposition text; the gauges are read now. */
   render(gauges?: readonly Gauge[]): Promise<string>;
 }
@@ -27,12 +29,15 @@ const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIO
 // slow database; verifications: a Groth16 pairing check is milliseconds to tens of them.
 export const REQUEST_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const;
 export const VERIFICATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5] as const;
+// Proofs per verifier run: 1 when idle, up to the batcher's cap (32) under load.
+export const BATCH_SIZE_BUCKETS = [1, 2, 4, 8, 16, 32] as const;
 
 export function createMetrics(options: { version?: string } = {}): Metrics {
   const requests = new Counter("zkagent_http_requests_total", "HTTP requests answered, by method, route template and status.", ["method", "route", "status"]);
   const latency = new Histogram("zkagent_http_request_duration_seconds", "Time from request received to response handed to the server, by route template.", ["method", "route"], REQUEST_BUCKETS);
   const verifications = new Counter("zkagent_verifications_total", "Proof verifications decided, by result and failure reason (\"none\" when verified).", ["result", "reason"]);
   const verificationTime = new Histogram("zkagent_verification_duration_seconds", "Time to evaluate a proof and its signature, by result.", ["result"], VERIFICATION_BUCKETS);
+  const batchSizes = new Histogram("zkagent_verification_batch_size", "Proofs per verifier run: 1 for a proof verified alone, more when queued proofs were verified as one batch.", [], BATCH_SIZE_BUCKETS);
   const started = Date.now() / 1000;
   const process_ = [
     new Gauge("process_start_time_seconds", "Start time of the process since the Unix epoch, in seconds.", () => started),
@@ -50,8 +55,11 @@ export function createMetrics(options: { version?: string } = {}): Metrics {
       verifications.inc({ result, reason: reason ?? "none" });
       verificationTime.observe({ result }, ms / 1000);
     },
+    verificationRun(size) {
+      batchSizes.observe({}, size);
+    },
     async render(gauges = []) {
-      const parts = [requests.render(), latency.render(), verifications.render(), verificationTime.render(), info];
+      const parts = [requests.render(), latency.render(), verifications.render(), verificationTime.render(), batchSizes.render(), info];
       for (const gauge of [...gauges, ...process_]) parts.push(await gauge.collect());
       return `${parts.join("\n")}\n`;
     },

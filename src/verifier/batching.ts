@@ -18,16 +18,23 @@
 // The batch size therefore follows the load by itself: at 1 request in flight
 // it is 1, at 30 in flight it approaches 30. Each verdict goes back to its own
 // caller, which decides its own challenge with its own conditional update.
-import type { VerifyResult } from "./types";
+//
+// A batch that fails is bisected by verifyBatch: cheap when one proof in 32
+// is bad, but a flood of bad proofs would make every batch fail and bisect
+// down to single checks, costing more than verifying them singly in the first
+// place. So the batcher follows the share of failed verdicts (a moving
+// average) and, while it is above FAILING_SHARE, verifies queued items one by
+// one, one per loop turn; the verdicts are the same either way, only the cost
+// differs.
+import type { SnarkjsProof, Verifier, VerifyResult } from "./types";
 
 export interface BatchItem {
-  proof: string;
-  publicSignals: readonly string[];
+  proof: SnarkjsProof | string;
+  publicSignals: readonly (string | bigint)[];
 }
 
-/** What the batcher runs verifications on: an in-thread verifier or a worker thread. */
-export interface VerifyEngine {
-  verify(proof: string, publicSignals: readonly string[]): VerifyResult | Promise<VerifyResult>;
+/** What the batcher runs verifications on: an in-thread Groth16Verifier or a verifier thread. */
+export interface VerifyEngine extends Verifier {
   verifyBatch(items: readonly BatchItem[]): VerifyResult[] | Promise<VerifyResult[]>;
 }
 
@@ -52,17 +59,29 @@ export interface BatchingOptions {
 /** Large enough that the shared tail is a small share per proof, small enough to bound a batch's latency. */
 export const DEFAULT_MAX_BATCH = 32;
 
+/**
+ * Above this share of failing verdicts, queued items are verified singly:
+ * with b bad items among k, bisection runs about 2·b·log2(k/b) smaller batch
+ * equations before its b single checks, which outweighs the shared tail once
+ * more than about one item in eight fails.
+ */
+export const FAILING_SHARE = 1 / 8;
+/** Weight of one verdict in the moving share of failures (about the last 64 verdicts). */
+const FAILURE_WEIGHT = 1 / 64;
+
 interface Waiting {
   item: BatchItem;
   resolve: (result: VerifyResult) => void;
 }
 
-export class BatchingVerifier {
+export class BatchingVerifier implements Verifier {
   private readonly idle: VerifyEngine[];
   private queue: Waiting[] = [];
   private readonly maxBatch: number;
   private readonly onRun?: (size: number) => void;
   readonly stats: BatchStats = { singles: 0, batches: 0, batchedItems: 0, largestBatch: 0 };
+  /** Moving share of verdicts that were failures. */
+  private failing = 0;
 
   constructor(engines: readonly VerifyEngine[], options: BatchingOptions = {}) {
     if (engines.length === 0) throw new Error("BatchingVerifier needs at least one engine");
@@ -71,7 +90,7 @@ export class BatchingVerifier {
     this.onRun = options.onRun;
   }
 
-  verify(proof: string, publicSignals: readonly string[]): VerifyResult | Promise<VerifyResult> {
+  verify(proof: SnarkjsProof | string, publicSignals: readonly (string | bigint)[]): VerifyResult | Promise<VerifyResult> {
     const engine = this.queue.length === 0 ? this.idle.pop() : undefined;
     if (engine) return this.runSingle(engine, { proof, publicSignals });
     return new Promise((resolve) => this.queue.push({ item: { proof, publicSignals }, resolve }));
@@ -89,12 +108,22 @@ export class BatchingVerifier {
     }
     if (result instanceof Promise) {
       return result.then(
-        (r) => (this.release(engine), r),
+        (r) => (this.observe([r]), this.release(engine), r),
         () => (this.release(engine), { ok: false, reason: "proof_rejected" } as const),
       );
     }
+    this.observe([result]);
     this.release(engine);
     return result;
+  }
+
+  private observe(results: readonly VerifyResult[]): void {
+    for (const r of results) this.failing += ((r.ok ? 0 : 1) - this.failing) * FAILURE_WEIGHT;
+  }
+
+  private verifyOne(engine: VerifyEngine, item: BatchItem): VerifyResult[] | Promise<VerifyResult[]> {
+    const result = engine.verify(item.proof, item.publicSignals);
+    return result instanceof Promise ? result.then((r) => [r]) : [result];
   }
 
   /** The engine is free again after one more loop turn, in which waiting submissions can arrive. */
@@ -107,22 +136,26 @@ export class BatchingVerifier {
       this.idle.push(engine);
       return;
     }
-    const taken = this.queue.splice(0, this.maxBatch);
+    // While failures dominate, one item per turn, exactly as without batching:
+    // its caller is answered before the next proof takes the thread.
+    const singly = this.queue.length === 1 || this.failing > FAILING_SHARE;
+    const taken = this.queue.splice(0, singly ? 1 : this.maxBatch);
+    const items = taken.map((w) => w.item);
     this.count(taken.length);
     const settle = (results: readonly VerifyResult[] | null) => {
+      if (results) this.observe(results);
       taken.forEach((w, i) => w.resolve(results?.[i] ?? { ok: false, reason: "proof_rejected" }));
       this.release(engine);
     };
-    let results: VerifyResult | VerifyResult[] | Promise<VerifyResult | VerifyResult[]>;
+    let results: VerifyResult[] | Promise<VerifyResult[]>;
     try {
-      results = taken.length === 1 ? engine.verify(taken[0]!.item.proof, taken[0]!.item.publicSignals) : engine.verifyBatch(taken.map((w) => w.item));
+      results = singly ? this.verifyOne(engine, items[0]!) : engine.verifyBatch(items);
     } catch {
       settle(null);
       return;
     }
-    const asList = (r: VerifyResult | VerifyResult[]) => (Array.isArray(r) ? r : [r]);
-    if (results instanceof Promise) results.then((r) => settle(asList(r)), () => settle(null));
-    else settle(asList(results));
+    if (results instanceof Promise) results.then(settle, () => settle(null));
+    else settle(results);
   }
 
   private count(size: number): void {

@@ -6,6 +6,7 @@ import { verificationKey } from "../../src/agent/vkey";
 import { publicSignals } from "../../src/identity/encoding";
 import { BatchingVerifier, type BatchItem, type VerifyEngine } from "../../src/verifier/batching";
 import { Groth16Verifier } from "../../src/verifier/index";
+import { ThreadEngine } from "../../src/verifier/thread";
 import type { VerifyResult } from "../../src/verifier/types";
 import { identity, proofFor } from "../support/proofs";
 
@@ -119,6 +120,30 @@ describe("BatchingVerifier", () => {
     expect(a.runs[0]).toBe(1);
     expect(b.runs[0]).toBe(1);
     expect([...a.runs, ...b.runs].reduce((x, y) => x + y, 0)).toBe(12);
+  }, 60_000);
+
+  test("a flood of bad proofs is verified singly once failures dominate, with the same verdicts", async () => {
+    const engine = recording();
+    const batching = new BatchingVerifier([engine]);
+    const flood = Array.from({ length: 70 }, (_, i) => invalid[i % 2]!);
+    const results = await Promise.all(flood.map((item) => batching.verify(item.proof, item.publicSignals)));
+    expect(results.every((r) => !r.ok && r.reason === "proof_rejected")).toBe(true);
+    // Alone, then one batch of 32 that fails and bisects; after that the share
+    // of failures is far above FAILING_SHARE and the rest goes one by one.
+    expect(engine.runs).toEqual([1, 32, ...Array.from({ length: 37 }, () => 1)]);
+  }, 60_000);
+
+  test("verifier threads give the same verdicts as verify() one by one", async () => {
+    const engines = [await ThreadEngine.start(), await ThreadEngine.start()];
+    try {
+      const batching = new BatchingVerifier(engines, { maxBatch: 8 });
+      const items = mixed(30);
+      const results = await Promise.all(items.map((item) => batching.verify(item.proof, item.publicSignals)));
+      expect(results).toEqual(singly(items));
+      expect(batching.stats.batches).toBeGreaterThan(0);
+    } finally {
+      for (const engine of engines) engine.close();
+    }
   }, 60_000);
 
   test("an engine that throws fails its items closed and is used again afterwards", async () => {

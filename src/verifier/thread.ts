@@ -1,0 +1,86 @@
+// A verification engine on its own thread (a Bun Worker running
+// thread-main.ts), so the event loop that serves HTTP and talks to the
+// database keeps running while proofs are verified. Measured against the
+// in-thread engine in docs/performance.md.
+import type { BatchItem, VerifyEngine } from "./batching";
+import type { SnarkjsProof, VerifyResult } from "./types";
+
+interface Call {
+  items: BatchItem[];
+  resolve: (results: VerifyResult[]) => void;
+  reject: (error: unknown) => void;
+}
+
+export class ThreadEngine implements VerifyEngine {
+  private worker!: Worker;
+  private nextId = 1;
+  private readonly calls = new Map<number, Call>();
+  private closed = false;
+
+  private constructor() {}
+
+  static async start(): Promise<ThreadEngine> {
+    const engine = new ThreadEngine();
+    await engine.spawn();
+    return engine;
+  }
+
+  private spawn(): Promise<void> {
+    return new Promise((ready, failed) => {
+      const worker = new Worker(new URL("./thread-main.ts", import.meta.url).href);
+      let started = false;
+      worker.onmessage = (event: MessageEvent<{ ready?: true; id?: number; results?: VerifyResult[] }>) => {
+        if (event.data.ready) {
+          started = true;
+          ready();
+          return;
+        }
+        const call = this.calls.get(event.data.id!);
+        this.calls.delete(event.data.id!);
+        call?.resolve(event.data.results!);
+      };
+      worker.onerror = (event) => {
+        if (!started) return failed(new Error(`verifier thread failed to start: ${event.message}`));
+        this.restart();
+      };
+      this.worker = worker;
+    });
+  }
+
+  /** A thread that died takes its calls with it: start a new one and send them again. */
+  private restart(): void {
+    if (this.closed) return;
+    const pending = [...this.calls.values()];
+    this.calls.clear();
+    this.worker.terminate();
+    this.spawn().then(
+      () => pending.forEach((call) => this.send(call)),
+      (error) => pending.forEach((call) => call.reject(error)),
+    );
+  }
+
+  private send(call: Call): void {
+    const id = this.nextId++;
+    this.calls.set(id, call);
+    this.worker.postMessage({ id, items: call.items });
+  }
+
+  private run(items: BatchItem[]): Promise<VerifyResult[]> {
+    return new Promise((resolve, reject) => this.send({ items, resolve, reject }));
+  }
+
+  verify(proof: SnarkjsProof | string, publicSignals: readonly (string | bigint)[]): Promise<VerifyResult> {
+    return this.run([{ proof, publicSignals }]).then((results) => results[0]!);
+  }
+
+  verifyBatch(items: readonly BatchItem[]): Promise<VerifyResult[]> {
+    return this.run([...items]);
+  }
+
+  close(): void {
+    this.closed = true;
+    this.worker.terminate();
+    for (const call of this.calls.values()) call.reject(new Error("verifier thread closed"));
+    this.calls.clear();
+  }
+}
