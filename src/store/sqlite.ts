@@ -67,6 +67,11 @@ export class SqliteStore implements Store {
          VALUES ($id, $keyId, $agentId, $action, $context, $nonce, $createdAt, $expiresAt, 'pending', $requestId)`,
       ),
       countChallenge: db.query("UPDATE api_keys SET challenges = challenges + 1 WHERE id = ?"),
+      countWindowBy: db.query(
+        `INSERT INTO rate_windows (key_id, window_start, count) VALUES (?, ?, ?)
+         ON CONFLICT (key_id, window_start) DO UPDATE SET count = count + excluded.count RETURNING count`,
+      ),
+      countChallenges: db.query("UPDATE api_keys SET challenges = challenges + ? WHERE id = ?"),
       getChallenge: db.query("SELECT * FROM challenges WHERE id = ?"),
       decide: db.query(
         `UPDATE challenges SET status = $status, decided_at = $decidedAt, confidence = $confidence, reason = $reason,
@@ -176,6 +181,10 @@ export class SqliteStore implements Store {
   // alone, rate-window count included, and only its caller sees the error.
   // Rate limits stay exact because items run one after another inside the
   // transaction, each reading the count the previous one left.
+  //
+  // The batch is first written at once (writeTogether: one rate-window
+  // increment by n per key and window, one usage increment per key); only
+  // when an item fails is it rolled back and written item by item as above.
   private pending: { challenge: ChallengeRecord; window: RateWindow; resolve: (r: CreateChallengeResult) => void; reject: (e: unknown) => void }[] = [];
   private flushScheduled = false;
   // Built on first use: field initialisers run before the constructor has set this.db.
@@ -218,14 +227,18 @@ export class SqliteStore implements Store {
     }
     this.flushWaitingSince = undefined;
     this.pending = [];
-    const outcomes: ({ ok: true; value: CreateChallengeResult } | { ok: false; error: unknown })[] = [];
+    let outcomes: ({ ok: true; value: CreateChallengeResult } | { ok: false; error: unknown })[] = [];
     const savepoint = (this.challengeSavepoint ??= this.db.transaction(this.createChallengeTx));
     try {
-      for (const item of batch) {
-        try {
-          outcomes.push({ ok: true, value: savepoint(item.challenge, item.window) });
-        } catch (error) {
-          outcomes.push({ ok: false, error });
+      const together = this.writeTogether(batch);
+      if (together) outcomes = together.map((value) => ({ ok: true, value }));
+      else {
+        for (const item of batch) {
+          try {
+            outcomes.push({ ok: true, value: savepoint(item.challenge, item.window) });
+          } catch (error) {
+            outcomes.push({ ok: false, error });
+          }
         }
       }
       this.db.exec("COMMIT");
@@ -244,6 +257,55 @@ export class SqliteStore implements Store {
   };
 
   private flushWaitingSince: number | undefined;
+
+  /**
+   * The whole batch with one count per rate window and one usage update per
+   * key, in a savepoint; null (and nothing written) when any item fails, and
+   * the caller then writes the items one by one. Per (key, window, limit) the
+   * window's count goes up by n at once and returns the new total C: the
+   * group's items are the window's requests C − n + 1 … C in arrival order,
+   * and each is stored iff its place is within the limit — what n single
+   * increments in that order decide (a refused request keeps its place).
+   */
+  private writeTogether(batch: readonly { challenge: ChallengeRecord; window: RateWindow }[]): CreateChallengeResult[] | null {
+    this.db.exec("SAVEPOINT together");
+    try {
+      const results: CreateChallengeResult[] = new Array(batch.length);
+      const groups = new Map<string, number[]>();
+      batch.forEach(({ challenge, window }, i) => {
+        if (window.limit === 0) {
+          results[i] = { created: true, used: 0 };
+          return;
+        }
+        const group = `${challenge.keyId}\u0000${window.windowStart}\u0000${window.limit}`;
+        const members = groups.get(group);
+        if (members) members.push(i);
+        else groups.set(group, [i]);
+      });
+      for (const members of groups.values()) {
+        const { challenge, window } = batch[members[0]!]!;
+        const total = (this.q.countWindowBy.get(challenge.keyId, window.windowStart, members.length) as { count: number }).count;
+        members.forEach((i, k) => {
+          const used = total - members.length + 1 + k;
+          results[i] = { created: used <= window.limit, used };
+        });
+      }
+      const createdPerKey = new Map<string, number>();
+      batch.forEach(({ challenge }, i) => {
+        if (!results[i]!.created) return;
+        const { id, keyId, agentId, action, context, nonce, createdAt, expiresAt } = challenge;
+        this.q.insertChallenge.run({ id, keyId, agentId, action, context, nonce, createdAt, expiresAt, requestId: challenge.requestId ?? null });
+        createdPerKey.set(keyId, (createdPerKey.get(keyId) ?? 0) + 1);
+      });
+      for (const [keyId, n] of createdPerKey) this.q.countChallenges.run(n, keyId);
+      this.db.exec("RELEASE together");
+      return results;
+    } catch {
+      this.db.exec("ROLLBACK TO together");
+      this.db.exec("RELEASE together");
+      return null;
+    }
+  }
 
   /** BEGIN IMMEDIATE without waiting: false when another connection holds the write lock. */
   private tryBeginImmediate(): boolean {
