@@ -61,6 +61,14 @@ export const SETTINGS = {
     default: "NORMAL",
     description: "`NORMAL`: commits survive a process crash; `FULL`: also power loss",
   },
+  verifierThread: {
+    env: "VERIFIER_THREAD",
+    kind: "enum",
+    values: ["auto", "on", "off"],
+    default: "auto",
+    description:
+      "verify proofs on a thread of their own in each worker process, so the event loop keeps serving meanwhile (`auto`: on with PostgreSQL, off with SQLite; see docs/performance.md)",
+  },
   logLevel: { env: "LOG_LEVEL", kind: "enum", values: ["debug", "info", "warn", "error", "silent"], default: "info", description: "log level" },
   workers: {
     env: "WORKERS",

@@ -14,7 +14,7 @@ import { ReceiptSigner } from "./receipts/signer";
 import { openStore } from "./store";
 import type { Store } from "./store/interface";
 import type { Clock } from "./clock";
-import { serviceVerifier } from "./verifier/service";
+import { batchingServiceVerifier } from "./verifier/service";
 import pkg from "../package.json";
 
 const PURGE_INTERVAL_MS = 60_000;
@@ -56,8 +56,13 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const logger = createLogger(config.logLevel);
   const store = await openStore(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
   const lifecycle = new Lifecycle();
-  // The one place the service's verifier is chosen.
-  const verifier = await serviceVerifier();
+  // The one place the service's verifier is chosen: proofs that arrive while
+  // one is being verified are verified together (verifier/batching.ts); on
+  // PostgreSQL by default on a thread of its own, so the database round trips
+  // of other requests do not wait behind a verification (docs/performance.md).
+  const metrics = createMetrics({ version: pkg.version });
+  const threaded = config.verifierThread === "on" || (config.verifierThread === "auto" && store.kind === "postgres");
+  const verifier = await batchingServiceVerifier({ threads: threaded ? 1 : 0, onRun: (size) => metrics.verificationRun(size) });
   lifecycle.verifierLoaded = true;
   // The first start creates the receipt signing key (nodes starting together
   // race safely); a sealed key without RECEIPT_KEY_SECRET stops the start
@@ -78,7 +83,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     clock: systemClock,
     verifier,
     logger,
-    metrics: createMetrics({ version: pkg.version }),
+    metrics,
     lifecycle,
     limits: { maxPendingPerKey: config.maxPendingPerKey },
   };
@@ -124,6 +129,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       await new Promise((resolve) => setImmediate(resolve));
       await purging; // a purge in progress still holds the database
       await store.close();
+      verifier.close();
       logger.info("stopped");
     })());
   return { url, stop };

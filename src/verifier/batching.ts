@@ -36,6 +36,8 @@ export interface BatchItem {
 /** What the batcher runs verifications on: an in-thread Groth16Verifier or a verifier thread. */
 export interface VerifyEngine extends Verifier {
   verifyBatch(items: readonly BatchItem[]): VerifyResult[] | Promise<VerifyResult[]>;
+  /** Releases what the engine holds (a thread); absent when there is nothing to release. */
+  close?(): void;
 }
 
 /** Counts for /metrics, logs and the bench: how large the batches became. */
@@ -83,7 +85,10 @@ export class BatchingVerifier implements Verifier {
   /** Moving share of verdicts that were failures. */
   private failing = 0;
 
-  constructor(engines: readonly VerifyEngine[], options: BatchingOptions = {}) {
+  constructor(
+    private readonly engines: readonly VerifyEngine[],
+    options: BatchingOptions = {},
+  ) {
     if (engines.length === 0) throw new Error("BatchingVerifier needs at least one engine");
     this.idle = [...engines];
     this.maxBatch = Math.max(1, options.maxBatch ?? DEFAULT_MAX_BATCH);
@@ -156,6 +161,11 @@ export class BatchingVerifier implements Verifier {
     }
     if (results instanceof Promise) results.then(settle, () => settle(null));
     else settle(results);
+  }
+
+  /** Closes the engines; call once nothing is verifying any more (after the server drained). */
+  close(): void {
+    for (const engine of this.engines) engine.close?.();
   }
 
   private count(size: number): void {

@@ -5,6 +5,19 @@
 import type { BatchItem, VerifyEngine } from "./batching";
 import type { SnarkjsProof, VerifyResult } from "./types";
 
+/**
+ * The thread's module. Run from source, this file's URL is its own; bundled
+ * into the binary (scripts/build.ts adds thread-main.ts as a second entry
+ * point), every module's URL is the binary's root, under which the entry
+ * points keep their paths below src/.
+ */
+const THREAD_MODULE = import.meta.url.endsWith("/verifier/thread.ts")
+  ? new URL("./thread-main.ts", import.meta.url).href
+  : new URL("./verifier/thread-main.ts", import.meta.url).href;
+
+/** A thread that has not loaded its verifier by then will not; start-up fails rather than hang. */
+const START_TIMEOUT_MS = 30_000;
+
 interface Call {
   items: BatchItem[];
   resolve: (results: VerifyResult[]) => void;
@@ -27,11 +40,16 @@ export class ThreadEngine implements VerifyEngine {
 
   private spawn(): Promise<void> {
     return new Promise((ready, failed) => {
-      const worker = new Worker(new URL("./thread-main.ts", import.meta.url).href);
+      const worker = new Worker(THREAD_MODULE);
       let started = false;
+      const timer = setTimeout(() => {
+        worker.terminate();
+        failed(new Error(`verifier thread did not start within ${START_TIMEOUT_MS / 1000} s (${THREAD_MODULE})`));
+      }, START_TIMEOUT_MS);
       worker.onmessage = (event: MessageEvent<{ ready?: true; id?: number; results?: VerifyResult[] }>) => {
         if (event.data.ready) {
           started = true;
+          clearTimeout(timer);
           ready();
           return;
         }
@@ -40,9 +58,14 @@ export class ThreadEngine implements VerifyEngine {
         call?.resolve(event.data.results!);
       };
       worker.onerror = (event) => {
-        if (!started) return failed(new Error(`verifier thread failed to start: ${event.message}`));
+        if (!started) {
+          clearTimeout(timer);
+          return failed(new Error(`verifier thread failed to start: ${event.message}`));
+        }
         this.restart();
       };
+      // The thread alone does not keep the process alive; the server's listener does.
+      (worker as Worker & { unref(): void }).unref();
       this.worker = worker;
     });
   }

@@ -2,7 +2,7 @@
 // verify() one at a time, whatever lands in a batch next to what; a lone
 // submission is verified at once; queued ones go to verifyBatch.
 import { beforeAll, describe, expect, test } from "bun:test";
-import { verificationKey } from "../../src/agent/vkey";
+import { verificationKey } from "../../src/verifier/circuit-key";
 import { publicSignals } from "../../src/identity/encoding";
 import { BatchingVerifier, type BatchItem, type VerifyEngine } from "../../src/verifier/batching";
 import { Groth16Verifier } from "../../src/verifier/index";
@@ -25,7 +25,7 @@ beforeAll(async () => {
       publicSignals: publicSignals({ identityCommitment: BigInt(agent.identity_commitment), nonce, action: "purchase" }),
     })),
   );
-  const offCurve = JSON.parse(valid[2]!.proof);
+  const offCurve = JSON.parse(valid[2]!.proof as string);
   offCurve.pi_a[0] = (BigInt(offCurve.pi_a[0]) + 1n).toString();
   invalid = [
     // Well-formed, but for another statement: only the pairing equation fails.
