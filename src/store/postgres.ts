@@ -60,7 +60,7 @@ interface QueuedCreation {
 /** Items per creation statement; a larger queue is written in several. */
 const MAX_GROUP = 500;
 
-/** Usage shard rows per key: concurrent writers of one key pick different rows (migration 3). */
+/** Usage shard rows per key: concurrent writers of one key pick different rows (migration 4). */
 export const USAGE_SHARDS = 16;
 const usageShard = (): number => Math.floor(Math.random() * USAGE_SHARDS);
 
@@ -286,7 +286,7 @@ export class PostgresStore implements Store {
       const record = toChallenge(row);
       // Two fixed statements rather than an interpolated column name; a
       // random shard row of the key, so concurrent decisions of one key
-      // rarely wait for each other's commit (migration 3).
+      // rarely wait for each other's commit (migration 4).
       const shard = usageShard();
       if (status === "verified")
         await tx`INSERT INTO usage_counters (key_id, shard, verified) VALUES (${record.keyId}, ${shard}, 1)
