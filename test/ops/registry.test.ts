@@ -65,6 +65,19 @@ describe("createMetrics", () => {
     expect(REQUEST_BUCKETS[0]).toBe(0.001);
   });
 
+  test("verifier runs by batch size: singles in le=1, batches in their bucket, sum = proofs", async () => {
+    const m = createMetrics();
+    for (const size of [1, 1, 3, 32, 17]) m.verificationRun(size);
+    const s = samples(await m.render());
+    expect(s.get('zkagent_verification_batch_size_bucket{le="1"}')).toBe(2);
+    expect(s.get('zkagent_verification_batch_size_bucket{le="2"}')).toBe(2);
+    expect(s.get('zkagent_verification_batch_size_bucket{le="4"}')).toBe(3);
+    expect(s.get('zkagent_verification_batch_size_bucket{le="16"}')).toBe(3);
+    expect(s.get('zkagent_verification_batch_size_bucket{le="32"}')).toBe(5);
+    expect(s.get("zkagent_verification_batch_size_count")).toBe(5);
+    expect(s.get("zkagent_verification_batch_size_sum")).toBe(54);
+  });
+
   test("verifications by result and reason; verified is reason none", async () => {
     const m = createMetrics();
     m.verification("verified", null, 12);
