@@ -184,7 +184,8 @@ export class SqliteStore implements Store {
   //
   // The batch is first written at once (writeTogether: one rate-window
   // increment by n per key and window, one usage increment per key); only
-  // when an item fails is it rolled back and written item by item as above.
+  // when an item fails is the transaction rolled back and the batch written
+  // item by item, in savepoints, as above.
   private pending: { challenge: ChallengeRecord; window: RateWindow; resolve: (r: CreateChallengeResult) => void; reject: (e: unknown) => void }[] = [];
   private flushScheduled = false;
   // Built on first use: field initialisers run before the constructor has set this.db.
@@ -233,6 +234,9 @@ export class SqliteStore implements Store {
       const together = this.writeTogether(batch);
       if (together) outcomes = together.map((value) => ({ ok: true, value }));
       else {
+        // Rare (an item's insert failed): the lock was this process's a moment
+        // ago, so this waits busy_timeout at worst.
+        this.db.exec("BEGIN IMMEDIATE");
         for (const item of batch) {
           try {
             outcomes.push({ ok: true, value: savepoint(item.challenge, item.window) });
@@ -260,15 +264,19 @@ export class SqliteStore implements Store {
 
   /**
    * The whole batch with one count per rate window and one usage update per
-   * key, in a savepoint; null (and nothing written) when any item fails, and
-   * the caller then writes the items one by one. Per (key, window, limit) the
-   * window's count goes up by n at once and returns the new total C: the
-   * group's items are the window's requests C − n + 1 … C in arrival order,
-   * and each is stored iff its place is within the limit — what n single
-   * increments in that order decide (a refused request keeps its place).
+   * key, inside the open transaction; null when any item fails, after rolling
+   * the whole transaction back (the caller then starts a new one and writes
+   * the items one by one). Per (key, window, limit) the window's count goes up
+   * by n at once and returns the new total C: the group's items are the
+   * window's requests C − n + 1 … C in arrival order, and each is stored iff
+   * its place is within the limit — what n single increments in that order
+   * decide (a refused request keeps its place).
+   *
+   * No savepoint around it: inside one, every insert after the first needs a
+   * statement journal, which made the batch 2–3× slower than the per-item
+   * savepoints it replaces (measured in process, 64 creations per batch).
    */
   private writeTogether(batch: readonly { challenge: ChallengeRecord; window: RateWindow }[]): CreateChallengeResult[] | null {
-    this.db.exec("SAVEPOINT together");
     try {
       const results: CreateChallengeResult[] = new Array(batch.length);
       const groups = new Map<string, number[]>();
@@ -298,11 +306,9 @@ export class SqliteStore implements Store {
         createdPerKey.set(keyId, (createdPerKey.get(keyId) ?? 0) + 1);
       });
       for (const [keyId, n] of createdPerKey) this.q.countChallenges.run(n, keyId);
-      this.db.exec("RELEASE together");
       return results;
     } catch {
-      this.db.exec("ROLLBACK TO together");
-      this.db.exec("RELEASE together");
+      this.db.exec("ROLLBACK");
       return null;
     }
   }
