@@ -7,18 +7,17 @@
 // The derivations are plain BigInt arithmetic so they can be audited here
 // rather than trusted as magic numbers in the wasm sources.
 
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { emit, finish } from "./asc-emit.ts";
 
 // --- BN254 (alt_bn128) parameters -------------------------------------------
-const U = 4965661367192848881n; // BN seed u (positive for alt_bn128)
-const P = 36n * U ** 4n + 36n * U ** 3n + 24n * U ** 2n + 6n * U + 1n;
-const R = 36n * U ** 4n + 36n * U ** 3n + 18n * U ** 2n + 6n * U + 1n;
+export const U = 4965661367192848881n; // BN seed u (positive for alt_bn128)
+export const P = 36n * U ** 4n + 36n * U ** 3n + 24n * U ** 2n + 6n * U + 1n;
+export const R = 36n * U ** 4n + 36n * U ** 3n + 18n * U ** 2n + 6n * U + 1n;
 if (P !== 21888242871839275222246405745257275088696311157297823662689037894645226208583n) throw new Error("p");
 if (R !== 21888242871839275222246405745257275088548364400416034343698204186575808495617n) throw new Error("r");
 
-const LIMB_BITS = 29n;
-const LIMBS = 9;
+export const LIMB_BITS = 29n;
+export const LIMBS = 9;
 const MONT_R = 1n << (LIMB_BITS * BigInt(LIMBS)); // R = 2^261
 
 const mod = (a: bigint, m: bigint) => ((a % m) + m) % m;
@@ -52,7 +51,7 @@ const f2inv = (a: F2): F2 => {
 };
 const XI: F2 = [9n, 1n]; // ξ = 9 + u, the sextic non-residue
 
-const limbs = (x: bigint): bigint[] => {
+export const limbs = (x: bigint): bigint[] => {
   const out: bigint[] = [];
   for (let i = 0; i < LIMBS; i++) out.push((x >> (LIMB_BITS * BigInt(i))) & ((1n << LIMB_BITS) - 1n));
   return out;
@@ -69,7 +68,7 @@ const invPow2 = (a: bigint, k: bigint) => {
   for (let i = 0; i < 8; i++) x = mod(x * (2n - a * x), 1n << k);
   return x;
 };
-const MU = mod(-invPow2(P, LIMB_BITS), LIMB_MOD);
+export const MU = mod(-invPow2(P, LIMB_BITS), LIMB_MOD);
 if (mod(P * MU + 1n, LIMB_MOD) !== 0n) throw new Error("mu");
 
 // Frobenius coefficients γ_{k,i} = ξ^{i(p^k − 1)/6}, i = 1..5 (Fp12 = Fp2[w]/(w⁶ − ξ)).
@@ -163,5 +162,4 @@ export const U_NAF: usize = memory.data<i8>([${U_NAF.join(", ")}]);
 export const U_NAF_LEN: i32 = ${U_NAF.length};
 `;
 
-writeFileSync(join(import.meta.dir, "..", "assembly", "constants.ts"), out);
-console.log(`wrote assembly/constants.ts (ate NAF length ${ATE.length}, ${ATE_LINES} lines per G2 point)`);
+if (import.meta.main) finish([emit("assembly/constants.ts", out)], `assembly/constants.ts (ate NAF length ${ATE.length}, ${ATE_LINES} lines per G2 point)`);
