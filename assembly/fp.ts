@@ -25,8 +25,8 @@ export const LIMBS: i32 = 9;
 export const LIMB_BITS: u64 = 29;
 export const LIMB_BYTES: usize = 4;
 export const FP_SIZE: usize = 36;
-/** Big-endian encoding width of one field element. */
-export const FP_BYTES: usize = 32;
+/** Big-endian encoding width of one field element (the ABI table, layout.ts). */
+export { FP_BYTES } from "./layout";
 const MASK: u64 = 0x1fffffff;
 const MASK32: u32 = 0x1fffffff;
 
@@ -202,7 +202,7 @@ export function fpNeg(out: usize, a: usize): void {
 }
 
 /** The zero element (all limbs 0). */
-export const FP_ZERO: usize = memory.data(36, 4);
+export const FP_ZERO: usize = memory.data(<i32>FP_SIZE, 4);
 
 export function fpCopy(out: usize, a: usize): void {
   memory.copy(out, a, FP_SIZE);
@@ -225,8 +225,8 @@ export function fpIsOne(a: usize): bool {
   return fpEq(a, FP_ONE);
 }
 
-const INV_BASE: usize = memory.data(36, 4);
-const INV_ACC: usize = memory.data(36, 4);
+const INV_BASE: usize = memory.data(<i32>FP_SIZE, 4);
+const INV_ACC: usize = memory.data(<i32>FP_SIZE, 4);
 
 /** out = a⁻¹ = a^(p−2) (Fermat); out = 0 when a = 0. Left-to-right square and multiply. */
 export function fpInv(out: usize, a: usize): void {
@@ -245,8 +245,9 @@ export function fpInv(out: usize, a: usize): void {
 // --- canonical big-endian encoding -------------------------------------------
 
 /** Scratch: a 256-bit integer as four little-endian u64 words. */
-const WORDS: usize = memory.data(32, 8);
 const WORD_BYTES: usize = 8;
+const WORD_COUNT: usize = 4;
+const WORDS: usize = memory.data(<i32>(WORD_COUNT * WORD_BYTES), <i32>WORD_BYTES);
 
 // @ts-ignore: decorator
 @inline function word(i: usize): u64 {
@@ -293,7 +294,7 @@ export function fpFromBytes(out: usize, src: usize): bool {
   return true;
 }
 
-const TO_BYTES: usize = memory.data(36, 4);
+const TO_BYTES: usize = memory.data(<i32>FP_SIZE, 4);
 
 /** Writes a as a 32-byte big-endian canonical integer. */
 export function fpToBytes(dst: usize, a: usize): void {

@@ -12,6 +12,7 @@ import {
   fp6MulByFp2, fp6Neg, fp6Copy, fp6SetZero, fp6SetOne, fp6Eq, fp6Sqr, fp6Inv, fp6AddLazy,
 } from "./fp6";
 import { U_NAF, U_NAF_LEN } from "./constants";
+import { FP2_SIZE } from "./fp2";
 
 export const FP12_C0: usize = 0;
 export const FP12_C1: usize = FP6_SIZE;
@@ -25,10 +26,10 @@ export const Z3: usize = FP12_C1 + FP6_B1;
 export const Z4: usize = FP12_C0 + FP6_B2;
 export const Z5: usize = FP12_C1 + FP6_B2;
 
-const A0: usize = memory.data(216, 4);
-const A1: usize = memory.data(216, 4);
-const A2: usize = memory.data(216, 4);
-const LB: usize = memory.data(72, 4);
+const A0: usize = memory.data(<i32>FP6_SIZE, 4);
+const A1: usize = memory.data(<i32>FP6_SIZE, 4);
+const A2: usize = memory.data(<i32>FP6_SIZE, 4);
+const LB: usize = memory.data(<i32>FP2_SIZE, 4);
 
 export function fp12Copy(out: usize, a: usize): void {
   memory.copy(out, a, FP12_SIZE);
@@ -40,7 +41,7 @@ export function fp12SetOne(out: usize): void {
 export function fp12Eq(a: usize, b: usize): bool {
   return fp6Eq(a + FP12_C0, b + FP12_C0) && fp6Eq(a + FP12_C1, b + FP12_C1);
 }
-const ONE12: usize = memory.data(432, 4);
+const ONE12: usize = memory.data(<i32>FP12_SIZE, 4);
 let oneReady = false;
 export function fp12IsOne(a: usize): bool {
   if (!oneReady) {
@@ -126,13 +127,13 @@ export function fp12MulBy034One(f: usize, b: usize, c: usize): void {
 
 // --- cyclotomic subgroup -------------------------------------------------------
 
-const CS: usize = memory.data(432, 4);
-const X2: usize = memory.data(72, 4);
-const Y2: usize = memory.data(72, 4);
-const XY: usize = memory.data(72, 4);
-const RE: usize = memory.data(72, 4);
-const IM: usize = memory.data(72, 4);
-const TT: usize = memory.data(72, 4);
+const CS: usize = memory.data(<i32>FP12_SIZE, 4);
+const X2: usize = memory.data(<i32>FP2_SIZE, 4);
+const Y2: usize = memory.data(<i32>FP2_SIZE, 4);
+const XY: usize = memory.data(<i32>FP2_SIZE, 4);
+const RE: usize = memory.data(<i32>FP2_SIZE, 4);
+const IM: usize = memory.data(<i32>FP2_SIZE, 4);
+const TT: usize = memory.data(<i32>FP2_SIZE, 4);
 
 /** (re, im) = (x + y·s)² in Fp4 = Fp2[s]/(s² − ξ): 3 Fp2 squarings. */
 function fp4Sqr(re: usize, im: usize, x: usize, y: usize): void {
@@ -185,9 +186,9 @@ export function fp12CyclotomicSqr(out: usize, a: usize): void {
   fp12Copy(out, CS);
 }
 
-const EXP_BASE: usize = memory.data(432, 4);
-const EXP_INV: usize = memory.data(432, 4);
-const EXP_ACC: usize = memory.data(432, 4);
+const EXP_BASE: usize = memory.data(<i32>FP12_SIZE, 4);
+const EXP_INV: usize = memory.data(<i32>FP12_SIZE, 4);
+const EXP_ACC: usize = memory.data(<i32>FP12_SIZE, 4);
 
 /**
  * out = a^u for a in the cyclotomic subgroup, u the BN seed, by the NAF of u

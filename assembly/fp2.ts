@@ -11,14 +11,14 @@ export const FP2_C0: usize = 0;
 export const FP2_C1: usize = FP_SIZE;
 export const FP2_SIZE: usize = 2 * FP_SIZE;
 /** Wire encoding: c1 (imaginary) then c0 (real), 32 bytes each, as in EIP-197. */
-export const FP2_BYTES: usize = 2 * FP_BYTES;
+export { FP2_BYTES } from "./layout";
 const WIRE_C1: usize = 0;
 const WIRE_C0: usize = FP_BYTES;
 
-const T0: usize = memory.data(36, 4);
-const T1: usize = memory.data(36, 4);
-const T2: usize = memory.data(36, 4);
-const T3: usize = memory.data(36, 4);
+const T0: usize = memory.data(<i32>FP_SIZE, 4);
+const T1: usize = memory.data(<i32>FP_SIZE, 4);
+const T2: usize = memory.data(<i32>FP_SIZE, 4);
+const T3: usize = memory.data(<i32>FP_SIZE, 4);
 
 export function fp2Add(out: usize, a: usize, b: usize): void {
   fpAdd(out + FP2_C0, a + FP2_C0, b + FP2_C0);

@@ -14,14 +14,14 @@ export const FP6_B2: usize = 2 * FP2_SIZE;
 export const FP6_SIZE: usize = 3 * FP2_SIZE;
 
 // Scratch (each function uses only its own or calls leaf fp2 routines).
-const V0: usize = memory.data(72, 4);
-const V1: usize = memory.data(72, 4);
-const V2: usize = memory.data(72, 4);
-const S0: usize = memory.data(72, 4);
-const S1: usize = memory.data(72, 4);
-const R0: usize = memory.data(72, 4);
-const R1: usize = memory.data(72, 4);
-const R2: usize = memory.data(72, 4);
+const V0: usize = memory.data(<i32>FP2_SIZE, 4);
+const V1: usize = memory.data(<i32>FP2_SIZE, 4);
+const V2: usize = memory.data(<i32>FP2_SIZE, 4);
+const S0: usize = memory.data(<i32>FP2_SIZE, 4);
+const S1: usize = memory.data(<i32>FP2_SIZE, 4);
+const R0: usize = memory.data(<i32>FP2_SIZE, 4);
+const R1: usize = memory.data(<i32>FP2_SIZE, 4);
+const R2: usize = memory.data(<i32>FP2_SIZE, 4);
 
 export function fp6Add(out: usize, a: usize, b: usize): void {
   fp2Add(out + FP6_B0, a + FP6_B0, b + FP6_B0);

@@ -19,7 +19,7 @@ export const G1_Z: usize = 2 * FP_SIZE;
 export const G1_AFFINE_SIZE: usize = 2 * FP_SIZE;
 export const G1_JACOBIAN_SIZE: usize = 3 * FP_SIZE;
 /** Wire form: x ‖ y, 32-byte big-endian each; (0, 0) encodes infinity (EIP-196). */
-export const G1_BYTES: usize = 2 * FP_BYTES;
+export { G1_BYTES } from "./layout";
 const WIRE_X: usize = 0;
 const WIRE_Y: usize = FP_BYTES;
 
@@ -30,8 +30,8 @@ export const DECODE_INFINITY: i32 = 2;
 export const DECODE_NOT_ON_CURVE: i32 = 3;
 export const DECODE_NOT_IN_SUBGROUP: i32 = 4;
 
-const T0: usize = memory.data(36, 4);
-const T1: usize = memory.data(36, 4);
+const T0: usize = memory.data(<i32>FP_SIZE, 4);
+const T1: usize = memory.data(<i32>FP_SIZE, 4);
 
 /** y² = x³ + 3 for an affine point. */
 export function g1IsOnCurve(p: usize): bool {
@@ -73,11 +73,11 @@ export function g1AffineNeg(out: usize, a: usize): void {
   fpNeg(out + G1_Y, a + G1_Y);
 }
 
-const DA: usize = memory.data(36, 4);
-const DB: usize = memory.data(36, 4);
-const DC: usize = memory.data(36, 4);
-const DD: usize = memory.data(36, 4);
-const DE: usize = memory.data(36, 4);
+const DA: usize = memory.data(<i32>FP_SIZE, 4);
+const DB: usize = memory.data(<i32>FP_SIZE, 4);
+const DC: usize = memory.data(<i32>FP_SIZE, 4);
+const DD: usize = memory.data(<i32>FP_SIZE, 4);
+const DE: usize = memory.data(<i32>FP_SIZE, 4);
 
 /** out = 2p (Jacobian), dbl-2009-l: 2M + 5S. */
 export function g1Double(out: usize, p: usize): void {
@@ -104,15 +104,15 @@ export function g1Double(out: usize, p: usize): void {
   fpSub(out + G1_Y, DD, DC); // Y3 = E(D − X3) − 8C
 }
 
-const MZ: usize = memory.data(36, 4);
-const MU2: usize = memory.data(36, 4);
-const MS2: usize = memory.data(36, 4);
-const MH: usize = memory.data(36, 4);
-const MHH: usize = memory.data(36, 4);
-const MI: usize = memory.data(36, 4);
-const MJ: usize = memory.data(36, 4);
-const MR: usize = memory.data(36, 4);
-const MV: usize = memory.data(36, 4);
+const MZ: usize = memory.data(<i32>FP_SIZE, 4);
+const MU2: usize = memory.data(<i32>FP_SIZE, 4);
+const MS2: usize = memory.data(<i32>FP_SIZE, 4);
+const MH: usize = memory.data(<i32>FP_SIZE, 4);
+const MHH: usize = memory.data(<i32>FP_SIZE, 4);
+const MI: usize = memory.data(<i32>FP_SIZE, 4);
+const MJ: usize = memory.data(<i32>FP_SIZE, 4);
+const MR: usize = memory.data(<i32>FP_SIZE, 4);
+const MV: usize = memory.data(<i32>FP_SIZE, 4);
 
 /** out = p + q, p Jacobian, q affine (madd-2007-bl: 7M + 4S). out may alias p. */
 export function g1AddMixed(out: usize, p: usize, q: usize): void {

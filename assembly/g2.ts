@@ -23,12 +23,12 @@ export const G2_Z: usize = 2 * FP2_SIZE;
 export const G2_AFFINE_SIZE: usize = 2 * FP2_SIZE;
 export const G2_JACOBIAN_SIZE: usize = 3 * FP2_SIZE;
 /** Wire form (EIP-197): x.c1 ‖ x.c0 ‖ y.c1 ‖ y.c0, 32-byte big-endian each. */
-export const G2_BYTES: usize = 2 * FP2_BYTES;
+export { G2_BYTES } from "./layout";
 const WIRE_X: usize = 0;
 const WIRE_Y: usize = FP2_BYTES;
 
-const T0: usize = memory.data(72, 4);
-const T1: usize = memory.data(72, 4);
+const T0: usize = memory.data(<i32>FP2_SIZE, 4);
+const T1: usize = memory.data(<i32>FP2_SIZE, 4);
 
 export function g2IsOnCurve(p: usize): bool {
   fp2Sqr(T0, p + G2_X);
@@ -70,11 +70,11 @@ export function g2AffineNeg(out: usize, a: usize): void {
   fp2Neg(out + G2_Y, a + G2_Y);
 }
 
-const DA: usize = memory.data(72, 4);
-const DB: usize = memory.data(72, 4);
-const DC: usize = memory.data(72, 4);
-const DD: usize = memory.data(72, 4);
-const DE: usize = memory.data(72, 4);
+const DA: usize = memory.data(<i32>FP2_SIZE, 4);
+const DB: usize = memory.data(<i32>FP2_SIZE, 4);
+const DC: usize = memory.data(<i32>FP2_SIZE, 4);
+const DD: usize = memory.data(<i32>FP2_SIZE, 4);
+const DE: usize = memory.data(<i32>FP2_SIZE, 4);
 
 /** out = 2p (Jacobian), dbl-2009-l. */
 export function g2Double(out: usize, p: usize): void {
@@ -101,15 +101,15 @@ export function g2Double(out: usize, p: usize): void {
   fp2Sub(out + G2_Y, DD, DC); // Y3 = E(D − X3) − 8C
 }
 
-const MZ: usize = memory.data(72, 4);
-const MU2: usize = memory.data(72, 4);
-const MS2: usize = memory.data(72, 4);
-const MH: usize = memory.data(72, 4);
-const MHH: usize = memory.data(72, 4);
-const MI: usize = memory.data(72, 4);
-const MJ: usize = memory.data(72, 4);
-const MR: usize = memory.data(72, 4);
-const MV: usize = memory.data(72, 4);
+const MZ: usize = memory.data(<i32>FP2_SIZE, 4);
+const MU2: usize = memory.data(<i32>FP2_SIZE, 4);
+const MS2: usize = memory.data(<i32>FP2_SIZE, 4);
+const MH: usize = memory.data(<i32>FP2_SIZE, 4);
+const MHH: usize = memory.data(<i32>FP2_SIZE, 4);
+const MI: usize = memory.data(<i32>FP2_SIZE, 4);
+const MJ: usize = memory.data(<i32>FP2_SIZE, 4);
+const MR: usize = memory.data(<i32>FP2_SIZE, 4);
+const MV: usize = memory.data(<i32>FP2_SIZE, 4);
 
 /** out = p + q, p Jacobian, q affine (madd-2007-bl). out may alias p. */
 export function g2AddMixed(out: usize, p: usize, q: usize): void {
@@ -159,10 +159,10 @@ function addTail(out: usize, sj: usize): void {
   fp2Sub(out + G2_Y, MV, sj); // Y3 = r(V − X3) − 2·S·J
 }
 
-const AZ1: usize = memory.data(72, 4);
-const AZ2: usize = memory.data(72, 4);
-const AU1: usize = memory.data(72, 4);
-const AS1: usize = memory.data(72, 4);
+const AZ1: usize = memory.data(<i32>FP2_SIZE, 4);
+const AZ2: usize = memory.data(<i32>FP2_SIZE, 4);
+const AU1: usize = memory.data(<i32>FP2_SIZE, 4);
+const AS1: usize = memory.data(<i32>FP2_SIZE, 4);
 
 /** out = p + q, both Jacobian (add-2007-bl). out may alias either. */
 export function g2Add(out: usize, p: usize, q: usize): void {
@@ -204,10 +204,10 @@ export function g2Add(out: usize, p: usize, q: usize): void {
   addTail(out, AS1);
 }
 
-const EQ0: usize = memory.data(72, 4);
-const EQ1: usize = memory.data(72, 4);
-const EQ2: usize = memory.data(72, 4);
-const EQ3: usize = memory.data(72, 4);
+const EQ0: usize = memory.data(<i32>FP2_SIZE, 4);
+const EQ1: usize = memory.data(<i32>FP2_SIZE, 4);
+const EQ2: usize = memory.data(<i32>FP2_SIZE, 4);
+const EQ3: usize = memory.data(<i32>FP2_SIZE, 4);
 
 /** Projective equality of two Jacobian points. */
 export function g2JacobianEq(p: usize, q: usize): bool {
@@ -265,10 +265,10 @@ export function g2MulScalar(out: usize, q: usize, s: usize): void {
   }
 }
 
-const XQ: usize = memory.data(216, 4);
-const LHS: usize = memory.data(216, 4);
-const TMP: usize = memory.data(216, 4);
-const RHS: usize = memory.data(216, 4);
+const XQ: usize = memory.data(<i32>G2_JACOBIAN_SIZE, 4);
+const LHS: usize = memory.data(<i32>G2_JACOBIAN_SIZE, 4);
+const TMP: usize = memory.data(<i32>G2_JACOBIAN_SIZE, 4);
+const RHS: usize = memory.data(<i32>G2_JACOBIAN_SIZE, 4);
 
 /**
  * True when the affine point q ∈ E'(Fp2) lies in G2 (order r). Instead of

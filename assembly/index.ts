@@ -85,9 +85,9 @@ export function batchCheck(k: i32): i32 {
 // --- test support: field arithmetic -------------------------------------------------
 
 const OP_A: usize = 0;
-const FA: usize = memory.data(36, 4);
-const FB: usize = memory.data(36, 4);
-const FC: usize = memory.data(36, 4);
+const FA: usize = memory.data(<i32>FP_SIZE, 4);
+const FB: usize = memory.data(<i32>FP_SIZE, 4);
+const FC: usize = memory.data(<i32>FP_SIZE, 4);
 
 /** Fp: a ‖ b (32 bytes each) → result at 2·32. op: 0 add, 1 sub, 2 mul, 3 inv, 4 neg, 5 sqr. */
 export function fpOp(op: i32): i32 {
@@ -104,9 +104,9 @@ export function fpOp(op: i32): i32 {
   return STATUS_OK;
 }
 
-const F2A: usize = memory.data(72, 4);
-const F2B: usize = memory.data(72, 4);
-const F2C: usize = memory.data(72, 4);
+const F2A: usize = memory.data(<i32>FP2_SIZE, 4);
+const F2B: usize = memory.data(<i32>FP2_SIZE, 4);
+const F2C: usize = memory.data(<i32>FP2_SIZE, 4);
 
 /** Fp2 (EIP order c1 ‖ c0): a ‖ b → result at 2·64. op: 0 add, 1 sub, 2 mul, 3 inv, 4 sqr, 5 ·ξ, 6 conj. */
 export function fp2Op(op: i32): i32 {
@@ -126,9 +126,9 @@ export function fp2Op(op: i32): i32 {
 
 const FP12_COEFFS: usize = FP12_SIZE / FP_SIZE;
 const FP12_BYTES: usize = FP12_COEFFS * FP_BYTES;
-const F12A: usize = memory.data(432, 4);
-const F12B: usize = memory.data(432, 4);
-const F12C: usize = memory.data(432, 4);
+const F12A: usize = memory.data(<i32>FP12_SIZE, 4);
+const F12B: usize = memory.data(<i32>FP12_SIZE, 4);
+const F12C: usize = memory.data(<i32>FP12_SIZE, 4);
 
 /** Fp12 in memory order (12 Fp, c0.b0.c0 first), 32-byte big-endian each. */
 function fp12FromBytes(out: usize, src: usize): bool {
@@ -177,9 +177,9 @@ export function fp12Op(op: i32, expLen: i32): i32 {
 
 // --- test support: curves (EIP-196 / EIP-197 semantics) ---------------------------------
 
-const P1: usize = memory.data(72, 4);
-const P2: usize = memory.data(72, 4);
-const JP: usize = memory.data(108, 4);
+const P1: usize = memory.data(<i32>G1_AFFINE_SIZE, 4);
+const P2: usize = memory.data(<i32>G1_AFFINE_SIZE, 4);
+const JP: usize = memory.data(<i32>G1_JACOBIAN_SIZE, 4);
 
 /** Decodes G1 with (0, 0) as infinity into JP (Jacobian); false when invalid. */
 function g1Eip(src: usize, affine: usize): bool {
@@ -220,8 +220,8 @@ export function g1Mul(): i32 {
   return 0;
 }
 
-const Q1: usize = memory.data(144, 4);
-const JQ: usize = memory.data(216, 4);
+const Q1: usize = memory.data(<i32>G2_AFFINE_SIZE, 4);
+const JQ: usize = memory.data(<i32>G2_JACOBIAN_SIZE, 4);
 
 /**
  * G2 helpers on an on-curve point (not necessarily in G2) in the I/O buffer:
@@ -247,7 +247,7 @@ export function g2Op(op: i32): i32 {
 }
 
 const PAIR_BYTES: usize = G1_BYTES + G2_BYTES;
-const F: usize = memory.data(432, 4);
+const F: usize = memory.data(<i32>FP12_SIZE, 4);
 
 /**
  * Multi-pairing over k (G1 ‖ G2) pairs from the I/O buffer, EIP-197

@@ -69,11 +69,11 @@ export const PAIR_SIZE: usize = 8;
 
 // --- fixed lines (affine) ----------------------------------------------------
 
-const FT: usize = memory.data(144, 4); // T = (x, y)
-const FQ: usize = memory.data(144, 4); // current addend
-const FL: usize = memory.data(72, 4); // λ'
-const FS: usize = memory.data(72, 4);
-const FX: usize = memory.data(72, 4);
+const FT: usize = memory.data(<i32>G2_AFFINE_SIZE, 4); // T = (x, y)
+const FQ: usize = memory.data(<i32>G2_AFFINE_SIZE, 4); // current addend
+const FL: usize = memory.data(<i32>FP2_SIZE, 4); // λ'
+const FS: usize = memory.data(<i32>FP2_SIZE, 4);
+const FX: usize = memory.data(<i32>FP2_SIZE, 4);
 
 /** Writes the affine line through T (tangent when q == T) and sets T ← T + q. */
 function fixedStep(dst: usize, q: usize, doubling: bool): void {
@@ -103,8 +103,8 @@ function fixedStep(dst: usize, q: usize, doubling: bool): void {
   fp2Copy(FT + G2_X, FX);
 }
 
-const NEG_Q: usize = memory.data(144, 4);
-const FROB_Q: usize = memory.data(144, 4);
+const NEG_Q: usize = memory.data(<i32>G2_AFFINE_SIZE, 4);
+const FROB_Q: usize = memory.data(<i32>G2_AFFINE_SIZE, 4);
 
 /** Sets FROB_Q = π(q) (step 1) or −π²(q) (step 2), affine. */
 function frobeniusAddend(q: usize, step: i32): void {
@@ -145,15 +145,15 @@ export function prepareFixedLines(dst: usize, q: usize): void {
 
 // --- per-proof lines (homogeneous projective) --------------------------------
 
-const PX: usize = memory.data(72, 4);
-const PY: usize = memory.data(72, 4);
-const PZ: usize = memory.data(72, 4);
-const SA: usize = memory.data(72, 4);
-const SB: usize = memory.data(72, 4);
-const SC: usize = memory.data(72, 4);
-const SE: usize = memory.data(72, 4);
-const SF: usize = memory.data(72, 4);
-const SH: usize = memory.data(72, 4);
+const PX: usize = memory.data(<i32>FP2_SIZE, 4);
+const PY: usize = memory.data(<i32>FP2_SIZE, 4);
+const PZ: usize = memory.data(<i32>FP2_SIZE, 4);
+const SA: usize = memory.data(<i32>FP2_SIZE, 4);
+const SB: usize = memory.data(<i32>FP2_SIZE, 4);
+const SC: usize = memory.data(<i32>FP2_SIZE, 4);
+const SE: usize = memory.data(<i32>FP2_SIZE, 4);
+const SF: usize = memory.data(<i32>FP2_SIZE, 4);
+const SH: usize = memory.data(<i32>FP2_SIZE, 4);
 
 /**
  * Doubling step on T = (PX : PY : PZ) (homogeneous, x = X/Z, y = Y/Z) with
@@ -265,7 +265,7 @@ export function prepareG1Affine(out: usize, p: usize, yInv: usize): void {
   fpCopy(out + PREP_Y, yInv);
 }
 
-const PJ: usize = memory.data(36, 4);
+const PJ: usize = memory.data(<i32>FP_SIZE, 4);
 
 /** out = P̃ for a Jacobian P = (X, Y, Z) given 1/Y: xP/yP = X·Z/Y, 1/yP = Z³/Y. */
 export function prepareG1Jacobian(out: usize, p: usize, yInv: usize): void {
@@ -284,8 +284,8 @@ export function prepareNeg(out: usize, a: usize): void {
 
 // Montgomery's simultaneous inversion (Montgomery 1987), shared by callers
 // that must invert several field elements: 3(n−1) multiplications + 1 inversion.
-const BI_ACC: usize = memory.data(36, 4);
-const BI_T: usize = memory.data(36, 4);
+const BI_ACC: usize = memory.data(<i32>FP_SIZE, 4);
+const BI_T: usize = memory.data(<i32>FP_SIZE, 4);
 
 /**
  * Inverts n field elements in place: the elements are at base + k·stride,
@@ -311,8 +311,8 @@ export function batchInvert(base: usize, stride: usize, n: i32, scratch: usize):
 
 // --- Miller loop -------------------------------------------------------------
 
-const LB: usize = memory.data(72, 4);
-const LC: usize = memory.data(72, 4);
+const LB: usize = memory.data(<i32>FP2_SIZE, 4);
+const LC: usize = memory.data(<i32>FP2_SIZE, 4);
 
 // @ts-ignore: decorator
 @inline function pairLines(table: usize, k: i32): usize {
@@ -361,18 +361,18 @@ export function millerLoop(f: usize, table: usize, nVar: i32, nFixed: i32): void
 
 // --- final exponentiation ----------------------------------------------------
 
-const E_T0: usize = memory.data(432, 4);
-const E_T1: usize = memory.data(432, 4);
-const FU: usize = memory.data(432, 4);
-const FU2: usize = memory.data(432, 4);
-const FU3: usize = memory.data(432, 4);
-const Y0: usize = memory.data(432, 4);
-const Y1: usize = memory.data(432, 4);
-const Y2: usize = memory.data(432, 4);
-const Y3: usize = memory.data(432, 4);
-const Y4: usize = memory.data(432, 4);
-const Y5: usize = memory.data(432, 4);
-const Y6: usize = memory.data(432, 4);
+const E_T0: usize = memory.data(<i32>FP12_SIZE, 4);
+const E_T1: usize = memory.data(<i32>FP12_SIZE, 4);
+const FU: usize = memory.data(<i32>FP12_SIZE, 4);
+const FU2: usize = memory.data(<i32>FP12_SIZE, 4);
+const FU3: usize = memory.data(<i32>FP12_SIZE, 4);
+const Y0: usize = memory.data(<i32>FP12_SIZE, 4);
+const Y1: usize = memory.data(<i32>FP12_SIZE, 4);
+const Y2: usize = memory.data(<i32>FP12_SIZE, 4);
+const Y3: usize = memory.data(<i32>FP12_SIZE, 4);
+const Y4: usize = memory.data(<i32>FP12_SIZE, 4);
+const Y5: usize = memory.data(<i32>FP12_SIZE, 4);
+const Y6: usize = memory.data(<i32>FP12_SIZE, 4);
 
 /** out = f^((p¹²−1)/r). f must be non-zero (Miller-loop outputs are). */
 export function finalExponentiation(out: usize, f: usize): void {

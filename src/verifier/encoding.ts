@@ -18,14 +18,9 @@
 
 import type { SnarkjsProof, VerifyFailure } from "./types.ts";
 
-export const FIELD_BYTES = 32;
-export const G1_BYTES = 2 * FIELD_BYTES;
-export const G2_BYTES = 4 * FIELD_BYTES;
-export const PROOF_BYTES = 2 * G1_BYTES + G2_BYTES;
-/** Offsets of the compact / wasm proof layout. */
-export const PROOF_A = 0;
-export const PROOF_B = G1_BYTES;
-export const PROOF_C = G1_BYTES + G2_BYTES;
+// Byte layouts: the ABI table shared with assembly/ (layout.ts, generated).
+import { FP_BYTES as FIELD_BYTES, G1_BYTES, G2_BYTES, PROOF_BYTES, PROOF_A, PROOF_B, PROOF_C } from "./layout.ts";
+export { FIELD_BYTES, G1_BYTES, G2_BYTES, PROOF_BYTES, PROOF_A, PROOF_B, PROOF_C };
 
 const DECIMAL = /^(0|[1-9][0-9]{0,77})$/;
 const TWO_256 = 1n << 256n;

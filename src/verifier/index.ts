@@ -10,6 +10,7 @@ import type { SnarkjsProof, Verifier, VerifyFailure, VerifyResult } from "./type
 import { PROOF_BYTES, FIELD_BYTES, fromBytes32, parseProof, parsePublicInput, toBytes32, R } from "./encoding.ts";
 import { encodeVerificationKey } from "./vkey.ts";
 import { instantiateVerifier, instantiateVerifierSync, Status, writeIo, type VerifierExports } from "./wasm.ts";
+import { BATCH_SLOT_BYTES, BATCH_STATUS_BYTES } from "./layout.ts";
 
 export type { SnarkjsProof, Verifier, VerifyFailure, VerifyResult } from "./types.ts";
 export { parseProof, toCompactProof, toSnarkjsProof } from "./encoding.ts";
@@ -173,11 +174,11 @@ export class Groth16Verifier implements Verifier {
   /** Decodes one chunk into the module's batch cache, then checks it with bisection. */
   private batchChunk(w: VerifierExports, idx: number[], prepared: Prepared[], results: VerifyResult[]): void {
     const count = idx.length;
-    const ptr = w.io(count * (PROOF_BYTES + 4));
+    const ptr = w.io(count * (PROOF_BYTES + BATCH_STATUS_BYTES));
     const mem = new Uint8Array(w.memory.buffer, ptr, count * PROOF_BYTES);
     idx.forEach((i, slot) => mem.set(prepared[i]!.proof, slot * PROOF_BYTES));
     w.batchPrepare(count);
-    const statuses = new Int32Array(w.memory.buffer.slice(ptr + count * PROOF_BYTES, ptr + count * (PROOF_BYTES + 4)));
+    const statuses = new Int32Array(w.memory.buffer.slice(ptr + count * PROOF_BYTES, ptr + count * (PROOF_BYTES + BATCH_STATUS_BYTES)));
     const good: number[] = []; // cache slots
     statuses.forEach((s, slot) => {
       if (s === Status.OK) good.push(slot);
@@ -206,7 +207,7 @@ export class Groth16Verifier implements Verifier {
   private batchEquation(w: VerifierExports, slots: number[], idx: number[], prepared: Prepared[]): boolean {
     const k = slots.length;
     const n = this.nPublic;
-    const size = k * 4 + k * FIELD_BYTES + (n + 1) * FIELD_BYTES;
+    const size = k * BATCH_SLOT_BYTES + k * FIELD_BYTES + (n + 1) * FIELD_BYTES;
     const rhos = slots.map(() => randomScalar());
     const combined: bigint[] = new Array(n + 1).fill(0n);
     slots.forEach((slot, t) => {
@@ -218,9 +219,9 @@ export class Groth16Verifier implements Verifier {
     const ptr = w.io(size);
     const mem = new Uint8Array(w.memory.buffer, ptr, size);
     const view = new DataView(w.memory.buffer, ptr, size);
-    slots.forEach((slot, t) => view.setUint32(t * 4, slot, true));
-    rhos.forEach((rho, t) => toBytes32(rho, mem, k * 4 + t * FIELD_BYTES));
-    combined.forEach((c, j) => toBytes32(c % R, mem, k * 4 + k * FIELD_BYTES + j * FIELD_BYTES));
+    slots.forEach((slot, t) => view.setUint32(t * BATCH_SLOT_BYTES, slot, true));
+    rhos.forEach((rho, t) => toBytes32(rho, mem, k * BATCH_SLOT_BYTES + t * FIELD_BYTES));
+    combined.forEach((c, j) => toBytes32(c % R, mem, k * BATCH_SLOT_BYTES + k * FIELD_BYTES + j * FIELD_BYTES));
     return w.batchCheck(k) === Status.OK;
   }
 }

@@ -36,16 +36,8 @@ export type VerifierExports = {
   benchStage(stage: number): void;
 };
 
-/** Status codes returned by the module (assembly/groth16.ts STATUS_*). */
-export const Status = {
-  OK: 0,
-  FORMAT: 1,
-  POINT: 2,
-  PUBLIC_INPUT: 3,
-  REJECTED: 4,
-  KEY_GAMMA_EQ_DELTA: 5,
-  NO_KEY: 6,
-} as const;
+/** Status codes returned by the module: the ABI table shared with assembly/ (generated). */
+export { Status } from "./layout.ts";
 
 const fromSource = !import.meta.dir.startsWith("/$bunfs") && !import.meta.dir.startsWith("B:\\~BUN");
 
