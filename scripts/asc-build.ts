@@ -1,12 +1,14 @@
-// Builds the AssemblyScript verifier: compiles assembly/index.ts to
-// build/verifier.wasm with asc (optimised, stub runtime: no GC, nothing
-// allocates on the hot path). The generated sources (assembly/constants.ts,
-// fp2mul.ts, layout.ts and src/verifier/layout.ts) are committed and not
-// regenerated here: their generators run by hand, and
-// test/assembly/generated.test.ts fails when a committed file has drifted.
+// Builds the AssemblyScript verifier with asc (optimised, stub runtime: no
+// GC, nothing allocates on the hot path):
+//   assembly/index.ts   → build/verifier.wasm       production entry points only
+//   assembly/testing.ts → build/verifier-test.wasm  + test and benchmark operations
+// The generated sources (assembly/constants.ts, fp2mul.ts, layout.ts and
+// src/verifier/layout.ts) are committed and not regenerated here: their
+// generators run by hand, and test/assembly/generated.test.ts fails when a
+// committed file has drifted.
 //
-//   bun scripts/asc-build.ts            build
-//   bun scripts/asc-build.ts --if-stale build only when an input is newer than the output
+//   bun scripts/asc-build.ts            build both
+//   bun scripts/asc-build.ts --if-stale build only what is missing or older than an input
 //
 // Exported for src/verifier/wasm.ts (build on demand) and test/preload.ts.
 
@@ -15,6 +17,8 @@ import { join } from "node:path";
 
 const root = join(import.meta.dir, "..");
 export const WASM_PATH = join(root, "build", "verifier.wasm");
+export const TEST_WASM_PATH = join(root, "build", "verifier-test.wasm");
+const ENTRY = { [WASM_PATH]: "assembly/index.ts", [TEST_WASM_PATH]: "assembly/testing.ts" };
 const inputs = () => [
   ...readdirSync(join(root, "assembly")).map((f) => join(root, "assembly", f)),
   ...readdirSync(join(root, "scripts"))
@@ -22,40 +26,40 @@ const inputs = () => [
     .map((f) => join(root, "scripts", f)),
 ];
 
-export function isStale(): boolean {
-  if (!existsSync(WASM_PATH)) return true;
-  const built = statSync(WASM_PATH).mtimeMs;
+/** True when the module at path (default: the production one) is missing or older than an input. */
+export function isStale(path: string = WASM_PATH): boolean {
+  if (!existsSync(path)) return true;
+  const built = statSync(path).mtimeMs;
   return inputs().some((f) => statSync(f).mtimeMs > built);
 }
 
-export function buildWasm(): void {
-  const run = (cmd: string[]) => {
-    const r = Bun.spawnSync(cmd, { cwd: root, stdout: "pipe", stderr: "pipe" });
-    if (r.exitCode !== 0) {
-      throw new Error(`${cmd.join(" ")} failed:\n${r.stdout.toString()}${r.stderr.toString()}`);
-    }
-  };
+/** Compiles one module (default: the production one). */
+export function buildWasm(path: string = WASM_PATH): void {
   mkdirSync(join(root, "build"), { recursive: true });
   // Compile to a private file and rename: concurrent builds (parallel test
   // processes) never expose a half-written module.
-  const tmp = join(root, "build", `verifier.${process.pid}.wasm`);
-  run([
+  const tmp = `${path}.${process.pid}.tmp`;
+  const cmd = [
     join(root, "node_modules", ".bin", "asc"),
-    "assembly/index.ts",
+    ENTRY[path]!,
     "--outFile", tmp,
     "--optimizeLevel", "3",
     "--shrinkLevel", "0",
     "--converge",
     "--noAssert",
     "--runtime", "stub",
-  ]);
-  renameSync(tmp, WASM_PATH);
+  ];
+  const r = Bun.spawnSync(cmd, { cwd: root, stdout: "pipe", stderr: "pipe" });
+  if (r.exitCode !== 0) throw new Error(`${cmd.join(" ")} failed:\n${r.stdout.toString()}${r.stderr.toString()}`);
+  renameSync(tmp, path);
 }
 
 if (import.meta.main) {
   const ifStale = process.argv.includes("--if-stale");
-  if (ifStale && !isStale()) process.exit(0);
-  const t0 = performance.now();
-  buildWasm();
-  console.log(`built ${WASM_PATH} in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  for (const path of [WASM_PATH, TEST_WASM_PATH]) {
+    if (ifStale && !isStale(path)) continue;
+    const t0 = performance.now();
+    buildWasm(path);
+    console.log(`built ${path} in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  }
 }

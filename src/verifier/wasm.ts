@@ -13,7 +13,7 @@
 
 import { instantiate, instantiateSync } from "@assemblyscript/loader";
 
-/** The module's exports (see assembly/index.ts for the ABI). */
+/** The production module's exports (see assembly/index.ts for the ABI). */
 export type VerifierExports = {
   memory: WebAssembly.Memory;
   io(size: number): number;
@@ -23,17 +23,6 @@ export type VerifierExports = {
   maxBatch(): number;
   batchPrepare(count: number): number;
   batchCheck(k: number): number;
-  // test support
-  fpOp(op: number): number;
-  fp2Op(op: number): number;
-  fp12Op(op: number, expLen: number): number;
-  g1Add(): number;
-  g1Mul(): number;
-  g2Op(op: number): number;
-  pairingCheck(k: number): number;
-  pairing(): number;
-  benchOp(op: number, n: number): void;
-  benchStage(stage: number): void;
 };
 
 /** Status codes returned by the module: the ABI table shared with assembly/ (generated). */

@@ -5,13 +5,12 @@ import { join } from "node:path";
 // whose Expected is empty means "input rejected".
 import { beforeAll, describe, expect, test } from "bun:test";
 import * as S from "./support.ts";
-import type { VerifierExports } from "../../src/verifier/wasm.ts";
 
 const DIR = join(import.meta.dir, "../vectors/bn254");
 type Vector = { Input: string; Expected: string; Name: string };
 const load = async (f: string): Promise<Vector[]> => Bun.file(`${DIR}/${f}`).json();
 
-let w: VerifierExports;
+let w: S.TestExports;
 let add: Vector[], mul: Vector[], pairing: Vector[];
 beforeAll(async () => {
   w = await S.newWasm();

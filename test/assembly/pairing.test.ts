@@ -2,9 +2,8 @@
 // random points built by the BigInt twin (independent of the wasm curve code).
 import { beforeAll, describe, expect, test } from "bun:test";
 import * as S from "./support.ts";
-import type { VerifierExports } from "../../src/verifier/wasm.ts";
 
-let w: VerifierExports;
+let w: S.TestExports;
 beforeAll(async () => {
   w = await S.newWasm();
 }, 60_000); // may build the wasm on first use

@@ -1,11 +1,38 @@
-// Shared helpers for the wasm tests: a fresh module instance, byte codecs for
-// the test ABI (assembly/index.ts), and a BigInt twin of Fp / Fp2 / G1 / G2.
-import { instantiateVerifier, type VerifierExports } from "../../src/verifier/wasm.ts";
+// Shared helpers for the wasm tests: a fresh instance of the test build
+// (build/verifier-test.wasm, entry assembly/testing.ts), byte codecs for its
+// ABI, and a BigInt twin of Fp / Fp2 / G1 / G2.
+import { instantiate } from "@assemblyscript/loader";
+import type { VerifierExports } from "../../src/verifier/wasm.ts";
+import { TEST_WASM_PATH, buildWasm, isStale } from "../../scripts/asc-build.ts";
 
 export const P = 21888242871839275222246405745257275088696311157297823662689037894645226208583n;
 export const R = 21888242871839275222246405745257275088548364400416034343698204186575808495617n;
 
-export const newWasm = (): Promise<VerifierExports> => instantiateVerifier();
+/** The test build's exports: the production ABI plus the operations of assembly/testing.ts. */
+export type TestExports = VerifierExports & {
+  fpOp(op: number): number;
+  fp2Op(op: number): number;
+  fp2MulRaw(): void;
+  fp12Op(op: number, expLen: number): number;
+  g1Add(): number;
+  g1Mul(): number;
+  g2Op(op: number): number;
+  pairingCheck(k: number): number;
+  pairing(): number;
+  benchOp(op: number, n: number): void;
+  benchStage(stage: number): void;
+};
+
+let testModule: Promise<WebAssembly.Module> | undefined;
+/** A fresh instance of the test build (built first when stale, as the preload does). */
+export async function newWasm(): Promise<TestExports> {
+  testModule ??= (async () => {
+    if (isStale(TEST_WASM_PATH)) buildWasm(TEST_WASM_PATH);
+    return WebAssembly.compile(await Bun.file(TEST_WASM_PATH).arrayBuffer());
+  })();
+  const { exports } = await instantiate<TestExports>(await testModule, {});
+  return exports as unknown as TestExports;
+}
 
 export const mod = (a: bigint, m = P) => ((a % m) + m) % m;
 export const powMod = (b: bigint, e: bigint, m = P) => {
