@@ -7,13 +7,19 @@
 //   mcl-wasm precomputed         same work as ours: cached e(α,β), precomputed G2
 //                                lines for γ and δ, MSM for vk_x, one final exp
 //
-// Options: --iterations N (default 300), --quick (fewer iterations).
+// Options: --iterations N (default 300), --quick (fewer iterations),
+// --profile (only: where one verify() spends its time, stage by stage and
+// per primitive, from the test build's bench operations; see profile()).
 import { mkdtempSync, writeFileSync, rmSync } from "node:fs";
 import { tmpdir, cpus } from "node:os";
 import { join } from "node:path";
 import { Groth16Verifier } from "../src/verifier/index.ts";
 import { agentIdentity, proofPool } from "../test/verifier/pool.ts";
 import * as mcl from "mcl-wasm";
+import { encodeVerificationKey } from "../src/verifier/vkey.ts";
+import { parseProof, toBytes32 } from "../src/verifier/encoding.ts";
+import { PROOF_BYTES, SCALAR_BYTES, Status } from "../src/verifier/layout.ts";
+import { newWasm } from "../test/assembly/support.ts";
 
 const args = process.argv.slice(2);
 const quick = args.includes("--quick");
@@ -34,6 +40,71 @@ function timeIt(n: number, fn: (i: number) => void): number {
 const vk = agentIdentity.vkey;
 const pool = await proofPool(agentIdentity, 16);
 const items = pool.map((e) => ({ proof: e.proof, publicSignals: e.publicSignals }));
+
+// --- profile -----------------------------------------------------------------
+/**
+ * Cost breakdown of one verification on the test build: each stage of the
+ * last verify() re-run alone (assembly/groth16.ts benchStage), and the
+ * primitives (assembly/testing.ts benchOp), minimum over repetitions (the
+ * least disturbed run on a shared machine).
+ */
+async function profile(): Promise<void> {
+  const w = await newWasm();
+  const key = encodeVerificationKey(vk);
+  const kp = w.io(key.bytes.length);
+  new Uint8Array(w.memory.buffer, kp, key.bytes.length).set(key.bytes);
+  if (w.loadKey(key.nPublic) !== Status.OK) throw new Error("key");
+  const it = items[0]!;
+  const parsed = parseProof(it.proof);
+  if (!parsed.ok) throw new Error("proof");
+  const input = new Uint8Array(PROOF_BYTES + key.nPublic * SCALAR_BYTES);
+  input.set(parsed.bytes);
+  it.publicSignals.forEach((x, j) => toBytes32(BigInt(x), input, PROOF_BYTES + j * SCALAR_BYTES));
+  const run = () => {
+    const p = w.io(input.length);
+    new Uint8Array(w.memory.buffer, p, input.length).set(input);
+    if (w.verify() !== Status.OK) throw new Error("rejected");
+  };
+  const minOf = (reps: number, fn: () => void) => {
+    for (let i = 0; i < 20; i++) fn();
+    let best = Infinity;
+    for (let i = 0; i < reps; i++) {
+      const t = performance.now();
+      fn();
+      best = Math.min(best, performance.now() - t);
+    }
+    return best;
+  };
+  const total = minOf(200, run);
+  run();
+  const stages: [number, string][] = [
+    [0, "decode + validate proof (G2 subgroup check of B inside)"],
+    [4, "  of which: G2 subgroup check of B"],
+    [1, "vk_x MSM"],
+    [5, "batched y⁻¹ inversion"],
+    [2, "projective line coefficients of B"],
+    [3, "multi-Miller loop, 3 pairs"],
+  ];
+  const row = (name: string, ms: number) => console.log(`${name.padEnd(58)} ${(ms * 1000).toFixed(1).padStart(8)} µs  ${((ms / total) * 100).toFixed(0).padStart(3)} %`);
+  console.log(`verify() on the test build, minimum of 200: ${(total * 1000).toFixed(1)} µs`);
+  for (const [stage, name] of stages) row(name, minOf(200, () => w.benchStage(stage)));
+  const N = 1000;
+  const op = (code: number, n = N) => minOf(30, () => w.benchOp(code, n)) / n;
+  row("final exponentiation", op(8, 1));
+  console.log("primitives (per call):");
+  const prims: [number, string][] = [
+    [0, "fpMul"], [1, "fpAdd"], [3, "fp2Mul"], [4, "fp2Sqr"], [5, "fp12Mul"], [6, "fp12Sqr"],
+    [7, "fp12CyclotomicSqr"], [11, "fp12ExpByU"], [12, "fp12Frobenius"], [13, "fp12Inv"],
+  ];
+  for (const [code, name] of prims) {
+    const n = code >= 11 ? 20 : code >= 5 ? 200 : N;
+    console.log(`  ${name.padEnd(20)} ${(op(code, n) * 1e6).toFixed(0).padStart(7)} ns`);
+  }
+}
+if (args.includes("--profile")) {
+  await profile();
+  process.exit(0);
+}
 
 // --- zkagent -----------------------------------------------------------------
 const verifier = await Groth16Verifier.fromVerificationKey(vk);
