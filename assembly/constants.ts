@@ -54,7 +54,8 @@ export const ATE_NAF: usize = memory.data<i8>([0, 0, 0, 1, 0, 1, 0, -1, 0, 0, -1
 export const ATE_NAF_LEN: i32 = 66;
 /** Lines per G2 point in the optimal ate Miller loop: doublings + NAF additions + 2 Frobenius additions. */
 export const ATE_LINES: i32 = 88;
-/** The seed u, and its NAF (least significant first). */
+/** The seed u. */
 export const SEED_U: u64 = 0x44e992b44a6909f1;
-export const U_NAF: usize = memory.data<i8>([1, 0, 0, 0, -1, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 1, 0, 0, 1, 0, -1, 0, 1, 0, 1, 0, 1, 0, 0, 1, 0, 0, 0, 1, 0, -1, 0, -1, 0, -1, 0, 1, 0, 1, 0, 0, -1, 0, 1, 0, 1, 0, -1, 0, 0, 1, 0, 1, 0, 0, 0, 1]);
-export const U_NAF_LEN: i32 = 63;
+/** Width-4 NAF of u (odd digits |d| < 2^3), least significant first. */
+export const U_WNAF: usize = memory.data<i8>([1, 0, 0, 0, -1, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, -7, 0, 0, 0, 7, 0, 0, 0, 0, 5, 0, 0, 0, 0, 1, 0, 0, 0, -3, 0, 0, 0, -5, 0, 0, 0, 5, 0, 0, 0, 0, 3, 0, 0, 0, -3, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 1]);
+export const U_WNAF_LEN: i32 = 63;
