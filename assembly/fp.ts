@@ -79,6 +79,38 @@ const FP_P: usize = memory.data<u32>([
   }
 }
 
+/** (P8 + 1): dividing the top limb by it underestimates ⌊value/p⌋ by at most one (fpStoreSmall). */
+const P_TOP_PLUS_ONE: i64 = (P8 as i64) + 1;
+
+/**
+ * Stores a value given as nine signed limb sums r0..r8 (value = Σ r_k·2^(29k),
+ * 0 ≤ value < 64p), reduced into [0, p): the sums are carried (arithmetic
+ * shifts), q = ⌊r8 / (P8 + 1)⌋ multiples of p are removed, and the rest
+ * (< 2p) goes through fpStoreReduced. Why one quotient step suffices: with
+ * D = P8 + 1, value < (r8 + 1)·2^232 and p ≥ P8·2^232, so
+ * value − q·p < 2^232·(r8 − q·D + q + 1) ≤ 2^232·(D + q) ≤ 2^232·(2D − 2) ≤ 2p
+ * whenever q ≤ D − 2, which holds (q < 64 ≪ P8). The fused linear forms of
+ * fp2lin.ts end here.
+ */
+// @ts-ignore: decorator
+@inline export function fpStoreSmall(
+  out: usize,
+  r0: i64, r1: i64, r2: i64, r3: i64, r4: i64, r5: i64, r6: i64, r7: i64, r8: i64,
+): void {
+  const M = MASK as i64;
+  r1 += r0 >> 29; r0 &= M; r2 += r1 >> 29; r1 &= M; r3 += r2 >> 29; r2 &= M;
+  r4 += r3 >> 29; r3 &= M; r5 += r4 >> 29; r4 &= M; r6 += r5 >> 29; r5 &= M;
+  r7 += r6 >> 29; r6 &= M; r8 += r7 >> 29; r7 &= M;
+  const q = r8 / P_TOP_PLUS_ONE;
+  r0 -= q * (P0 as i64); r1 -= q * (P1 as i64); r2 -= q * (P2 as i64);
+  r3 -= q * (P3 as i64); r4 -= q * (P4 as i64); r5 -= q * (P5 as i64);
+  r6 -= q * (P6 as i64); r7 -= q * (P7 as i64); r8 -= q * (P8 as i64);
+  r1 += r0 >> 29; r0 &= M; r2 += r1 >> 29; r1 &= M; r3 += r2 >> 29; r2 &= M;
+  r4 += r3 >> 29; r3 &= M; r5 += r4 >> 29; r4 &= M; r6 += r5 >> 29; r5 &= M;
+  r7 += r6 >> 29; r6 &= M; r8 += r7 >> 29; r7 &= M;
+  fpStoreReduced(out, r0 as u64, r1 as u64, r2 as u64, r3 as u64, r4 as u64, r5 as u64, r6 as u64, r7 as u64, r8 as u64);
+}
+
 /**
  * out = a·b·R⁻¹ mod p. Operand-scanning Montgomery multiplication (Koç,
  * Acar, Kaliski 1996, "Analyzing and comparing Montgomery multiplication
@@ -151,13 +183,19 @@ export function fpAdd(out: usize, a: usize, b: usize): void {
  * final subtraction.
  */
 export function fpAddLazy(out: usize, a: usize, b: usize): void {
-  let c: u64 = 0;
-  for (let i: usize = 0; i < <usize>LIMBS - 1; i++) {
-    const s = ld(a, i) + ld(b, i) + c;
-    st(out, i, s & MASK);
-    c = s >> LIMB_BITS;
-  }
-  st(out, <usize>LIMBS - 1, ld(a, <usize>LIMBS - 1) + ld(b, <usize>LIMBS - 1) + c);
+  // Unrolled: it runs 48 times per Fp12 multiplication.
+  const s0 = ld(a, 0) + ld(b, 0);
+  const s1 = ld(a, 1) + ld(b, 1) + (s0 >> LIMB_BITS);
+  const s2 = ld(a, 2) + ld(b, 2) + (s1 >> LIMB_BITS);
+  const s3 = ld(a, 3) + ld(b, 3) + (s2 >> LIMB_BITS);
+  const s4 = ld(a, 4) + ld(b, 4) + (s3 >> LIMB_BITS);
+  const s5 = ld(a, 5) + ld(b, 5) + (s4 >> LIMB_BITS);
+  const s6 = ld(a, 6) + ld(b, 6) + (s5 >> LIMB_BITS);
+  const s7 = ld(a, 7) + ld(b, 7) + (s6 >> LIMB_BITS);
+  const s8 = ld(a, 8) + ld(b, 8) + (s7 >> LIMB_BITS);
+  st(out, 0, s0 & MASK); st(out, 1, s1 & MASK); st(out, 2, s2 & MASK); st(out, 3, s3 & MASK);
+  st(out, 4, s4 & MASK); st(out, 5, s5 & MASK); st(out, 6, s6 & MASK); st(out, 7, s7 & MASK);
+  st(out, 8, s8);
 }
 
 /** out = 2a mod p. */

@@ -5,7 +5,8 @@
 // the view used by the Frobenius map and by cyclotomic squaring.
 
 import {
-  fp2Add, fp2Sub, fp2Sqr, fp2MulByXi, fp2Double, fp2SetOne, fp2AddLazy,
+  fp2Add, fp2Sub, fp2Sqr, fp2MulByXi, fp2Double, fp2SetOne, fp2AddLazy, fp2Sub2, fp2SubSubXi, fp2AddXi,
+  fp2TripleSubDouble, fp2TripleAddDouble, fp2TripleXiAddDouble,
 } from "./fp2";
 import {
   FP6_SIZE, FP6_B0, FP6_B1, FP6_B2, fp6Add, fp6Sub, fp6Mul, fp6MulByV, fp6MulBy01,
@@ -64,10 +65,22 @@ export function fp12Mul(out: usize, a: usize, b: usize): void {
   fp6AddLazy(A2, a + FP12_C0, a + FP12_C1);
   fp6AddLazy(out + FP12_C1, b + FP12_C0, b + FP12_C1); // (b may alias out: b is no longer read)
   fp6Mul(out + FP12_C1, out + FP12_C1, A2); // (a0 + a1)(b0 + b1)
-  fp6Sub(out + FP12_C1, out + FP12_C1, A0);
-  fp6Sub(out + FP12_C1, out + FP12_C1, A1); // c1 = a0b1 + a1b0
-  fp6MulByV(A1, A1);
-  fp6Add(out + FP12_C0, A0, A1); // c0 = t0 + v·t1
+  sub2Fp6(out + FP12_C1, out + FP12_C1, A0, A1); // c1 = a0b1 + a1b0
+  addMulByV(out + FP12_C0, A0, A1); // c0 = t0 + v·t1
+}
+
+/** out = t − u − w in Fp6, one fused pass per Fp2 coefficient. */
+function sub2Fp6(out: usize, t: usize, u: usize, w: usize): void {
+  fp2Sub2(out + FP6_B0, t + FP6_B0, u + FP6_B0, w + FP6_B0);
+  fp2Sub2(out + FP6_B1, t + FP6_B1, u + FP6_B1, w + FP6_B1);
+  fp2Sub2(out + FP6_B2, t + FP6_B2, u + FP6_B2, w + FP6_B2);
+}
+
+/** out = a + v·b in Fp6: v·(b0, b1, b2) = (ξ·b2, b0, b1). out may alias a, not b. */
+function addMulByV(out: usize, a: usize, b: usize): void {
+  fp2AddXi(out + FP6_B0, a + FP6_B0, b + FP6_B2);
+  fp2Add(out + FP6_B1, a + FP6_B1, b + FP6_B0);
+  fp2Add(out + FP6_B2, a + FP6_B2, b + FP6_B1);
 }
 
 /** out = a², complex squaring: 2 Fp6 multiplications. */
@@ -77,9 +90,10 @@ export function fp12Sqr(out: usize, a: usize): void {
   fp6AddLazy(A1, A1, a + FP12_C0); // c0 + v·c1 (lazy: only multiplied)
   fp6AddLazy(A2, a + FP12_C0, a + FP12_C1); // c0 + c1
   fp6Mul(A2, A2, A1); // (c0 + c1)(c0 + v·c1) = c0² + v·c1² + (1 + v)·t
-  fp6Sub(A2, A2, A0);
-  fp6MulByV(A1, A0);
-  fp6Sub(out + FP12_C0, A2, A1); // c0² + v·c1²
+  // c0² + v·c1² = A2 − t − v·t, v·t = (ξ·t2, t0, t1)
+  fp2SubSubXi(out + FP12_C0 + FP6_B0, A2 + FP6_B0, A0 + FP6_B0, A0 + FP6_B2);
+  fp2Sub2(out + FP12_C0 + FP6_B1, A2 + FP6_B1, A0 + FP6_B1, A0 + FP6_B0);
+  fp2Sub2(out + FP12_C0 + FP6_B2, A2 + FP6_B2, A0 + FP6_B2, A0 + FP6_B1);
   fp6Add(out + FP12_C1, A0, A0); // 2·c0·c1
 }
 
@@ -106,10 +120,8 @@ export function fp12MulBy034(f: usize, a: usize, b: usize, c: usize): void {
   fp6AddLazy(A2, f + FP12_C0, f + FP12_C1);
   fp2AddLazy(LB, a, b);
   fp6MulBy01(A2, A2, LB, c); // (c0 + c1)(a + b + c·v)
-  fp6Sub(A2, A2, A0);
-  fp6Sub(f + FP12_C1, A2, A1); // c1' = c0·(b + cv) + c1·a
-  fp6MulByV(A1, A1);
-  fp6Add(f + FP12_C0, A0, A1); // c0' = c0·a + v·c1·(b + cv)
+  sub2Fp6(f + FP12_C1, A2, A0, A1); // c1' = c0·(b + cv) + c1·a
+  addMulByV(f + FP12_C0, A0, A1); // c0' = c0·a + v·c1·(b + cv)
 }
 
 /** As fp12MulBy034 with a = 1 (lines normalised by 1/y_P): 10 Fp2 multiplications. */
@@ -119,10 +131,8 @@ export function fp12MulBy034One(f: usize, b: usize, c: usize): void {
   fp2SetOne(LB);
   fp2AddLazy(LB, LB, b);
   fp6MulBy01(A2, A2, LB, c); // (c0 + c1)(1 + b + c·v)
-  fp6Sub(A2, A2, f + FP12_C0);
-  fp6Sub(f + FP12_C1, A2, A1);
-  fp6MulByV(A1, A1);
-  fp6Add(f + FP12_C0, f + FP12_C0, A1);
+  sub2Fp6(f + FP12_C1, A2, f + FP12_C0, A1); // c1' = c0·(b + cv) + c1
+  addMulByV(f + FP12_C0, f + FP12_C0, A1); // c0' = c0 + v·c1·(b + cv)
 }
 
 // --- cyclotomic subgroup -------------------------------------------------------
@@ -133,7 +143,6 @@ const Y2: usize = memory.data(<i32>FP2_SIZE, 4);
 const XY: usize = memory.data(<i32>FP2_SIZE, 4);
 const RE: usize = memory.data(<i32>FP2_SIZE, 4);
 const IM: usize = memory.data(<i32>FP2_SIZE, 4);
-const TT: usize = memory.data(<i32>FP2_SIZE, 4);
 
 /** (re, im) = (x + y·s)² in Fp4 = Fp2[s]/(s² − ξ): 3 Fp2 squarings. */
 function fp4Sqr(re: usize, im: usize, x: usize, y: usize): void {
@@ -141,23 +150,8 @@ function fp4Sqr(re: usize, im: usize, x: usize, y: usize): void {
   fp2Sqr(Y2, y);
   fp2Add(XY, x, y);
   fp2Sqr(XY, XY);
-  fp2Sub(XY, XY, X2);
-  fp2Sub(im, XY, Y2); // 2xy
-  fp2MulByXi(Y2, Y2);
-  fp2Add(re, X2, Y2); // x² + ξy²
-}
-
-/** out = 3·t − 2·u  (or 3·t + 2·u when add). */
-function tripleMinusDouble(out: usize, t: usize, u: usize, add: bool): void {
-  fp2Double(TT, t);
-  fp2Add(TT, TT, t);
-  if (add) {
-    fp2Add(TT, TT, u);
-    fp2Add(out, TT, u);
-  } else {
-    fp2Sub(TT, TT, u);
-    fp2Sub(out, TT, u);
-  }
+  fp2Sub2(im, XY, X2, Y2); // 2xy
+  fp2AddXi(re, X2, Y2); // x² + ξy²
 }
 
 /**
@@ -172,17 +166,16 @@ function tripleMinusDouble(out: usize, t: usize, u: usize, add: bool): void {
 export function fp12CyclotomicSqr(out: usize, a: usize): void {
   // A' = 3A² − 2Ā
   fp4Sqr(RE, IM, a + Z0, a + Z3);
-  tripleMinusDouble(CS + Z0, RE, a + Z0, false); // 3·re − 2·z0
-  tripleMinusDouble(CS + Z3, IM, a + Z3, true); // 3·im + 2·z3
+  fp2TripleSubDouble(CS + Z0, RE, a + Z0); // 3·re − 2·z0
+  fp2TripleAddDouble(CS + Z3, IM, a + Z3); // 3·im + 2·z3
   // B' = 3·s·C² + 2B̄ ; s·(re + im·s) = ξ·im + re·s
   fp4Sqr(RE, IM, a + Z2, a + Z5);
-  fp2MulByXi(IM, IM);
-  tripleMinusDouble(CS + Z1, IM, a + Z1, true); // 3ξ·im + 2·z1
-  tripleMinusDouble(CS + Z4, RE, a + Z4, false); // 3·re − 2·z4
+  fp2TripleXiAddDouble(CS + Z1, IM, a + Z1); // 3ξ·im + 2·z1
+  fp2TripleSubDouble(CS + Z4, RE, a + Z4); // 3·re − 2·z4
   // C' = 3B² − 2C̄
   fp4Sqr(RE, IM, a + Z1, a + Z4);
-  tripleMinusDouble(CS + Z2, RE, a + Z2, false); // 3·re − 2·z2
-  tripleMinusDouble(CS + Z5, IM, a + Z5, true); // 3·im + 2·z5
+  fp2TripleSubDouble(CS + Z2, RE, a + Z2); // 3·re − 2·z2
+  fp2TripleAddDouble(CS + Z5, IM, a + Z5); // 3·im + 2·z5
   fp12Copy(out, CS);
 }
 

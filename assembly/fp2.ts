@@ -83,20 +83,13 @@ export function fp2MulFp(out: usize, a: usize, s: usize): void {
   fpMul(out + FP2_C1, a + FP2_C1, s);
 }
 
-/** out = a·ξ with ξ = 9 + u: (9a0 − a1) + (a0 + 9a1)·u. */
-export function fp2MulByXi(out: usize, a: usize): void {
-  fpDouble(T0, a + FP2_C0);
-  fpDouble(T0, T0);
-  fpDouble(T0, T0);
-  fpAdd(T0, T0, a + FP2_C0); // 9·a0
-  fpDouble(T1, a + FP2_C1);
-  fpDouble(T1, T1);
-  fpDouble(T1, T1);
-  fpAdd(T1, T1, a + FP2_C1); // 9·a1
-  fpSub(T0, T0, a + FP2_C1); // 9a0 − a1
-  fpAdd(out + FP2_C1, T1, a + FP2_C0); // a0 + 9a1
-  fpCopy(out + FP2_C0, T0);
-}
+// out = a·ξ with ξ = 9 + u, (9a0 − a1) + (a0 + 9a1)·u, and the other fused
+// linear forms of the tower (one pass, one reduction per coefficient):
+// generated in fp2lin.ts by scripts/asc-fp2lin.ts.
+export {
+  fp2MulByXi, fp2Sub2, fp2Sub2Add, fp2SubAdd, fp2XiSub2Add, fp2XiSubAdd, fp2Sub2AddXi, fp2SubSubXi, fp2AddXi,
+  fp2TripleSubDouble, fp2TripleAddDouble, fp2TripleXiAddDouble,
+} from "./fp2lin";
 
 /** out = a⁻¹ = ā / (a0² + a1²); out = 0 when a = 0. */
 export function fp2Inv(out: usize, a: usize): void {

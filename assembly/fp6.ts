@@ -6,6 +6,7 @@
 import {
   FP2_SIZE, fp2Add, fp2Sub, fp2Mul, fp2Sqr, fp2MulByXi, fp2Neg, fp2Inv, fp2Copy,
   fp2SetZero, fp2SetOne, fp2IsZero, fp2Eq, fp2Double, fp2AddLazy,
+  fp2Sub2, fp2Sub2Add, fp2SubAdd, fp2XiSub2Add, fp2XiSubAdd, fp2Sub2AddXi,
 } from "./fp2";
 
 export const FP6_B0: usize = 0;
@@ -84,31 +85,19 @@ export function fp6Mul(out: usize, a: usize, b: usize): void {
   fp2Mul(V0, a + FP6_B0, b + FP6_B0); // v0 = a0b0
   fp2Mul(V1, a + FP6_B1, b + FP6_B1); // v1 = a1b1
   fp2Mul(V2, a + FP6_B2, b + FP6_B2); // v2 = a2b2
-  // c0 = v0 + ξ((a1 + a2)(b1 + b2) − v1 − v2)
   fp2AddLazy(S0, a + FP6_B1, a + FP6_B2);
   fp2AddLazy(S1, b + FP6_B1, b + FP6_B2);
-  fp2Mul(R0, S0, S1);
-  fp2Sub(R0, R0, V1);
-  fp2Sub(R0, R0, V2);
-  fp2MulByXi(R0, R0);
-  fp2Add(R0, R0, V0);
-  // c1 = (a0 + a1)(b0 + b1) − v0 − v1 + ξ·v2
+  fp2Mul(R0, S0, S1); // (a1 + a2)(b1 + b2)
   fp2AddLazy(S0, a + FP6_B0, a + FP6_B1);
   fp2AddLazy(S1, b + FP6_B0, b + FP6_B1);
-  fp2Mul(R1, S0, S1);
-  fp2Sub(R1, R1, V0);
-  fp2Sub(R1, R1, V1);
-  fp2MulByXi(S0, V2);
-  fp2Add(R1, R1, S0);
-  // c2 = (a0 + a2)(b0 + b2) − v0 − v2 + v1
+  fp2Mul(R1, S0, S1); // (a0 + a1)(b0 + b1)
   fp2AddLazy(S0, a + FP6_B0, a + FP6_B2);
   fp2AddLazy(S1, b + FP6_B0, b + FP6_B2);
-  fp2Mul(R2, S0, S1);
-  fp2Sub(R2, R2, V0);
-  fp2Sub(R2, R2, V2);
-  fp2Add(out + FP6_B2, R2, V1);
-  fp2Copy(out + FP6_B0, R0);
-  fp2Copy(out + FP6_B1, R1);
+  fp2Mul(R2, S0, S1); // (a0 + a2)(b0 + b2)
+  // a and b are read no more: out may alias them.
+  fp2XiSub2Add(out + FP6_B0, R0, V1, V2, V0); // c0 = ξ((a1 + a2)(b1 + b2) − v1 − v2) + v0
+  fp2Sub2AddXi(out + FP6_B1, R1, V0, V1, V2); // c1 = (a0 + a1)(b0 + b1) − v0 − v1 + ξ·v2
+  fp2Sub2Add(out + FP6_B2, R2, V0, V2, V1); // c2 = (a0 + a2)(b0 + b2) − v0 − v2 + v1
 }
 
 /** out = a², Chung–Hasan SQR2 (2006): 2 Fp2 multiplications + 3 squarings. */
@@ -148,25 +137,17 @@ export function fp6MulByFp2(out: usize, a: usize, b: usize): void {
 export function fp6MulBy01(out: usize, a: usize, y0: usize, y1: usize): void {
   fp2Mul(V0, a + FP6_B0, y0); // v0 = a0y0
   fp2Mul(V1, a + FP6_B1, y1); // v1 = a1y1
-  // c0 = v0 + ξ·((a1 + a2)·y1 − v1)   (= a0y0 + ξ·a2y1)
   fp2AddLazy(S0, a + FP6_B1, a + FP6_B2);
-  fp2Mul(R0, S0, y1);
-  fp2Sub(R0, R0, V1);
-  fp2MulByXi(R0, R0);
-  fp2Add(R0, R0, V0);
-  // c1 = (a0 + a1)(y0 + y1) − v0 − v1
+  fp2Mul(R0, S0, y1); // (a1 + a2)·y1
   fp2AddLazy(S0, a + FP6_B0, a + FP6_B1);
   fp2AddLazy(S1, y0, y1);
-  fp2Mul(R1, S0, S1);
-  fp2Sub(R1, R1, V0);
-  fp2Sub(R1, R1, V1);
-  // c2 = (a0 + a2)·y0 − v0 + v1   (= a2y0 + a1y1)
+  fp2Mul(R1, S0, S1); // (a0 + a1)(y0 + y1)
   fp2AddLazy(S0, a + FP6_B0, a + FP6_B2);
-  fp2Mul(R2, S0, y0);
-  fp2Sub(R2, R2, V0);
-  fp2Add(out + FP6_B2, R2, V1);
-  fp2Copy(out + FP6_B0, R0);
-  fp2Copy(out + FP6_B1, R1);
+  fp2Mul(R2, S0, y0); // (a0 + a2)·y0
+  // a is read no more: out may alias it.
+  fp2XiSubAdd(out + FP6_B0, R0, V1, V0); // c0 = ξ((a1 + a2)y1 − v1) + v0 = a0y0 + ξ·a2y1
+  fp2Sub2(out + FP6_B1, R1, V0, V1); // c1 = (a0 + a1)(y0 + y1) − v0 − v1
+  fp2SubAdd(out + FP6_B2, R2, V0, V1); // c2 = (a0 + a2)y0 − v0 + v1 = a2y0 + a1y1
 }
 
 /** out = a⁻¹ (norm to Fp2; Scott's formulation as in gnark-crypto e6.Inverse). */
