@@ -46,9 +46,9 @@ const digits: bigint[] = [];
   if (x !== 0n) throw new Error("16p² does not fit 18 digits");
 }
 
-const range = (n: number) => Array.from({ length: n }, (_, i) => i);
+export const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 /** Terms a_i·b_j with i + j = k, as "a{i} * b{j}". */
-const column = (a: string, b: string, k: number) =>
+export const column = (a: string, b: string, k: number) =>
   range(N)
     .filter((i) => k - i >= 0 && k - i < N)
     .map((i) => `${a}${i} * ${b}${k - i}`)
