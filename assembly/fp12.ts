@@ -62,9 +62,8 @@ export function fp12Conj(out: usize, a: usize): void {
 export function fp12Mul(out: usize, a: usize, b: usize): void {
   fp6Mul(A0, a + FP12_C0, b + FP12_C0); // t0 = a0b0
   fp6Mul(A1, a + FP12_C1, b + FP12_C1); // t1 = a1b1
-  // Reduced sums: fp6Mul's operands must be reduced (fp2wide.ts bounds).
-  fp6Add(A2, a + FP12_C0, a + FP12_C1);
-  fp6Add(out + FP12_C1, b + FP12_C0, b + FP12_C1); // (b may alias out: b is no longer read)
+  fp6AddLazy(A2, a + FP12_C0, a + FP12_C1);
+  fp6AddLazy(out + FP12_C1, b + FP12_C0, b + FP12_C1); // (b may alias out: b is no longer read)
   fp6Mul(out + FP12_C1, out + FP12_C1, A2); // (a0 + a1)(b0 + b1)
   sub2Fp6(out + FP12_C1, out + FP12_C1, A0, A1); // c1 = a0b1 + a1b0
   addMulByV(out + FP12_C0, A0, A1); // c0 = t0 + v·t1
@@ -87,8 +86,9 @@ function addMulByV(out: usize, a: usize, b: usize): void {
 /** out = a², complex squaring: 2 Fp6 multiplications. */
 export function fp12Sqr(out: usize, a: usize): void {
   fp6Mul(A0, a + FP12_C0, a + FP12_C1); // t = c0·c1
-  addMulByV(A1, a + FP12_C0, a + FP12_C1); // c0 + v·c1 (reduced: fp6Mul operand)
-  fp6Add(A2, a + FP12_C0, a + FP12_C1); // c0 + c1
+  fp6MulByV(A1, a + FP12_C1);
+  fp6AddLazy(A1, A1, a + FP12_C0); // c0 + v·c1 (lazy: only multiplied)
+  fp6AddLazy(A2, a + FP12_C0, a + FP12_C1); // c0 + c1
   fp6Mul(A2, A2, A1); // (c0 + c1)(c0 + v·c1) = c0² + v·c1² + (1 + v)·t
   // c0² + v·c1² = A2 − t − v·t, v·t = (ξ·t2, t0, t1)
   fp2SubSubXi(out + FP12_C0 + FP6_B0, A2 + FP6_B0, A0 + FP6_B0, A0 + FP6_B2);
@@ -117,8 +117,8 @@ export function fp12Inv(out: usize, a: usize): void {
 export function fp12MulBy034(f: usize, a: usize, b: usize, c: usize): void {
   fp6MulByFp2(A0, f + FP12_C0, a); // t0 = c0·a
   fp6MulBy01(A1, f + FP12_C1, b, c); // t1 = c1·(b + c·v)
-  fp6Add(A2, f + FP12_C0, f + FP12_C1); // reduced: fp6MulBy01 operand
-  fp2AddLazy(LB, a, b); // < 2p, as fp6MulBy01 allows for y0
+  fp6AddLazy(A2, f + FP12_C0, f + FP12_C1);
+  fp2AddLazy(LB, a, b);
   fp6MulBy01(A2, A2, LB, c); // (c0 + c1)(a + b + c·v)
   sub2Fp6(f + FP12_C1, A2, A0, A1); // c1' = c0·(b + cv) + c1·a
   addMulByV(f + FP12_C0, A0, A1); // c0' = c0·a + v·c1·(b + cv)
@@ -127,9 +127,9 @@ export function fp12MulBy034(f: usize, a: usize, b: usize, c: usize): void {
 /** As fp12MulBy034 with a = 1 (lines normalised by 1/y_P): 10 Fp2 multiplications. */
 export function fp12MulBy034One(f: usize, b: usize, c: usize): void {
   fp6MulBy01(A1, f + FP12_C1, b, c); // t1 = c1·(b + c·v)
-  fp6Add(A2, f + FP12_C0, f + FP12_C1); // reduced: fp6MulBy01 operand
+  fp6AddLazy(A2, f + FP12_C0, f + FP12_C1);
   fp2SetOne(LB);
-  fp2AddLazy(LB, LB, b); // < 2p, as fp6MulBy01 allows for y0
+  fp2AddLazy(LB, LB, b);
   fp6MulBy01(A2, A2, LB, c); // (c0 + c1)(1 + b + c·v)
   sub2Fp6(f + FP12_C1, A2, f + FP12_C0, A1); // c1' = c0·(b + cv) + c1
   addMulByV(f + FP12_C0, f + FP12_C0, A1); // c0' = c0 + v·c1·(b + cv)

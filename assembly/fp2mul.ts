@@ -38,24 +38,33 @@ const OFFSET_16P2_17: i64 = 299746;
  * as fpAddLazy produces; the result is fully reduced. out may alias a or b.
  */
 export function fp2Mul(out: usize, a: usize, b: usize): void {
-  const x0: u64 = load<u32>(a + RE + 0 * LIMB_BYTES) as u64, y0: u64 = load<u32>(a + IM + 0 * LIMB_BYTES) as u64;
-  const x1: u64 = load<u32>(a + RE + 1 * LIMB_BYTES) as u64, y1: u64 = load<u32>(a + IM + 1 * LIMB_BYTES) as u64;
-  const x2: u64 = load<u32>(a + RE + 2 * LIMB_BYTES) as u64, y2: u64 = load<u32>(a + IM + 2 * LIMB_BYTES) as u64;
-  const x3: u64 = load<u32>(a + RE + 3 * LIMB_BYTES) as u64, y3: u64 = load<u32>(a + IM + 3 * LIMB_BYTES) as u64;
-  const x4: u64 = load<u32>(a + RE + 4 * LIMB_BYTES) as u64, y4: u64 = load<u32>(a + IM + 4 * LIMB_BYTES) as u64;
-  const x5: u64 = load<u32>(a + RE + 5 * LIMB_BYTES) as u64, y5: u64 = load<u32>(a + IM + 5 * LIMB_BYTES) as u64;
-  const x6: u64 = load<u32>(a + RE + 6 * LIMB_BYTES) as u64, y6: u64 = load<u32>(a + IM + 6 * LIMB_BYTES) as u64;
-  const x7: u64 = load<u32>(a + RE + 7 * LIMB_BYTES) as u64, y7: u64 = load<u32>(a + IM + 7 * LIMB_BYTES) as u64;
-  const x8: u64 = load<u32>(a + RE + 8 * LIMB_BYTES) as u64, y8: u64 = load<u32>(a + IM + 8 * LIMB_BYTES) as u64;
-  const u0: u64 = load<u32>(b + RE + 0 * LIMB_BYTES) as u64, v0: u64 = load<u32>(b + IM + 0 * LIMB_BYTES) as u64;
-  const u1: u64 = load<u32>(b + RE + 1 * LIMB_BYTES) as u64, v1: u64 = load<u32>(b + IM + 1 * LIMB_BYTES) as u64;
-  const u2: u64 = load<u32>(b + RE + 2 * LIMB_BYTES) as u64, v2: u64 = load<u32>(b + IM + 2 * LIMB_BYTES) as u64;
-  const u3: u64 = load<u32>(b + RE + 3 * LIMB_BYTES) as u64, v3: u64 = load<u32>(b + IM + 3 * LIMB_BYTES) as u64;
-  const u4: u64 = load<u32>(b + RE + 4 * LIMB_BYTES) as u64, v4: u64 = load<u32>(b + IM + 4 * LIMB_BYTES) as u64;
-  const u5: u64 = load<u32>(b + RE + 5 * LIMB_BYTES) as u64, v5: u64 = load<u32>(b + IM + 5 * LIMB_BYTES) as u64;
-  const u6: u64 = load<u32>(b + RE + 6 * LIMB_BYTES) as u64, v6: u64 = load<u32>(b + IM + 6 * LIMB_BYTES) as u64;
-  const u7: u64 = load<u32>(b + RE + 7 * LIMB_BYTES) as u64, v7: u64 = load<u32>(b + IM + 7 * LIMB_BYTES) as u64;
-  const u8: u64 = load<u32>(b + RE + 8 * LIMB_BYTES) as u64, v8: u64 = load<u32>(b + IM + 8 * LIMB_BYTES) as u64;
+  const xa0 = load<i32>(a + RE + 0 * LIMB_BYTES), ya0 = load<i32>(a + IM + 0 * LIMB_BYTES);
+  const ub0 = load<i32>(b + RE + 0 * LIMB_BYTES), vb0 = load<i32>(b + IM + 0 * LIMB_BYTES);
+  const xa1 = load<i32>(a + RE + 1 * LIMB_BYTES), ya1 = load<i32>(a + IM + 1 * LIMB_BYTES);
+  const ub1 = load<i32>(b + RE + 1 * LIMB_BYTES), vb1 = load<i32>(b + IM + 1 * LIMB_BYTES);
+  const xa2 = load<i32>(a + RE + 2 * LIMB_BYTES), ya2 = load<i32>(a + IM + 2 * LIMB_BYTES);
+  const ub2 = load<i32>(b + RE + 2 * LIMB_BYTES), vb2 = load<i32>(b + IM + 2 * LIMB_BYTES);
+  const xa3 = load<i32>(a + RE + 3 * LIMB_BYTES), ya3 = load<i32>(a + IM + 3 * LIMB_BYTES);
+  const ub3 = load<i32>(b + RE + 3 * LIMB_BYTES), vb3 = load<i32>(b + IM + 3 * LIMB_BYTES);
+  const xa4 = load<i32>(a + RE + 4 * LIMB_BYTES), ya4 = load<i32>(a + IM + 4 * LIMB_BYTES);
+  const ub4 = load<i32>(b + RE + 4 * LIMB_BYTES), vb4 = load<i32>(b + IM + 4 * LIMB_BYTES);
+  const xa5 = load<i32>(a + RE + 5 * LIMB_BYTES), ya5 = load<i32>(a + IM + 5 * LIMB_BYTES);
+  const ub5 = load<i32>(b + RE + 5 * LIMB_BYTES), vb5 = load<i32>(b + IM + 5 * LIMB_BYTES);
+  const xa6 = load<i32>(a + RE + 6 * LIMB_BYTES), ya6 = load<i32>(a + IM + 6 * LIMB_BYTES);
+  const ub6 = load<i32>(b + RE + 6 * LIMB_BYTES), vb6 = load<i32>(b + IM + 6 * LIMB_BYTES);
+  const xa7 = load<i32>(a + RE + 7 * LIMB_BYTES), ya7 = load<i32>(a + IM + 7 * LIMB_BYTES);
+  const ub7 = load<i32>(b + RE + 7 * LIMB_BYTES), vb7 = load<i32>(b + IM + 7 * LIMB_BYTES);
+  const xa8 = load<i32>(a + RE + 8 * LIMB_BYTES), ya8 = load<i32>(a + IM + 8 * LIMB_BYTES);
+  const ub8 = load<i32>(b + RE + 8 * LIMB_BYTES), vb8 = load<i32>(b + IM + 8 * LIMB_BYTES);
+  const x0: u64 = xa0 as u64, y0: u64 = ya0 as u64, u0: u64 = ub0 as u64, v0: u64 = vb0 as u64;
+  const x1: u64 = xa1 as u64, y1: u64 = ya1 as u64, u1: u64 = ub1 as u64, v1: u64 = vb1 as u64;
+  const x2: u64 = xa2 as u64, y2: u64 = ya2 as u64, u2: u64 = ub2 as u64, v2: u64 = vb2 as u64;
+  const x3: u64 = xa3 as u64, y3: u64 = ya3 as u64, u3: u64 = ub3 as u64, v3: u64 = vb3 as u64;
+  const x4: u64 = xa4 as u64, y4: u64 = ya4 as u64, u4: u64 = ub4 as u64, v4: u64 = vb4 as u64;
+  const x5: u64 = xa5 as u64, y5: u64 = ya5 as u64, u5: u64 = ub5 as u64, v5: u64 = vb5 as u64;
+  const x6: u64 = xa6 as u64, y6: u64 = ya6 as u64, u6: u64 = ub6 as u64, v6: u64 = vb6 as u64;
+  const x7: u64 = xa7 as u64, y7: u64 = ya7 as u64, u7: u64 = ub7 as u64, v7: u64 = vb7 as u64;
+  const x8: u64 = xa8 as u64, y8: u64 = ya8 as u64, u8: u64 = ub8 as u64, v8: u64 = vb8 as u64;
   const s0: u64 = x0 + y0, t0: u64 = u0 + v0;
   const s1: u64 = x1 + y1, t1: u64 = u1 + v1;
   const s2: u64 = x2 + y2, t2: u64 = u2 + v2;
@@ -65,72 +74,90 @@ export function fp2Mul(out: usize, a: usize, b: usize): void {
   const s6: u64 = x6 + y6, t6: u64 = u6 + v6;
   const s7: u64 = x7 + y7, t7: u64 = u7 + v7;
   const s8: u64 = x8 + y8, t8: u64 = u8 + v8;
-  const e0: u64 = x0 * u0;
-  const f0: u64 = y0 * v0;
+  const XY0 = i32x4.replace_lane(i32x4.splat(xa0), 1, ya0);
+  const UV0 = i32x4.replace_lane(i32x4.splat(ub0), 1, vb0);
+  const XY1 = i32x4.replace_lane(i32x4.splat(xa1), 1, ya1);
+  const UV1 = i32x4.replace_lane(i32x4.splat(ub1), 1, vb1);
+  const XY2 = i32x4.replace_lane(i32x4.splat(xa2), 1, ya2);
+  const UV2 = i32x4.replace_lane(i32x4.splat(ub2), 1, vb2);
+  const XY3 = i32x4.replace_lane(i32x4.splat(xa3), 1, ya3);
+  const UV3 = i32x4.replace_lane(i32x4.splat(ub3), 1, vb3);
+  const XY4 = i32x4.replace_lane(i32x4.splat(xa4), 1, ya4);
+  const UV4 = i32x4.replace_lane(i32x4.splat(ub4), 1, vb4);
+  const XY5 = i32x4.replace_lane(i32x4.splat(xa5), 1, ya5);
+  const UV5 = i32x4.replace_lane(i32x4.splat(ub5), 1, vb5);
+  const XY6 = i32x4.replace_lane(i32x4.splat(xa6), 1, ya6);
+  const UV6 = i32x4.replace_lane(i32x4.splat(ub6), 1, vb6);
+  const XY7 = i32x4.replace_lane(i32x4.splat(xa7), 1, ya7);
+  const UV7 = i32x4.replace_lane(i32x4.splat(ub7), 1, vb7);
+  const XY8 = i32x4.replace_lane(i32x4.splat(xa8), 1, ya8);
+  const UV8 = i32x4.replace_lane(i32x4.splat(ub8), 1, vb8);
+  const EF0 = i64x2.extmul_low_i32x4_u(XY0, UV0); // lanes: e0, f0
+  const e0: u64 = i64x2.extract_lane(EF0, 0) as u64, f0: u64 = i64x2.extract_lane(EF0, 1) as u64;
+  const EF1 = i64x2.add(i64x2.extmul_low_i32x4_u(XY0, UV1), i64x2.extmul_low_i32x4_u(XY1, UV0)); // lanes: e1, f1
+  const e1: u64 = i64x2.extract_lane(EF1, 0) as u64, f1: u64 = i64x2.extract_lane(EF1, 1) as u64;
+  const EF2 = i64x2.add(i64x2.add(i64x2.extmul_low_i32x4_u(XY0, UV2), i64x2.extmul_low_i32x4_u(XY1, UV1)), i64x2.extmul_low_i32x4_u(XY2, UV0)); // lanes: e2, f2
+  const e2: u64 = i64x2.extract_lane(EF2, 0) as u64, f2: u64 = i64x2.extract_lane(EF2, 1) as u64;
+  const EF3 = i64x2.add(i64x2.add(i64x2.add(i64x2.extmul_low_i32x4_u(XY0, UV3), i64x2.extmul_low_i32x4_u(XY1, UV2)), i64x2.extmul_low_i32x4_u(XY2, UV1)), i64x2.extmul_low_i32x4_u(XY3, UV0)); // lanes: e3, f3
+  const e3: u64 = i64x2.extract_lane(EF3, 0) as u64, f3: u64 = i64x2.extract_lane(EF3, 1) as u64;
+  const EF4 = i64x2.add(i64x2.add(i64x2.add(i64x2.add(i64x2.extmul_low_i32x4_u(XY0, UV4), i64x2.extmul_low_i32x4_u(XY1, UV3)), i64x2.extmul_low_i32x4_u(XY2, UV2)), i64x2.extmul_low_i32x4_u(XY3, UV1)), i64x2.extmul_low_i32x4_u(XY4, UV0)); // lanes: e4, f4
+  const e4: u64 = i64x2.extract_lane(EF4, 0) as u64, f4: u64 = i64x2.extract_lane(EF4, 1) as u64;
+  const EF5 = i64x2.add(i64x2.add(i64x2.add(i64x2.add(i64x2.add(i64x2.extmul_low_i32x4_u(XY0, UV5), i64x2.extmul_low_i32x4_u(XY1, UV4)), i64x2.extmul_low_i32x4_u(XY2, UV3)), i64x2.extmul_low_i32x4_u(XY3, UV2)), i64x2.extmul_low_i32x4_u(XY4, UV1)), i64x2.extmul_low_i32x4_u(XY5, UV0)); // lanes: e5, f5
+  const e5: u64 = i64x2.extract_lane(EF5, 0) as u64, f5: u64 = i64x2.extract_lane(EF5, 1) as u64;
+  const EF6 = i64x2.add(i64x2.add(i64x2.add(i64x2.add(i64x2.add(i64x2.add(i64x2.extmul_low_i32x4_u(XY0, UV6), i64x2.extmul_low_i32x4_u(XY1, UV5)), i64x2.extmul_low_i32x4_u(XY2, UV4)), i64x2.extmul_low_i32x4_u(XY3, UV3)), i64x2.extmul_low_i32x4_u(XY4, UV2)), i64x2.extmul_low_i32x4_u(XY5, UV1)), i64x2.extmul_low_i32x4_u(XY6, UV0)); // lanes: e6, f6
+  const e6: u64 = i64x2.extract_lane(EF6, 0) as u64, f6: u64 = i64x2.extract_lane(EF6, 1) as u64;
+  const EF7 = i64x2.add(i64x2.add(i64x2.add(i64x2.add(i64x2.add(i64x2.add(i64x2.add(i64x2.extmul_low_i32x4_u(XY0, UV7), i64x2.extmul_low_i32x4_u(XY1, UV6)), i64x2.extmul_low_i32x4_u(XY2, UV5)), i64x2.extmul_low_i32x4_u(XY3, UV4)), i64x2.extmul_low_i32x4_u(XY4, UV3)), i64x2.extmul_low_i32x4_u(XY5, UV2)), i64x2.extmul_low_i32x4_u(XY6, UV1)), i64x2.extmul_low_i32x4_u(XY7, UV0)); // lanes: e7, f7
+  const e7: u64 = i64x2.extract_lane(EF7, 0) as u64, f7: u64 = i64x2.extract_lane(EF7, 1) as u64;
+  const EF8 = i64x2.add(i64x2.add(i64x2.add(i64x2.add(i64x2.add(i64x2.add(i64x2.add(i64x2.add(i64x2.extmul_low_i32x4_u(XY0, UV8), i64x2.extmul_low_i32x4_u(XY1, UV7)), i64x2.extmul_low_i32x4_u(XY2, UV6)), i64x2.extmul_low_i32x4_u(XY3, UV5)), i64x2.extmul_low_i32x4_u(XY4, UV4)), i64x2.extmul_low_i32x4_u(XY5, UV3)), i64x2.extmul_low_i32x4_u(XY6, UV2)), i64x2.extmul_low_i32x4_u(XY7, UV1)), i64x2.extmul_low_i32x4_u(XY8, UV0)); // lanes: e8, f8
+  const e8: u64 = i64x2.extract_lane(EF8, 0) as u64, f8: u64 = i64x2.extract_lane(EF8, 1) as u64;
+  const EF9 = i64x2.add(i64x2.add(i64x2.add(i64x2.add(i64x2.add(i64x2.add(i64x2.add(i64x2.extmul_low_i32x4_u(XY1, UV8), i64x2.extmul_low_i32x4_u(XY2, UV7)), i64x2.extmul_low_i32x4_u(XY3, UV6)), i64x2.extmul_low_i32x4_u(XY4, UV5)), i64x2.extmul_low_i32x4_u(XY5, UV4)), i64x2.extmul_low_i32x4_u(XY6, UV3)), i64x2.extmul_low_i32x4_u(XY7, UV2)), i64x2.extmul_low_i32x4_u(XY8, UV1)); // lanes: e9, f9
+  const e9: u64 = i64x2.extract_lane(EF9, 0) as u64, f9: u64 = i64x2.extract_lane(EF9, 1) as u64;
+  const EF10 = i64x2.add(i64x2.add(i64x2.add(i64x2.add(i64x2.add(i64x2.add(i64x2.extmul_low_i32x4_u(XY2, UV8), i64x2.extmul_low_i32x4_u(XY3, UV7)), i64x2.extmul_low_i32x4_u(XY4, UV6)), i64x2.extmul_low_i32x4_u(XY5, UV5)), i64x2.extmul_low_i32x4_u(XY6, UV4)), i64x2.extmul_low_i32x4_u(XY7, UV3)), i64x2.extmul_low_i32x4_u(XY8, UV2)); // lanes: e10, f10
+  const e10: u64 = i64x2.extract_lane(EF10, 0) as u64, f10: u64 = i64x2.extract_lane(EF10, 1) as u64;
+  const EF11 = i64x2.add(i64x2.add(i64x2.add(i64x2.add(i64x2.add(i64x2.extmul_low_i32x4_u(XY3, UV8), i64x2.extmul_low_i32x4_u(XY4, UV7)), i64x2.extmul_low_i32x4_u(XY5, UV6)), i64x2.extmul_low_i32x4_u(XY6, UV5)), i64x2.extmul_low_i32x4_u(XY7, UV4)), i64x2.extmul_low_i32x4_u(XY8, UV3)); // lanes: e11, f11
+  const e11: u64 = i64x2.extract_lane(EF11, 0) as u64, f11: u64 = i64x2.extract_lane(EF11, 1) as u64;
+  const EF12 = i64x2.add(i64x2.add(i64x2.add(i64x2.add(i64x2.extmul_low_i32x4_u(XY4, UV8), i64x2.extmul_low_i32x4_u(XY5, UV7)), i64x2.extmul_low_i32x4_u(XY6, UV6)), i64x2.extmul_low_i32x4_u(XY7, UV5)), i64x2.extmul_low_i32x4_u(XY8, UV4)); // lanes: e12, f12
+  const e12: u64 = i64x2.extract_lane(EF12, 0) as u64, f12: u64 = i64x2.extract_lane(EF12, 1) as u64;
+  const EF13 = i64x2.add(i64x2.add(i64x2.add(i64x2.extmul_low_i32x4_u(XY5, UV8), i64x2.extmul_low_i32x4_u(XY6, UV7)), i64x2.extmul_low_i32x4_u(XY7, UV6)), i64x2.extmul_low_i32x4_u(XY8, UV5)); // lanes: e13, f13
+  const e13: u64 = i64x2.extract_lane(EF13, 0) as u64, f13: u64 = i64x2.extract_lane(EF13, 1) as u64;
+  const EF14 = i64x2.add(i64x2.add(i64x2.extmul_low_i32x4_u(XY6, UV8), i64x2.extmul_low_i32x4_u(XY7, UV7)), i64x2.extmul_low_i32x4_u(XY8, UV6)); // lanes: e14, f14
+  const e14: u64 = i64x2.extract_lane(EF14, 0) as u64, f14: u64 = i64x2.extract_lane(EF14, 1) as u64;
+  const EF15 = i64x2.add(i64x2.extmul_low_i32x4_u(XY7, UV8), i64x2.extmul_low_i32x4_u(XY8, UV7)); // lanes: e15, f15
+  const e15: u64 = i64x2.extract_lane(EF15, 0) as u64, f15: u64 = i64x2.extract_lane(EF15, 1) as u64;
+  const EF16 = i64x2.extmul_low_i32x4_u(XY8, UV8); // lanes: e16, f16
+  const e16: u64 = i64x2.extract_lane(EF16, 0) as u64, f16: u64 = i64x2.extract_lane(EF16, 1) as u64;
   let c0: i64 = (e0 - f0 + OFFSET_16P2_0) as i64;
   let d0: i64 = (s0 * t0 - e0 - f0) as i64;
-  const e1: u64 = x0 * u1 + x1 * u0;
-  const f1: u64 = y0 * v1 + y1 * v0;
   let c1: i64 = (e1 - f1 + OFFSET_16P2_1) as i64;
   let d1: i64 = (s0 * t1 + s1 * t0 - e1 - f1) as i64;
-  const e2: u64 = x0 * u2 + x1 * u1 + x2 * u0;
-  const f2: u64 = y0 * v2 + y1 * v1 + y2 * v0;
   let c2: i64 = (e2 - f2 + OFFSET_16P2_2) as i64;
   let d2: i64 = (s0 * t2 + s1 * t1 + s2 * t0 - e2 - f2) as i64;
-  const e3: u64 = x0 * u3 + x1 * u2 + x2 * u1 + x3 * u0;
-  const f3: u64 = y0 * v3 + y1 * v2 + y2 * v1 + y3 * v0;
   let c3: i64 = (e3 - f3 + OFFSET_16P2_3) as i64;
   let d3: i64 = (s0 * t3 + s1 * t2 + s2 * t1 + s3 * t0 - e3 - f3) as i64;
-  const e4: u64 = x0 * u4 + x1 * u3 + x2 * u2 + x3 * u1 + x4 * u0;
-  const f4: u64 = y0 * v4 + y1 * v3 + y2 * v2 + y3 * v1 + y4 * v0;
   let c4: i64 = (e4 - f4 + OFFSET_16P2_4) as i64;
   let d4: i64 = (s0 * t4 + s1 * t3 + s2 * t2 + s3 * t1 + s4 * t0 - e4 - f4) as i64;
-  const e5: u64 = x0 * u5 + x1 * u4 + x2 * u3 + x3 * u2 + x4 * u1 + x5 * u0;
-  const f5: u64 = y0 * v5 + y1 * v4 + y2 * v3 + y3 * v2 + y4 * v1 + y5 * v0;
   let c5: i64 = (e5 - f5 + OFFSET_16P2_5) as i64;
   let d5: i64 = (s0 * t5 + s1 * t4 + s2 * t3 + s3 * t2 + s4 * t1 + s5 * t0 - e5 - f5) as i64;
-  const e6: u64 = x0 * u6 + x1 * u5 + x2 * u4 + x3 * u3 + x4 * u2 + x5 * u1 + x6 * u0;
-  const f6: u64 = y0 * v6 + y1 * v5 + y2 * v4 + y3 * v3 + y4 * v2 + y5 * v1 + y6 * v0;
   let c6: i64 = (e6 - f6 + OFFSET_16P2_6) as i64;
   let d6: i64 = (s0 * t6 + s1 * t5 + s2 * t4 + s3 * t3 + s4 * t2 + s5 * t1 + s6 * t0 - e6 - f6) as i64;
-  const e7: u64 = x0 * u7 + x1 * u6 + x2 * u5 + x3 * u4 + x4 * u3 + x5 * u2 + x6 * u1 + x7 * u0;
-  const f7: u64 = y0 * v7 + y1 * v6 + y2 * v5 + y3 * v4 + y4 * v3 + y5 * v2 + y6 * v1 + y7 * v0;
   let c7: i64 = (e7 - f7 + OFFSET_16P2_7) as i64;
   let d7: i64 = (s0 * t7 + s1 * t6 + s2 * t5 + s3 * t4 + s4 * t3 + s5 * t2 + s6 * t1 + s7 * t0 - e7 - f7) as i64;
-  const e8: u64 = x0 * u8 + x1 * u7 + x2 * u6 + x3 * u5 + x4 * u4 + x5 * u3 + x6 * u2 + x7 * u1 + x8 * u0;
-  const f8: u64 = y0 * v8 + y1 * v7 + y2 * v6 + y3 * v5 + y4 * v4 + y5 * v3 + y6 * v2 + y7 * v1 + y8 * v0;
   let c8: i64 = (e8 - f8 + OFFSET_16P2_8) as i64;
   let d8: i64 = (s0 * t8 + s1 * t7 + s2 * t6 + s3 * t5 + s4 * t4 + s5 * t3 + s6 * t2 + s7 * t1 + s8 * t0 - e8 - f8) as i64;
-  const e9: u64 = x1 * u8 + x2 * u7 + x3 * u6 + x4 * u5 + x5 * u4 + x6 * u3 + x7 * u2 + x8 * u1;
-  const f9: u64 = y1 * v8 + y2 * v7 + y3 * v6 + y4 * v5 + y5 * v4 + y6 * v3 + y7 * v2 + y8 * v1;
   let c9: i64 = (e9 - f9 + OFFSET_16P2_9) as i64;
   let d9: i64 = (s1 * t8 + s2 * t7 + s3 * t6 + s4 * t5 + s5 * t4 + s6 * t3 + s7 * t2 + s8 * t1 - e9 - f9) as i64;
-  const e10: u64 = x2 * u8 + x3 * u7 + x4 * u6 + x5 * u5 + x6 * u4 + x7 * u3 + x8 * u2;
-  const f10: u64 = y2 * v8 + y3 * v7 + y4 * v6 + y5 * v5 + y6 * v4 + y7 * v3 + y8 * v2;
   let c10: i64 = (e10 - f10 + OFFSET_16P2_10) as i64;
   let d10: i64 = (s2 * t8 + s3 * t7 + s4 * t6 + s5 * t5 + s6 * t4 + s7 * t3 + s8 * t2 - e10 - f10) as i64;
-  const e11: u64 = x3 * u8 + x4 * u7 + x5 * u6 + x6 * u5 + x7 * u4 + x8 * u3;
-  const f11: u64 = y3 * v8 + y4 * v7 + y5 * v6 + y6 * v5 + y7 * v4 + y8 * v3;
   let c11: i64 = (e11 - f11 + OFFSET_16P2_11) as i64;
   let d11: i64 = (s3 * t8 + s4 * t7 + s5 * t6 + s6 * t5 + s7 * t4 + s8 * t3 - e11 - f11) as i64;
-  const e12: u64 = x4 * u8 + x5 * u7 + x6 * u6 + x7 * u5 + x8 * u4;
-  const f12: u64 = y4 * v8 + y5 * v7 + y6 * v6 + y7 * v5 + y8 * v4;
   let c12: i64 = (e12 - f12 + OFFSET_16P2_12) as i64;
   let d12: i64 = (s4 * t8 + s5 * t7 + s6 * t6 + s7 * t5 + s8 * t4 - e12 - f12) as i64;
-  const e13: u64 = x5 * u8 + x6 * u7 + x7 * u6 + x8 * u5;
-  const f13: u64 = y5 * v8 + y6 * v7 + y7 * v6 + y8 * v5;
   let c13: i64 = (e13 - f13 + OFFSET_16P2_13) as i64;
   let d13: i64 = (s5 * t8 + s6 * t7 + s7 * t6 + s8 * t5 - e13 - f13) as i64;
-  const e14: u64 = x6 * u8 + x7 * u7 + x8 * u6;
-  const f14: u64 = y6 * v8 + y7 * v7 + y8 * v6;
   let c14: i64 = (e14 - f14 + OFFSET_16P2_14) as i64;
   let d14: i64 = (s6 * t8 + s7 * t7 + s8 * t6 - e14 - f14) as i64;
-  const e15: u64 = x7 * u8 + x8 * u7;
-  const f15: u64 = y7 * v8 + y8 * v7;
   let c15: i64 = (e15 - f15 + OFFSET_16P2_15) as i64;
   let d15: i64 = (s7 * t8 + s8 * t7 - e15 - f15) as i64;
-  const e16: u64 = x8 * u8;
-  const f16: u64 = y8 * v8;
   let c16: i64 = (e16 - f16 + OFFSET_16P2_16) as i64;
   let d16: i64 = (s8 * t8 - e16 - f16) as i64;
   let c17: i64 = OFFSET_16P2_17, d17: i64 = 0;

@@ -1,18 +1,13 @@
 // Fp6 = Fp2[v]/(v³ − ξ), ξ = 9 + u. An element b0 + b1·v + b2·v² is stored
 // as three consecutive Fp2 (FP6_B0, FP6_B1, FP6_B2). Formulas: Devegili,
 // Ó hÉigeartaigh, Scott, Dahab 2006, "Multiplication and squaring on
-// pairing-friendly fields" (Karatsuba for cubic extensions), with the Fp2
-// products kept double-width and reduced once per output coefficient
-// (Aranha et al. 2011, Algorithm 4; fp2wide.ts, generated).
+// pairing-friendly fields" (Karatsuba for cubic extensions).
 
 import {
   FP2_SIZE, fp2Add, fp2Sub, fp2Mul, fp2Sqr, fp2MulByXi, fp2Neg, fp2Inv, fp2Copy,
   fp2SetZero, fp2SetOne, fp2IsZero, fp2Eq, fp2Double, fp2AddLazy,
   fp2Sub2, fp2Sub2Add, fp2SubAdd, fp2XiSub2Add, fp2XiSubAdd, fp2Sub2AddXi,
 } from "./fp2";
-import {
-  FP2_WIDE_SIZE, fp2MulWide, fp6MulC0, fp6MulC1, fp6MulC2, fp6MulBy01C0, fp6MulBy01C1, fp6MulBy01C2,
-} from "./fp2wide";
 
 export const FP6_B0: usize = 0;
 export const FP6_B1: usize = FP2_SIZE;
@@ -28,13 +23,6 @@ const S1: usize = memory.data(<i32>FP2_SIZE, 4);
 const R0: usize = memory.data(<i32>FP2_SIZE, 4);
 const R1: usize = memory.data(<i32>FP2_SIZE, 4);
 const R2: usize = memory.data(<i32>FP2_SIZE, 4);
-// Wide (unreduced) products of fp6Mul / fp6MulBy01.
-const WV0: usize = memory.data(<i32>FP2_WIDE_SIZE, 4);
-const WV1: usize = memory.data(<i32>FP2_WIDE_SIZE, 4);
-const WV2: usize = memory.data(<i32>FP2_WIDE_SIZE, 4);
-const WT0: usize = memory.data(<i32>FP2_WIDE_SIZE, 4);
-const WT1: usize = memory.data(<i32>FP2_WIDE_SIZE, 4);
-const WT2: usize = memory.data(<i32>FP2_WIDE_SIZE, 4);
 
 export function fp6Add(out: usize, a: usize, b: usize): void {
   fp2Add(out + FP6_B0, a + FP6_B0, b + FP6_B0);
@@ -89,27 +77,27 @@ export function fp6MulByV(out: usize, a: usize): void {
 }
 
 /**
- * out = a·b, Karatsuba: 6 Fp2 products kept wide, 6 Montgomery reductions
- * (instead of 12). a and b must be reduced (the bounds of fp2wide.ts assume
- * it); the operand sums are lazy (< 2p). out may alias a or b.
+ * out = a·b, Karatsuba: 6 Fp2 multiplications. The operand sums are lazy
+ * (fpAddLazy); a and b may themselves be lazy sums of reduced values, since
+ * they only enter multiplications (bounded by 8p, see fp.ts).
  */
 export function fp6Mul(out: usize, a: usize, b: usize): void {
-  fp2MulWide(WV0, a + FP6_B0, b + FP6_B0); // v0 = a0b0
-  fp2MulWide(WV1, a + FP6_B1, b + FP6_B1); // v1 = a1b1
-  fp2MulWide(WV2, a + FP6_B2, b + FP6_B2); // v2 = a2b2
+  fp2Mul(V0, a + FP6_B0, b + FP6_B0); // v0 = a0b0
+  fp2Mul(V1, a + FP6_B1, b + FP6_B1); // v1 = a1b1
+  fp2Mul(V2, a + FP6_B2, b + FP6_B2); // v2 = a2b2
   fp2AddLazy(S0, a + FP6_B1, a + FP6_B2);
   fp2AddLazy(S1, b + FP6_B1, b + FP6_B2);
-  fp2MulWide(WT0, S0, S1); // (a1 + a2)(b1 + b2)
+  fp2Mul(R0, S0, S1); // (a1 + a2)(b1 + b2)
   fp2AddLazy(S0, a + FP6_B0, a + FP6_B1);
   fp2AddLazy(S1, b + FP6_B0, b + FP6_B1);
-  fp2MulWide(WT1, S0, S1); // (a0 + a1)(b0 + b1)
+  fp2Mul(R1, S0, S1); // (a0 + a1)(b0 + b1)
   fp2AddLazy(S0, a + FP6_B0, a + FP6_B2);
   fp2AddLazy(S1, b + FP6_B0, b + FP6_B2);
-  fp2MulWide(WT2, S0, S1); // (a0 + a2)(b0 + b2)
+  fp2Mul(R2, S0, S1); // (a0 + a2)(b0 + b2)
   // a and b are read no more: out may alias them.
-  fp6MulC0(out + FP6_B0, WT0, WV1, WV2, WV0); // c0 = ξ((a1 + a2)(b1 + b2) − v1 − v2) + v0
-  fp6MulC1(out + FP6_B1, WT1, WV0, WV1, WV2); // c1 = (a0 + a1)(b0 + b1) − v0 − v1 + ξ·v2
-  fp6MulC2(out + FP6_B2, WT2, WV0, WV2, WV1); // c2 = (a0 + a2)(b0 + b2) − v0 − v2 + v1
+  fp2XiSub2Add(out + FP6_B0, R0, V1, V2, V0); // c0 = ξ((a1 + a2)(b1 + b2) − v1 − v2) + v0
+  fp2Sub2AddXi(out + FP6_B1, R1, V0, V1, V2); // c1 = (a0 + a1)(b0 + b1) − v0 − v1 + ξ·v2
+  fp2Sub2Add(out + FP6_B2, R2, V0, V2, V1); // c2 = (a0 + a2)(b0 + b2) − v0 − v2 + v1
 }
 
 /** out = a², Chung–Hasan SQR2 (2006): 2 Fp2 multiplications + 3 squarings. */
@@ -145,25 +133,21 @@ export function fp6MulByFp2(out: usize, a: usize, b: usize): void {
   fp2Mul(out + FP6_B2, a + FP6_B2, b);
 }
 
-/**
- * out = a·(y0 + y1·v): 5 Fp2 products kept wide, 6 reductions (sparse
- * Karatsuba). a and y1 reduced, y0 < 2p (a lazy sum of reduced values), as
- * the bounds of fp2wide.ts assume. out may alias a.
- */
+/** out = a·(y0 + y1·v): 5 Fp2 multiplications (sparse Karatsuba). a, y0 may be lazy sums. */
 export function fp6MulBy01(out: usize, a: usize, y0: usize, y1: usize): void {
-  fp2MulWide(WV0, a + FP6_B0, y0); // v0 = a0y0
-  fp2MulWide(WV1, a + FP6_B1, y1); // v1 = a1y1
+  fp2Mul(V0, a + FP6_B0, y0); // v0 = a0y0
+  fp2Mul(V1, a + FP6_B1, y1); // v1 = a1y1
   fp2AddLazy(S0, a + FP6_B1, a + FP6_B2);
-  fp2MulWide(WT0, S0, y1); // (a1 + a2)·y1
+  fp2Mul(R0, S0, y1); // (a1 + a2)·y1
   fp2AddLazy(S0, a + FP6_B0, a + FP6_B1);
   fp2AddLazy(S1, y0, y1);
-  fp2MulWide(WT1, S0, S1); // (a0 + a1)(y0 + y1)
+  fp2Mul(R1, S0, S1); // (a0 + a1)(y0 + y1)
   fp2AddLazy(S0, a + FP6_B0, a + FP6_B2);
-  fp2MulWide(WT2, S0, y0); // (a0 + a2)·y0
+  fp2Mul(R2, S0, y0); // (a0 + a2)·y0
   // a is read no more: out may alias it.
-  fp6MulBy01C0(out + FP6_B0, WT0, WV1, WV0); // c0 = ξ((a1 + a2)y1 − v1) + v0 = a0y0 + ξ·a2y1
-  fp6MulBy01C1(out + FP6_B1, WT1, WV0, WV1); // c1 = (a0 + a1)(y0 + y1) − v0 − v1
-  fp6MulBy01C2(out + FP6_B2, WT2, WV0, WV1); // c2 = (a0 + a2)y0 − v0 + v1 = a2y0 + a1y1
+  fp2XiSubAdd(out + FP6_B0, R0, V1, V0); // c0 = ξ((a1 + a2)y1 − v1) + v0 = a0y0 + ξ·a2y1
+  fp2Sub2(out + FP6_B1, R1, V0, V1); // c1 = (a0 + a1)(y0 + y1) − v0 − v1
+  fp2SubAdd(out + FP6_B2, R2, V0, V1); // c2 = (a0 + a2)y0 − v0 + v1 = a2y0 + a1y1
 }
 
 /** out = a⁻¹ (norm to Fp2; Scott's formulation as in gnark-crypto e6.Inverse). */

@@ -31,7 +31,6 @@ import {
   LINES_SIZE, PREP_SIZE, PAIR_SIZE, PAIR_LINES, PAIR_P, prepareLines, prepareG1Affine, batchInvert,
   millerLoop, finalExponentiation,
 } from "./pairing";
-import { fp2MulWide, fp6MulC0 } from "./fp2wide";
 import { fp6Mul, fp6MulBy01 } from "./fp6";
 import { fpAddLazy } from "./fp";
 import { STATUS_OK, STATUS_FORMAT, STATUS_POINT, SCALAR_BYTES } from "./layout";
@@ -288,8 +287,7 @@ export function fp2MulRaw(): void {
  * Runs n iterations of one primitive on fixed operands (for bench/verifier.ts
  * cost breakdowns): 0 fpMul, 1 fpAdd, 2 fpSub, 3 fp2Mul, 4 fp2Sqr, 5 fp12Mul,
  * 6 fp12Sqr, 7 fp12CyclotomicSqr, 8 final exponentiation, 9 fpInv, 10 copy of 72 bytes,
- * 11 fp12ExpByU, 12 fp12Frobenius, 13 fp12Inv, 14 fp2MulWide, 15 fp6Mul, 16 fp6MulBy01,
- * 17 fp6MulC0 (a wide reducing form), 18 fpAddLazy.
+ * 11 fp12ExpByU, 12 fp12Frobenius, 13 fp12Inv, 14 fp6Mul, 15 fp6MulBy01, 16 fpAddLazy.
  */
 export function benchOp(op: i32, n: i32): void {
   for (let i = 0; i < n; i++) {
@@ -307,10 +305,8 @@ export function benchOp(op: i32, n: i32): void {
     else if (op == 11) fp12ExpByU(F12C, F12A);
     else if (op == 12) fp12Frobenius(F12C, F12A);
     else if (op == 13) fp12Inv(F12C, F12A);
-    else if (op == 14) fp2MulWide(F12B, F2A, F2B);
-    else if (op == 15) fp6Mul(F12C, F12A, F12B);
-    else if (op == 16) fp6MulBy01(F12C, F12A, F2A, F2B);
-    else if (op == 17) fp6MulC0(F2C, F12B, F12B, F12B, F12B);
+    else if (op == 14) fp6Mul(F12C, F12A, F12B);
+    else if (op == 15) fp6MulBy01(F12C, F12A, F2A, F2B);
     else fpAddLazy(FC, FA, FB);
   }
 }

@@ -48,6 +48,9 @@ export function buildWasm(path: string = WASM_PATH): void {
     "--converge",
     "--noAssert",
     "--runtime", "stub",
+    // 128-bit SIMD (standard WebAssembly, in every engine Bun and Node ship):
+    // the paired limb products of fp2mul.ts.
+    "--enable", "simd",
   ];
   const r = Bun.spawnSync(cmd, { cwd: root, stdout: "pipe", stderr: "pipe" });
   if (r.exitCode !== 0) throw new Error(`${cmd.join(" ")} failed:\n${r.stdout.toString()}${r.stderr.toString()}`);
