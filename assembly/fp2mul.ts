@@ -161,88 +161,106 @@ export function fp2Mul(out: usize, a: usize, b: usize): void {
   let c16: i64 = (e16 - f16 + OFFSET_16P2_16) as i64;
   let d16: i64 = (s8 * t8 - e16 - f16) as i64;
   let c17: i64 = OFFSET_16P2_17, d17: i64 = 0;
-  let m: i64;
+  let m: i64, n: i64;
   m = (((c0 as u32) * MU) & LIMB_MASK) as i64; // c0 + m·p ≡ 0 (mod 2^29)
+  n = (((d0 as u32) * MU) & LIMB_MASK) as i64; // d0 + n·p ≡ 0 (mod 2^29)
   c1 += ((c0 + m * (P0 as i64)) >> LIMB_SHIFT) + m * (P1 as i64);
-  c2 += m * (P2 as i64);
-  c3 += m * (P3 as i64);
-  c4 += m * (P4 as i64);
-  c5 += m * (P5 as i64);
-  c6 += m * (P6 as i64);
-  c7 += m * (P7 as i64);
-  c8 += m * (P8 as i64);
+  d1 += ((d0 + n * (P0 as i64)) >> LIMB_SHIFT) + n * (P1 as i64);
+  c2 += m * (P2 as i64); d2 += n * (P2 as i64);
+  c3 += m * (P3 as i64); d3 += n * (P3 as i64);
+  c4 += m * (P4 as i64); d4 += n * (P4 as i64);
+  c5 += m * (P5 as i64); d5 += n * (P5 as i64);
+  c6 += m * (P6 as i64); d6 += n * (P6 as i64);
+  c7 += m * (P7 as i64); d7 += n * (P7 as i64);
+  c8 += m * (P8 as i64); d8 += n * (P8 as i64);
   m = (((c1 as u32) * MU) & LIMB_MASK) as i64; // c1 + m·p ≡ 0 (mod 2^29)
+  n = (((d1 as u32) * MU) & LIMB_MASK) as i64; // d1 + n·p ≡ 0 (mod 2^29)
   c2 += ((c1 + m * (P0 as i64)) >> LIMB_SHIFT) + m * (P1 as i64);
-  c3 += m * (P2 as i64);
-  c4 += m * (P3 as i64);
-  c5 += m * (P4 as i64);
-  c6 += m * (P5 as i64);
-  c7 += m * (P6 as i64);
-  c8 += m * (P7 as i64);
-  c9 += m * (P8 as i64);
+  d2 += ((d1 + n * (P0 as i64)) >> LIMB_SHIFT) + n * (P1 as i64);
+  c3 += m * (P2 as i64); d3 += n * (P2 as i64);
+  c4 += m * (P3 as i64); d4 += n * (P3 as i64);
+  c5 += m * (P4 as i64); d5 += n * (P4 as i64);
+  c6 += m * (P5 as i64); d6 += n * (P5 as i64);
+  c7 += m * (P6 as i64); d7 += n * (P6 as i64);
+  c8 += m * (P7 as i64); d8 += n * (P7 as i64);
+  c9 += m * (P8 as i64); d9 += n * (P8 as i64);
   m = (((c2 as u32) * MU) & LIMB_MASK) as i64; // c2 + m·p ≡ 0 (mod 2^29)
+  n = (((d2 as u32) * MU) & LIMB_MASK) as i64; // d2 + n·p ≡ 0 (mod 2^29)
   c3 += ((c2 + m * (P0 as i64)) >> LIMB_SHIFT) + m * (P1 as i64);
-  c4 += m * (P2 as i64);
-  c5 += m * (P3 as i64);
-  c6 += m * (P4 as i64);
-  c7 += m * (P5 as i64);
-  c8 += m * (P6 as i64);
-  c9 += m * (P7 as i64);
-  c10 += m * (P8 as i64);
+  d3 += ((d2 + n * (P0 as i64)) >> LIMB_SHIFT) + n * (P1 as i64);
+  c4 += m * (P2 as i64); d4 += n * (P2 as i64);
+  c5 += m * (P3 as i64); d5 += n * (P3 as i64);
+  c6 += m * (P4 as i64); d6 += n * (P4 as i64);
+  c7 += m * (P5 as i64); d7 += n * (P5 as i64);
+  c8 += m * (P6 as i64); d8 += n * (P6 as i64);
+  c9 += m * (P7 as i64); d9 += n * (P7 as i64);
+  c10 += m * (P8 as i64); d10 += n * (P8 as i64);
   m = (((c3 as u32) * MU) & LIMB_MASK) as i64; // c3 + m·p ≡ 0 (mod 2^29)
+  n = (((d3 as u32) * MU) & LIMB_MASK) as i64; // d3 + n·p ≡ 0 (mod 2^29)
   c4 += ((c3 + m * (P0 as i64)) >> LIMB_SHIFT) + m * (P1 as i64);
-  c5 += m * (P2 as i64);
-  c6 += m * (P3 as i64);
-  c7 += m * (P4 as i64);
-  c8 += m * (P5 as i64);
-  c9 += m * (P6 as i64);
-  c10 += m * (P7 as i64);
-  c11 += m * (P8 as i64);
+  d4 += ((d3 + n * (P0 as i64)) >> LIMB_SHIFT) + n * (P1 as i64);
+  c5 += m * (P2 as i64); d5 += n * (P2 as i64);
+  c6 += m * (P3 as i64); d6 += n * (P3 as i64);
+  c7 += m * (P4 as i64); d7 += n * (P4 as i64);
+  c8 += m * (P5 as i64); d8 += n * (P5 as i64);
+  c9 += m * (P6 as i64); d9 += n * (P6 as i64);
+  c10 += m * (P7 as i64); d10 += n * (P7 as i64);
+  c11 += m * (P8 as i64); d11 += n * (P8 as i64);
   m = (((c4 as u32) * MU) & LIMB_MASK) as i64; // c4 + m·p ≡ 0 (mod 2^29)
+  n = (((d4 as u32) * MU) & LIMB_MASK) as i64; // d4 + n·p ≡ 0 (mod 2^29)
   c5 += ((c4 + m * (P0 as i64)) >> LIMB_SHIFT) + m * (P1 as i64);
-  c6 += m * (P2 as i64);
-  c7 += m * (P3 as i64);
-  c8 += m * (P4 as i64);
-  c9 += m * (P5 as i64);
-  c10 += m * (P6 as i64);
-  c11 += m * (P7 as i64);
-  c12 += m * (P8 as i64);
+  d5 += ((d4 + n * (P0 as i64)) >> LIMB_SHIFT) + n * (P1 as i64);
+  c6 += m * (P2 as i64); d6 += n * (P2 as i64);
+  c7 += m * (P3 as i64); d7 += n * (P3 as i64);
+  c8 += m * (P4 as i64); d8 += n * (P4 as i64);
+  c9 += m * (P5 as i64); d9 += n * (P5 as i64);
+  c10 += m * (P6 as i64); d10 += n * (P6 as i64);
+  c11 += m * (P7 as i64); d11 += n * (P7 as i64);
+  c12 += m * (P8 as i64); d12 += n * (P8 as i64);
   m = (((c5 as u32) * MU) & LIMB_MASK) as i64; // c5 + m·p ≡ 0 (mod 2^29)
+  n = (((d5 as u32) * MU) & LIMB_MASK) as i64; // d5 + n·p ≡ 0 (mod 2^29)
   c6 += ((c5 + m * (P0 as i64)) >> LIMB_SHIFT) + m * (P1 as i64);
-  c7 += m * (P2 as i64);
-  c8 += m * (P3 as i64);
-  c9 += m * (P4 as i64);
-  c10 += m * (P5 as i64);
-  c11 += m * (P6 as i64);
-  c12 += m * (P7 as i64);
-  c13 += m * (P8 as i64);
+  d6 += ((d5 + n * (P0 as i64)) >> LIMB_SHIFT) + n * (P1 as i64);
+  c7 += m * (P2 as i64); d7 += n * (P2 as i64);
+  c8 += m * (P3 as i64); d8 += n * (P3 as i64);
+  c9 += m * (P4 as i64); d9 += n * (P4 as i64);
+  c10 += m * (P5 as i64); d10 += n * (P5 as i64);
+  c11 += m * (P6 as i64); d11 += n * (P6 as i64);
+  c12 += m * (P7 as i64); d12 += n * (P7 as i64);
+  c13 += m * (P8 as i64); d13 += n * (P8 as i64);
   m = (((c6 as u32) * MU) & LIMB_MASK) as i64; // c6 + m·p ≡ 0 (mod 2^29)
+  n = (((d6 as u32) * MU) & LIMB_MASK) as i64; // d6 + n·p ≡ 0 (mod 2^29)
   c7 += ((c6 + m * (P0 as i64)) >> LIMB_SHIFT) + m * (P1 as i64);
-  c8 += m * (P2 as i64);
-  c9 += m * (P3 as i64);
-  c10 += m * (P4 as i64);
-  c11 += m * (P5 as i64);
-  c12 += m * (P6 as i64);
-  c13 += m * (P7 as i64);
-  c14 += m * (P8 as i64);
+  d7 += ((d6 + n * (P0 as i64)) >> LIMB_SHIFT) + n * (P1 as i64);
+  c8 += m * (P2 as i64); d8 += n * (P2 as i64);
+  c9 += m * (P3 as i64); d9 += n * (P3 as i64);
+  c10 += m * (P4 as i64); d10 += n * (P4 as i64);
+  c11 += m * (P5 as i64); d11 += n * (P5 as i64);
+  c12 += m * (P6 as i64); d12 += n * (P6 as i64);
+  c13 += m * (P7 as i64); d13 += n * (P7 as i64);
+  c14 += m * (P8 as i64); d14 += n * (P8 as i64);
   m = (((c7 as u32) * MU) & LIMB_MASK) as i64; // c7 + m·p ≡ 0 (mod 2^29)
+  n = (((d7 as u32) * MU) & LIMB_MASK) as i64; // d7 + n·p ≡ 0 (mod 2^29)
   c8 += ((c7 + m * (P0 as i64)) >> LIMB_SHIFT) + m * (P1 as i64);
-  c9 += m * (P2 as i64);
-  c10 += m * (P3 as i64);
-  c11 += m * (P4 as i64);
-  c12 += m * (P5 as i64);
-  c13 += m * (P6 as i64);
-  c14 += m * (P7 as i64);
-  c15 += m * (P8 as i64);
+  d8 += ((d7 + n * (P0 as i64)) >> LIMB_SHIFT) + n * (P1 as i64);
+  c9 += m * (P2 as i64); d9 += n * (P2 as i64);
+  c10 += m * (P3 as i64); d10 += n * (P3 as i64);
+  c11 += m * (P4 as i64); d11 += n * (P4 as i64);
+  c12 += m * (P5 as i64); d12 += n * (P5 as i64);
+  c13 += m * (P6 as i64); d13 += n * (P6 as i64);
+  c14 += m * (P7 as i64); d14 += n * (P7 as i64);
+  c15 += m * (P8 as i64); d15 += n * (P8 as i64);
   m = (((c8 as u32) * MU) & LIMB_MASK) as i64; // c8 + m·p ≡ 0 (mod 2^29)
+  n = (((d8 as u32) * MU) & LIMB_MASK) as i64; // d8 + n·p ≡ 0 (mod 2^29)
   c9 += ((c8 + m * (P0 as i64)) >> LIMB_SHIFT) + m * (P1 as i64);
-  c10 += m * (P2 as i64);
-  c11 += m * (P3 as i64);
-  c12 += m * (P4 as i64);
-  c13 += m * (P5 as i64);
-  c14 += m * (P6 as i64);
-  c15 += m * (P7 as i64);
-  c16 += m * (P8 as i64);
+  d9 += ((d8 + n * (P0 as i64)) >> LIMB_SHIFT) + n * (P1 as i64);
+  c10 += m * (P2 as i64); d10 += n * (P2 as i64);
+  c11 += m * (P3 as i64); d11 += n * (P3 as i64);
+  c12 += m * (P4 as i64); d12 += n * (P4 as i64);
+  c13 += m * (P5 as i64); d13 += n * (P5 as i64);
+  c14 += m * (P6 as i64); d14 += n * (P6 as i64);
+  c15 += m * (P7 as i64); d15 += n * (P7 as i64);
+  c16 += m * (P8 as i64); d16 += n * (P8 as i64);
   c10 += c9 >> LIMB_SHIFT; c9 &= LIMB_MASK;
   c11 += c10 >> LIMB_SHIFT; c10 &= LIMB_MASK;
   c12 += c11 >> LIMB_SHIFT; c11 &= LIMB_MASK;
@@ -251,87 +269,6 @@ export function fp2Mul(out: usize, a: usize, b: usize): void {
   c15 += c14 >> LIMB_SHIFT; c14 &= LIMB_MASK;
   c16 += c15 >> LIMB_SHIFT; c15 &= LIMB_MASK;
   c17 += c16 >> LIMB_SHIFT; c16 &= LIMB_MASK;
-  m = (((d0 as u32) * MU) & LIMB_MASK) as i64; // d0 + m·p ≡ 0 (mod 2^29)
-  d1 += ((d0 + m * (P0 as i64)) >> LIMB_SHIFT) + m * (P1 as i64);
-  d2 += m * (P2 as i64);
-  d3 += m * (P3 as i64);
-  d4 += m * (P4 as i64);
-  d5 += m * (P5 as i64);
-  d6 += m * (P6 as i64);
-  d7 += m * (P7 as i64);
-  d8 += m * (P8 as i64);
-  m = (((d1 as u32) * MU) & LIMB_MASK) as i64; // d1 + m·p ≡ 0 (mod 2^29)
-  d2 += ((d1 + m * (P0 as i64)) >> LIMB_SHIFT) + m * (P1 as i64);
-  d3 += m * (P2 as i64);
-  d4 += m * (P3 as i64);
-  d5 += m * (P4 as i64);
-  d6 += m * (P5 as i64);
-  d7 += m * (P6 as i64);
-  d8 += m * (P7 as i64);
-  d9 += m * (P8 as i64);
-  m = (((d2 as u32) * MU) & LIMB_MASK) as i64; // d2 + m·p ≡ 0 (mod 2^29)
-  d3 += ((d2 + m * (P0 as i64)) >> LIMB_SHIFT) + m * (P1 as i64);
-  d4 += m * (P2 as i64);
-  d5 += m * (P3 as i64);
-  d6 += m * (P4 as i64);
-  d7 += m * (P5 as i64);
-  d8 += m * (P6 as i64);
-  d9 += m * (P7 as i64);
-  d10 += m * (P8 as i64);
-  m = (((d3 as u32) * MU) & LIMB_MASK) as i64; // d3 + m·p ≡ 0 (mod 2^29)
-  d4 += ((d3 + m * (P0 as i64)) >> LIMB_SHIFT) + m * (P1 as i64);
-  d5 += m * (P2 as i64);
-  d6 += m * (P3 as i64);
-  d7 += m * (P4 as i64);
-  d8 += m * (P5 as i64);
-  d9 += m * (P6 as i64);
-  d10 += m * (P7 as i64);
-  d11 += m * (P8 as i64);
-  m = (((d4 as u32) * MU) & LIMB_MASK) as i64; // d4 + m·p ≡ 0 (mod 2^29)
-  d5 += ((d4 + m * (P0 as i64)) >> LIMB_SHIFT) + m * (P1 as i64);
-  d6 += m * (P2 as i64);
-  d7 += m * (P3 as i64);
-  d8 += m * (P4 as i64);
-  d9 += m * (P5 as i64);
-  d10 += m * (P6 as i64);
-  d11 += m * (P7 as i64);
-  d12 += m * (P8 as i64);
-  m = (((d5 as u32) * MU) & LIMB_MASK) as i64; // d5 + m·p ≡ 0 (mod 2^29)
-  d6 += ((d5 + m * (P0 as i64)) >> LIMB_SHIFT) + m * (P1 as i64);
-  d7 += m * (P2 as i64);
-  d8 += m * (P3 as i64);
-  d9 += m * (P4 as i64);
-  d10 += m * (P5 as i64);
-  d11 += m * (P6 as i64);
-  d12 += m * (P7 as i64);
-  d13 += m * (P8 as i64);
-  m = (((d6 as u32) * MU) & LIMB_MASK) as i64; // d6 + m·p ≡ 0 (mod 2^29)
-  d7 += ((d6 + m * (P0 as i64)) >> LIMB_SHIFT) + m * (P1 as i64);
-  d8 += m * (P2 as i64);
-  d9 += m * (P3 as i64);
-  d10 += m * (P4 as i64);
-  d11 += m * (P5 as i64);
-  d12 += m * (P6 as i64);
-  d13 += m * (P7 as i64);
-  d14 += m * (P8 as i64);
-  m = (((d7 as u32) * MU) & LIMB_MASK) as i64; // d7 + m·p ≡ 0 (mod 2^29)
-  d8 += ((d7 + m * (P0 as i64)) >> LIMB_SHIFT) + m * (P1 as i64);
-  d9 += m * (P2 as i64);
-  d10 += m * (P3 as i64);
-  d11 += m * (P4 as i64);
-  d12 += m * (P5 as i64);
-  d13 += m * (P6 as i64);
-  d14 += m * (P7 as i64);
-  d15 += m * (P8 as i64);
-  m = (((d8 as u32) * MU) & LIMB_MASK) as i64; // d8 + m·p ≡ 0 (mod 2^29)
-  d9 += ((d8 + m * (P0 as i64)) >> LIMB_SHIFT) + m * (P1 as i64);
-  d10 += m * (P2 as i64);
-  d11 += m * (P3 as i64);
-  d12 += m * (P4 as i64);
-  d13 += m * (P5 as i64);
-  d14 += m * (P6 as i64);
-  d15 += m * (P7 as i64);
-  d16 += m * (P8 as i64);
   d10 += d9 >> LIMB_SHIFT; d9 &= LIMB_MASK;
   d11 += d10 >> LIMB_SHIFT; d10 &= LIMB_MASK;
   d12 += d11 >> LIMB_SHIFT; d11 &= LIMB_MASK;

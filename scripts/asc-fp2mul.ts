@@ -110,16 +110,23 @@ for (let k = 0; k < COLS - 1; k++) {
   w(`let d${k}: i64 = (${column("s", "t", k)} - e${k} - f${k}) as i64;`);
 }
 w(`let c${COLS - 1}: i64 = OFFSET_16P2_${COLS - 1}, d${COLS - 1}: i64 = 0;`);
-w(`let m: i64;`);
-for (const c of ["c", "d"]) {
-  // Montgomery reduction, one limb per round (REDC by 2^29, nine times).
-  for (let i = 0; i < N; i++) {
-    w(`m = (((${c}${i} as u32) * MU) & LIMB_MASK) as i64; // ${c}${i} + m·p ≡ 0 (mod 2^29)`);
-    w(`${c}${i + 1} += ((${c}${i} + m * (P0 as i64)) >> LIMB_SHIFT) + m * (P1 as i64);`);
-    for (let j = 2; j < N; j++) w(`${c}${i + j} += m * (P${j} as i64);`);
+w(`let m: i64, n: i64;`);
+// The two Montgomery reductions (REDC by 2^29, nine rounds each) are
+// independent; their rounds are interleaved so that each round's serial
+// chain (column → m → m·p0 → carry into the next column) overlaps the
+// other's. Measured on the reduction pair alone: 73 ns against 79 ns run
+// one after the other. (Both in the two lanes of i64x2 vectors: 87 ns,
+// slower, so the reduction stays scalar.)
+for (let i = 0; i < N; i++) {
+  for (const [c, m] of [["c", "m"], ["d", "n"]] as const) {
+    w(`${m} = (((${c}${i} as u32) * MU) & LIMB_MASK) as i64; // ${c}${i} + ${m}·p ≡ 0 (mod 2^29)`);
   }
-  for (let k = N; k < COLS - 1; k++) w(`${c}${k + 1} += ${c}${k} >> LIMB_SHIFT; ${c}${k} &= LIMB_MASK;`);
+  for (const [c, m] of [["c", "m"], ["d", "n"]] as const) {
+    w(`${c}${i + 1} += ((${c}${i} + ${m} * (P0 as i64)) >> LIMB_SHIFT) + ${m} * (P1 as i64);`);
+  }
+  for (let j = 2; j < N; j++) w(`c${i + j} += m * (P${j} as i64); d${i + j} += n * (P${j} as i64);`);
 }
+for (const c of ["c", "d"]) for (let k = N; k < COLS - 1; k++) w(`${c}${k + 1} += ${c}${k} >> LIMB_SHIFT; ${c}${k} &= LIMB_MASK;`);
 const store = (c: string, dst: string) =>
   `fpStoreReduced(${dst}, ${range(N)
     .map((i) => `${c}${N + i} as u64`)
