@@ -231,74 +231,74 @@ export function fp2AddXi(out: usize, a: usize, b: usize): void {
   fpStoreSmall(out + IM, s0, s1, s2, s3, s4, s5, s6, s7, s8);
 }
 
-/** out = 3·t − 2·u (cyclotomic squaring); inputs reduced, out may alias any. value before reduction < 5p (re), 5p (im). */
-export function fp2TripleSubDouble(out: usize, t: usize, u: usize): void {
-  const r0: i64 = 3 * limb(t + RE, 0) + 2 * (P0 as i64) - 2 * limb(u + RE, 0);
-  const r1: i64 = 3 * limb(t + RE, 1) + 2 * (P1 as i64) - 2 * limb(u + RE, 1);
-  const r2: i64 = 3 * limb(t + RE, 2) + 2 * (P2 as i64) - 2 * limb(u + RE, 2);
-  const r3: i64 = 3 * limb(t + RE, 3) + 2 * (P3 as i64) - 2 * limb(u + RE, 3);
-  const r4: i64 = 3 * limb(t + RE, 4) + 2 * (P4 as i64) - 2 * limb(u + RE, 4);
-  const r5: i64 = 3 * limb(t + RE, 5) + 2 * (P5 as i64) - 2 * limb(u + RE, 5);
-  const r6: i64 = 3 * limb(t + RE, 6) + 2 * (P6 as i64) - 2 * limb(u + RE, 6);
-  const r7: i64 = 3 * limb(t + RE, 7) + 2 * (P7 as i64) - 2 * limb(u + RE, 7);
-  const r8: i64 = 3 * limb(t + RE, 8) + 2 * (P8 as i64) - 2 * limb(u + RE, 8);
-  const s0: i64 = 3 * limb(t + IM, 0) + 2 * (P0 as i64) - 2 * limb(u + IM, 0);
-  const s1: i64 = 3 * limb(t + IM, 1) + 2 * (P1 as i64) - 2 * limb(u + IM, 1);
-  const s2: i64 = 3 * limb(t + IM, 2) + 2 * (P2 as i64) - 2 * limb(u + IM, 2);
-  const s3: i64 = 3 * limb(t + IM, 3) + 2 * (P3 as i64) - 2 * limb(u + IM, 3);
-  const s4: i64 = 3 * limb(t + IM, 4) + 2 * (P4 as i64) - 2 * limb(u + IM, 4);
-  const s5: i64 = 3 * limb(t + IM, 5) + 2 * (P5 as i64) - 2 * limb(u + IM, 5);
-  const s6: i64 = 3 * limb(t + IM, 6) + 2 * (P6 as i64) - 2 * limb(u + IM, 6);
-  const s7: i64 = 3 * limb(t + IM, 7) + 2 * (P7 as i64) - 2 * limb(u + IM, 7);
-  const s8: i64 = 3 * limb(t + IM, 8) + 2 * (P8 as i64) - 2 * limb(u + IM, 8);
+/** out = 3(t − u − ξu) − 2z = 3(x² + ξy²) − 2z; inputs reduced, out may alias any. value before reduction < 38p (re), 38p (im). */
+export function fp2CycRe(out: usize, t: usize, u: usize, z: usize): void {
+  const r0: i64 = 3 * limb(t + RE, 0) + 3 * limb(u + IM, 0) + 32 * (P0 as i64) - 30 * limb(u + RE, 0) - 2 * limb(z + RE, 0);
+  const r1: i64 = 3 * limb(t + RE, 1) + 3 * limb(u + IM, 1) + 32 * (P1 as i64) - 30 * limb(u + RE, 1) - 2 * limb(z + RE, 1);
+  const r2: i64 = 3 * limb(t + RE, 2) + 3 * limb(u + IM, 2) + 32 * (P2 as i64) - 30 * limb(u + RE, 2) - 2 * limb(z + RE, 2);
+  const r3: i64 = 3 * limb(t + RE, 3) + 3 * limb(u + IM, 3) + 32 * (P3 as i64) - 30 * limb(u + RE, 3) - 2 * limb(z + RE, 3);
+  const r4: i64 = 3 * limb(t + RE, 4) + 3 * limb(u + IM, 4) + 32 * (P4 as i64) - 30 * limb(u + RE, 4) - 2 * limb(z + RE, 4);
+  const r5: i64 = 3 * limb(t + RE, 5) + 3 * limb(u + IM, 5) + 32 * (P5 as i64) - 30 * limb(u + RE, 5) - 2 * limb(z + RE, 5);
+  const r6: i64 = 3 * limb(t + RE, 6) + 3 * limb(u + IM, 6) + 32 * (P6 as i64) - 30 * limb(u + RE, 6) - 2 * limb(z + RE, 6);
+  const r7: i64 = 3 * limb(t + RE, 7) + 3 * limb(u + IM, 7) + 32 * (P7 as i64) - 30 * limb(u + RE, 7) - 2 * limb(z + RE, 7);
+  const r8: i64 = 3 * limb(t + RE, 8) + 3 * limb(u + IM, 8) + 32 * (P8 as i64) - 30 * limb(u + RE, 8) - 2 * limb(z + RE, 8);
+  const s0: i64 = 3 * limb(t + IM, 0) + 35 * (P0 as i64) - 30 * limb(u + IM, 0) - 3 * limb(u + RE, 0) - 2 * limb(z + IM, 0);
+  const s1: i64 = 3 * limb(t + IM, 1) + 35 * (P1 as i64) - 30 * limb(u + IM, 1) - 3 * limb(u + RE, 1) - 2 * limb(z + IM, 1);
+  const s2: i64 = 3 * limb(t + IM, 2) + 35 * (P2 as i64) - 30 * limb(u + IM, 2) - 3 * limb(u + RE, 2) - 2 * limb(z + IM, 2);
+  const s3: i64 = 3 * limb(t + IM, 3) + 35 * (P3 as i64) - 30 * limb(u + IM, 3) - 3 * limb(u + RE, 3) - 2 * limb(z + IM, 3);
+  const s4: i64 = 3 * limb(t + IM, 4) + 35 * (P4 as i64) - 30 * limb(u + IM, 4) - 3 * limb(u + RE, 4) - 2 * limb(z + IM, 4);
+  const s5: i64 = 3 * limb(t + IM, 5) + 35 * (P5 as i64) - 30 * limb(u + IM, 5) - 3 * limb(u + RE, 5) - 2 * limb(z + IM, 5);
+  const s6: i64 = 3 * limb(t + IM, 6) + 35 * (P6 as i64) - 30 * limb(u + IM, 6) - 3 * limb(u + RE, 6) - 2 * limb(z + IM, 6);
+  const s7: i64 = 3 * limb(t + IM, 7) + 35 * (P7 as i64) - 30 * limb(u + IM, 7) - 3 * limb(u + RE, 7) - 2 * limb(z + IM, 7);
+  const s8: i64 = 3 * limb(t + IM, 8) + 35 * (P8 as i64) - 30 * limb(u + IM, 8) - 3 * limb(u + RE, 8) - 2 * limb(z + IM, 8);
   fpStoreSmall(out + RE, r0, r1, r2, r3, r4, r5, r6, r7, r8);
   fpStoreSmall(out + IM, s0, s1, s2, s3, s4, s5, s6, s7, s8);
 }
 
-/** out = 3·t + 2·u (cyclotomic squaring); inputs reduced, out may alias any. value before reduction < 5p (re), 5p (im). */
-export function fp2TripleAddDouble(out: usize, t: usize, u: usize): void {
-  const r0: i64 = 3 * limb(t + RE, 0) + 2 * limb(u + RE, 0);
-  const r1: i64 = 3 * limb(t + RE, 1) + 2 * limb(u + RE, 1);
-  const r2: i64 = 3 * limb(t + RE, 2) + 2 * limb(u + RE, 2);
-  const r3: i64 = 3 * limb(t + RE, 3) + 2 * limb(u + RE, 3);
-  const r4: i64 = 3 * limb(t + RE, 4) + 2 * limb(u + RE, 4);
-  const r5: i64 = 3 * limb(t + RE, 5) + 2 * limb(u + RE, 5);
-  const r6: i64 = 3 * limb(t + RE, 6) + 2 * limb(u + RE, 6);
-  const r7: i64 = 3 * limb(t + RE, 7) + 2 * limb(u + RE, 7);
-  const r8: i64 = 3 * limb(t + RE, 8) + 2 * limb(u + RE, 8);
-  const s0: i64 = 3 * limb(t + IM, 0) + 2 * limb(u + IM, 0);
-  const s1: i64 = 3 * limb(t + IM, 1) + 2 * limb(u + IM, 1);
-  const s2: i64 = 3 * limb(t + IM, 2) + 2 * limb(u + IM, 2);
-  const s3: i64 = 3 * limb(t + IM, 3) + 2 * limb(u + IM, 3);
-  const s4: i64 = 3 * limb(t + IM, 4) + 2 * limb(u + IM, 4);
-  const s5: i64 = 3 * limb(t + IM, 5) + 2 * limb(u + IM, 5);
-  const s6: i64 = 3 * limb(t + IM, 6) + 2 * limb(u + IM, 6);
-  const s7: i64 = 3 * limb(t + IM, 7) + 2 * limb(u + IM, 7);
-  const s8: i64 = 3 * limb(t + IM, 8) + 2 * limb(u + IM, 8);
+/** out = 6u + 2z = 3·2xy + 2z; inputs reduced, out may alias any. value before reduction < 8p (re), 8p (im). */
+export function fp2CycIm(out: usize, u: usize, z: usize): void {
+  const r0: i64 = 6 * limb(u + RE, 0) + 2 * limb(z + RE, 0);
+  const r1: i64 = 6 * limb(u + RE, 1) + 2 * limb(z + RE, 1);
+  const r2: i64 = 6 * limb(u + RE, 2) + 2 * limb(z + RE, 2);
+  const r3: i64 = 6 * limb(u + RE, 3) + 2 * limb(z + RE, 3);
+  const r4: i64 = 6 * limb(u + RE, 4) + 2 * limb(z + RE, 4);
+  const r5: i64 = 6 * limb(u + RE, 5) + 2 * limb(z + RE, 5);
+  const r6: i64 = 6 * limb(u + RE, 6) + 2 * limb(z + RE, 6);
+  const r7: i64 = 6 * limb(u + RE, 7) + 2 * limb(z + RE, 7);
+  const r8: i64 = 6 * limb(u + RE, 8) + 2 * limb(z + RE, 8);
+  const s0: i64 = 6 * limb(u + IM, 0) + 2 * limb(z + IM, 0);
+  const s1: i64 = 6 * limb(u + IM, 1) + 2 * limb(z + IM, 1);
+  const s2: i64 = 6 * limb(u + IM, 2) + 2 * limb(z + IM, 2);
+  const s3: i64 = 6 * limb(u + IM, 3) + 2 * limb(z + IM, 3);
+  const s4: i64 = 6 * limb(u + IM, 4) + 2 * limb(z + IM, 4);
+  const s5: i64 = 6 * limb(u + IM, 5) + 2 * limb(z + IM, 5);
+  const s6: i64 = 6 * limb(u + IM, 6) + 2 * limb(z + IM, 6);
+  const s7: i64 = 6 * limb(u + IM, 7) + 2 * limb(z + IM, 7);
+  const s8: i64 = 6 * limb(u + IM, 8) + 2 * limb(z + IM, 8);
   fpStoreSmall(out + RE, r0, r1, r2, r3, r4, r5, r6, r7, r8);
   fpStoreSmall(out + IM, s0, s1, s2, s3, s4, s5, s6, s7, s8);
 }
 
-/** out = 3ξ·t + 2·u (cyclotomic squaring); inputs reduced, out may alias any. value before reduction < 32p (re), 32p (im). */
-export function fp2TripleXiAddDouble(out: usize, t: usize, u: usize): void {
-  const r0: i64 = 27 * limb(t + RE, 0) + 2 * limb(u + RE, 0) + 3 * (P0 as i64) - 3 * limb(t + IM, 0);
-  const r1: i64 = 27 * limb(t + RE, 1) + 2 * limb(u + RE, 1) + 3 * (P1 as i64) - 3 * limb(t + IM, 1);
-  const r2: i64 = 27 * limb(t + RE, 2) + 2 * limb(u + RE, 2) + 3 * (P2 as i64) - 3 * limb(t + IM, 2);
-  const r3: i64 = 27 * limb(t + RE, 3) + 2 * limb(u + RE, 3) + 3 * (P3 as i64) - 3 * limb(t + IM, 3);
-  const r4: i64 = 27 * limb(t + RE, 4) + 2 * limb(u + RE, 4) + 3 * (P4 as i64) - 3 * limb(t + IM, 4);
-  const r5: i64 = 27 * limb(t + RE, 5) + 2 * limb(u + RE, 5) + 3 * (P5 as i64) - 3 * limb(t + IM, 5);
-  const r6: i64 = 27 * limb(t + RE, 6) + 2 * limb(u + RE, 6) + 3 * (P6 as i64) - 3 * limb(t + IM, 6);
-  const r7: i64 = 27 * limb(t + RE, 7) + 2 * limb(u + RE, 7) + 3 * (P7 as i64) - 3 * limb(t + IM, 7);
-  const r8: i64 = 27 * limb(t + RE, 8) + 2 * limb(u + RE, 8) + 3 * (P8 as i64) - 3 * limb(t + IM, 8);
-  const s0: i64 = 3 * limb(t + RE, 0) + 27 * limb(t + IM, 0) + 2 * limb(u + IM, 0);
-  const s1: i64 = 3 * limb(t + RE, 1) + 27 * limb(t + IM, 1) + 2 * limb(u + IM, 1);
-  const s2: i64 = 3 * limb(t + RE, 2) + 27 * limb(t + IM, 2) + 2 * limb(u + IM, 2);
-  const s3: i64 = 3 * limb(t + RE, 3) + 27 * limb(t + IM, 3) + 2 * limb(u + IM, 3);
-  const s4: i64 = 3 * limb(t + RE, 4) + 27 * limb(t + IM, 4) + 2 * limb(u + IM, 4);
-  const s5: i64 = 3 * limb(t + RE, 5) + 27 * limb(t + IM, 5) + 2 * limb(u + IM, 5);
-  const s6: i64 = 3 * limb(t + RE, 6) + 27 * limb(t + IM, 6) + 2 * limb(u + IM, 6);
-  const s7: i64 = 3 * limb(t + RE, 7) + 27 * limb(t + IM, 7) + 2 * limb(u + IM, 7);
-  const s8: i64 = 3 * limb(t + RE, 8) + 27 * limb(t + IM, 8) + 2 * limb(u + IM, 8);
+/** out = 6ξu + 2z = 3ξ·2xy + 2z; inputs reduced, out may alias any. value before reduction < 62p (re), 62p (im). */
+export function fp2CycXiIm(out: usize, u: usize, z: usize): void {
+  const r0: i64 = 54 * limb(u + RE, 0) + 2 * limb(z + RE, 0) + 6 * (P0 as i64) - 6 * limb(u + IM, 0);
+  const r1: i64 = 54 * limb(u + RE, 1) + 2 * limb(z + RE, 1) + 6 * (P1 as i64) - 6 * limb(u + IM, 1);
+  const r2: i64 = 54 * limb(u + RE, 2) + 2 * limb(z + RE, 2) + 6 * (P2 as i64) - 6 * limb(u + IM, 2);
+  const r3: i64 = 54 * limb(u + RE, 3) + 2 * limb(z + RE, 3) + 6 * (P3 as i64) - 6 * limb(u + IM, 3);
+  const r4: i64 = 54 * limb(u + RE, 4) + 2 * limb(z + RE, 4) + 6 * (P4 as i64) - 6 * limb(u + IM, 4);
+  const r5: i64 = 54 * limb(u + RE, 5) + 2 * limb(z + RE, 5) + 6 * (P5 as i64) - 6 * limb(u + IM, 5);
+  const r6: i64 = 54 * limb(u + RE, 6) + 2 * limb(z + RE, 6) + 6 * (P6 as i64) - 6 * limb(u + IM, 6);
+  const r7: i64 = 54 * limb(u + RE, 7) + 2 * limb(z + RE, 7) + 6 * (P7 as i64) - 6 * limb(u + IM, 7);
+  const r8: i64 = 54 * limb(u + RE, 8) + 2 * limb(z + RE, 8) + 6 * (P8 as i64) - 6 * limb(u + IM, 8);
+  const s0: i64 = 6 * limb(u + RE, 0) + 54 * limb(u + IM, 0) + 2 * limb(z + IM, 0);
+  const s1: i64 = 6 * limb(u + RE, 1) + 54 * limb(u + IM, 1) + 2 * limb(z + IM, 1);
+  const s2: i64 = 6 * limb(u + RE, 2) + 54 * limb(u + IM, 2) + 2 * limb(z + IM, 2);
+  const s3: i64 = 6 * limb(u + RE, 3) + 54 * limb(u + IM, 3) + 2 * limb(z + IM, 3);
+  const s4: i64 = 6 * limb(u + RE, 4) + 54 * limb(u + IM, 4) + 2 * limb(z + IM, 4);
+  const s5: i64 = 6 * limb(u + RE, 5) + 54 * limb(u + IM, 5) + 2 * limb(z + IM, 5);
+  const s6: i64 = 6 * limb(u + RE, 6) + 54 * limb(u + IM, 6) + 2 * limb(z + IM, 6);
+  const s7: i64 = 6 * limb(u + RE, 7) + 54 * limb(u + IM, 7) + 2 * limb(z + IM, 7);
+  const s8: i64 = 6 * limb(u + RE, 8) + 54 * limb(u + IM, 8) + 2 * limb(z + IM, 8);
   fpStoreSmall(out + RE, r0, r1, r2, r3, r4, r5, r6, r7, r8);
   fpStoreSmall(out + IM, s0, s1, s2, s3, s4, s5, s6, s7, s8);
 }

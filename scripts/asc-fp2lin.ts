@@ -52,9 +52,10 @@ const FORMS: Form[] = [
   { name: "fp2Sub2AddXi", doc: "out = t − u − v + ξ·w", args: ["t", "u", "v", "w"], body: ({ t, u, v, w }) => add(sub(sub(t!, u!), v!), xi(w!)) },
   { name: "fp2SubSubXi", doc: "out = t − u − ξ·w", args: ["t", "u", "w"], body: ({ t, u, w }) => sub(sub(t!, u!), xi(w!)) },
   { name: "fp2AddXi", doc: "out = a + ξ·b", args: ["a", "b"], body: ({ a, b }) => add(a!, xi(b!)) },
-  { name: "fp2TripleSubDouble", doc: "out = 3·t − 2·u (cyclotomic squaring)", args: ["t", "u"], body: ({ t, u }) => sub(scale(t!, 3), scale(u!, 2)) },
-  { name: "fp2TripleAddDouble", doc: "out = 3·t + 2·u (cyclotomic squaring)", args: ["t", "u"], body: ({ t, u }) => add(scale(t!, 3), scale(u!, 2)) },
-  { name: "fp2TripleXiAddDouble", doc: "out = 3ξ·t + 2·u (cyclotomic squaring)", args: ["t", "u"], body: ({ t, u }) => add(scale(xi(t!), 3), scale(u!, 2)) },
+  // Cyclotomic squaring with fp4 squares from two products (fp12.ts): t = (x + y)(x + ξy), u = xy.
+  { name: "fp2CycRe", doc: "out = 3(t − u − ξu) − 2z = 3(x² + ξy²) − 2z", args: ["t", "u", "z"], body: ({ t, u, z }) => sub(scale(sub(sub(t!, u!), xi(u!)), 3), scale(z!, 2)) },
+  { name: "fp2CycIm", doc: "out = 6u + 2z = 3·2xy + 2z", args: ["u", "z"], body: ({ u, z }) => add(scale(u!, 6), scale(z!, 2)) },
+  { name: "fp2CycXiIm", doc: "out = 6ξu + 2z = 3ξ·2xy + 2z", args: ["u", "z"], body: ({ u, z }) => add(scale(xi(u!), 6), scale(z!, 2)) },
 ];
 
 const N = LIMBS;
