@@ -54,6 +54,8 @@ export const ATE_NAF: usize = memory.data<i8>([0, 0, 0, 1, 0, 1, 0, -1, 0, 0, -1
 export const ATE_NAF_LEN: i32 = 66;
 /** Lines per G2 point in the optimal ate Miller loop: doublings + NAF additions + 2 Frobenius additions. */
 export const ATE_LINES: i32 = 88;
+/** β, the cube root of unity of the GLV endomorphism φ(x, y) = (βx, y) = [λ](x, y) on G1. */
+export const GLV_BETA: usize = memory.data<u32>([416069521, 391846970, 193189602, 244240497, 310558434, 69340804, 535036287, 352865610, 1478937]);
 /** The seed u. */
 export const SEED_U: u64 = 0x44e992b44a6909f1;
 /** Width-4 NAF of u (odd digits |d| < 2^3), least significant first. */

@@ -56,3 +56,5 @@ export const MAX_BATCH: i32 = 128;
 export const BATCH_STATUS_BYTES: usize = 4;
 /** batchCheck: one little-endian u32 cache slot per proof, then the ρᵢ, then the combined scalars */
 export const BATCH_SLOT_BYTES: usize = 4;
+/** batchCheck: each ρᵢ word is ρ2ᵢ·2^64 + ρ1ᵢ, halves < 2^64, and ρᵢ = ρ1ᵢ + λ·ρ2ᵢ mod r */
+export const GLV_HALF_BITS: i32 = 64;

@@ -131,6 +131,68 @@ const U_WNAF = wnaf(U);
   if (v !== U || U_WNAF.at(-1)! <= 0) throw new Error("wnaf");
 }
 
+// GLV endomorphism of G1 (Gallant, Lambert, Vanstone 2001, "Faster point
+// multiplication on elliptic curves with efficient endomorphisms", §4):
+// φ(x, y) = (βx, y) with β a primitive cube root of unity in Fp acts on G1
+// as [λ], λ a cube root of unity mod r. Of the two β and two λ, the pair is
+// fixed by checking [λ]G = φ(G) on the generator G = (1, 2).
+const cubeRoot = (m: bigint): bigint => {
+  for (let g = 2n; ; g++) {
+    const c = powMod(g, (m - 1n) / 3n, m);
+    if (c !== 1n) return c;
+  }
+};
+type Pt = [bigint, bigint] | null;
+const ecAdd = (a: Pt, b: Pt): Pt => {
+  if (!a) return b;
+  if (!b) return a;
+  if (a[0] === b[0] && mod(a[1] + b[1], P) === 0n) return null;
+  const l = a[0] === b[0] ? mod(3n * a[0] * a[0] * inv(2n * a[1], P), P) : mod((b[1] - a[1]) * inv(b[0] - a[0], P), P);
+  const x = mod(l * l - a[0] - b[0], P);
+  return [x, mod(l * (a[0] - x) - a[1], P)];
+};
+const ecMul = (k: bigint, a: Pt): Pt => {
+  let r: Pt = null;
+  for (let i = BigInt(k.toString(2).length) - 1n; i >= 0n; i--) {
+    r = ecAdd(r, r);
+    if ((k >> i) & 1n) r = ecAdd(r, a);
+  }
+  return r;
+};
+const BETA0 = cubeRoot(P);
+const LAMBDA0 = cubeRoot(R);
+const glvPair = (): [bigint, bigint] => {
+  const G: Pt = [1n, 2n];
+  for (const beta of [BETA0, mod(BETA0 * BETA0, P)]) {
+    for (const lambda of [LAMBDA0, mod(LAMBDA0 * LAMBDA0, R)]) {
+      const q = ecMul(lambda, G);
+      if (q && q[0] === mod(beta * 1n, P) && q[1] === 2n) return [beta, lambda];
+    }
+  }
+  throw new Error("no GLV pair");
+};
+export const [GLV_BETA, GLV_LAMBDA] = glvPair();
+// Batch scalars are ρ = ρ1 + λ·ρ2 mod r with ρ1, ρ2 < 2^64 (groth16.ts). They
+// are 2^128 distinct values iff no non-zero (a, b) with |a|, |b| < 2^64 has
+// a + λb ≡ 0 (mod r): the shortest vector of that lattice (Lagrange–Gauss
+// reduction of the basis (r, 0), (−λ, 1)) must be longer than √2·2^64.
+{
+  let u: [bigint, bigint] = [R, 0n];
+  let v: [bigint, bigint] = [mod(-GLV_LAMBDA, R), 1n];
+  const n2 = (x: [bigint, bigint]) => x[0] * x[0] + x[1] * x[1];
+  const dot = (x: [bigint, bigint], y: [bigint, bigint]) => x[0] * y[0] + x[1] * y[1];
+  for (;;) {
+    if (n2(v) > n2(u)) [u, v] = [v, u];
+    // round(dot/n2) towards the nearest integer
+    const d = dot(u, v);
+    const q = (2n * d + n2(v)) / (2n * n2(v)) - (2n * d + n2(v) < 0n && (2n * d + n2(v)) % (2n * n2(v)) !== 0n ? 1n : 0n);
+    if (q === 0n) break;
+    u = [u[0] - q * v[0], u[1] - q * v[1]];
+  }
+  const shortest = n2(v) < n2(u) ? n2(v) : n2(u);
+  if (shortest <= 2n * (1n << 128n)) throw new Error("GLV halves of 64 bits would collide");
+}
+
 const fp2Data = (xs: F2[]) => fpData(xs.flat());
 const hex = (x: bigint) => `0x${x.toString(16)}`;
 
@@ -181,6 +243,8 @@ export const ATE_NAF: usize = memory.data<i8>([${ATE.join(", ")}]);
 export const ATE_NAF_LEN: i32 = ${ATE.length};
 /** Lines per G2 point in the optimal ate Miller loop: doublings + NAF additions + 2 Frobenius additions. */
 export const ATE_LINES: i32 = ${ATE_LINES};
+/** β, the cube root of unity of the GLV endomorphism φ(x, y) = (βx, y) = [λ](x, y) on G1. */
+export const GLV_BETA: usize = ${fpData([GLV_BETA])};
 /** The seed u. */
 export const SEED_U: u64 = ${hex(U)};
 /** Width-${WNAF_WIDTH} NAF of u (odd digits |d| < 2^${WNAF_WIDTH - 1n}), least significant first. */

@@ -9,6 +9,7 @@
 //   bun scripts/asc-layout.ts --check  exit 1 when a committed file differs
 
 import { emit, finish } from "./asc-emit.ts";
+import { GLV_LAMBDA } from "./asc-constants.ts";
 
 type Entry = { name: string; value: number; doc: string; as: "i32" | "usize" };
 
@@ -47,6 +48,7 @@ const batch: Entry[] = [
   { name: "MAX_BATCH", value: 128, doc: "proofs per batchPrepare / batchCheck call", as: "i32" },
   { name: "BATCH_STATUS_BYTES", value: 4, doc: "batchPrepare: one little-endian i32 status per proof, after the proofs", as: "usize" },
   { name: "BATCH_SLOT_BYTES", value: 4, doc: "batchCheck: one little-endian u32 cache slot per proof, then the ρᵢ, then the combined scalars", as: "usize" },
+  { name: "GLV_HALF_BITS", value: 64, doc: "batchCheck: each ρᵢ word is ρ2ᵢ·2^64 + ρ1ᵢ, halves < 2^64, and ρᵢ = ρ1ᵢ + λ·ρ2ᵢ mod r", as: "i32" },
 ];
 
 const sections: [string, Entry[]][] = [
@@ -73,7 +75,8 @@ const tsText =
   sections
     .map(([title, es]) => `\n// --- ${title}\n` + es.map((e) => `/** ${e.doc} */\nexport const ${e.name} = ${e.value};`).join("\n"))
     .join("\n") +
-  `\n\n/** The status codes by name. */\nexport const Status = {\n${statuses
+  `\n/** λ, the eigenvalue of the GLV endomorphism on G1 (φ(P) = [λ]P), for the batch scalars ρᵢ = ρ1ᵢ + λ·ρ2ᵢ mod r. */\nexport const GLV_LAMBDA = 0x${GLV_LAMBDA.toString(16)}n;\n` +
+  `\n/** The status codes by name. */\nexport const Status = {\n${statuses
     .map((e) => `  ${e.name.slice("STATUS_".length)}: ${e.name},`)
     .join("\n")}\n} as const;\n`;
 

@@ -10,7 +10,7 @@ import type { SnarkjsProof, Verifier, VerifyFailure, VerifyResult } from "./type
 import { PROOF_BYTES, FIELD_BYTES, fromBytes32, parseProof, parsePublicInput, toBytes32, R } from "./encoding.ts";
 import { encodeVerificationKey } from "./vkey.ts";
 import { instantiateVerifier, instantiateVerifierSync, Status, writeIo, type VerifierExports } from "./wasm.ts";
-import { BATCH_SLOT_BYTES, BATCH_STATUS_BYTES } from "./layout.ts";
+import { BATCH_SLOT_BYTES, BATCH_STATUS_BYTES, GLV_HALF_BITS, GLV_LAMBDA } from "./layout.ts";
 
 export type { SnarkjsProof, Verifier, VerifyFailure, VerifyResult } from "./types.ts";
 export { parseProof, toCompactProof, toSnarkjsProof } from "./encoding.ts";
@@ -38,13 +38,21 @@ function statusResult(s: number): VerifyResult {
   }
 }
 
-/** A non-zero scalar < 2^128 from the CSPRNG: 16 random low bytes of a 32-byte word. */
-function randomScalar(): bigint {
-  const word = new Uint8Array(FIELD_BYTES);
+/**
+ * A batch scalar from the CSPRNG: random GLV halves ρ1, ρ2 < 2^64, not both
+ * zero, as the module reads them (word = ρ2·2^64 + ρ1), and the scalar they
+ * stand for, ρ = ρ1 + λ·ρ2 mod r (2^128 distinct non-zero values; see
+ * assembly/groth16.ts).
+ */
+function randomRho(): { word: bigint; rho: bigint } {
+  const halves = new Uint8Array(FIELD_BYTES);
+  const bytes = (2 * GLV_HALF_BITS) / 8;
   for (;;) {
-    crypto.getRandomValues(word.subarray(FIELD_BYTES - 16));
-    const x = fromBytes32(word);
-    if (x !== 0n) return x;
+    crypto.getRandomValues(halves.subarray(FIELD_BYTES - bytes));
+    const word = fromBytes32(halves);
+    if (word === 0n) continue;
+    const mask = (1n << BigInt(GLV_HALF_BITS)) - 1n;
+    return { word, rho: ((word & mask) + GLV_LAMBDA * (word >> BigInt(GLV_HALF_BITS))) % R };
   }
 }
 
@@ -208,10 +216,10 @@ export class Groth16Verifier implements Verifier {
     const k = slots.length;
     const n = this.nPublic;
     const size = k * BATCH_SLOT_BYTES + k * FIELD_BYTES + (n + 1) * FIELD_BYTES;
-    const rhos = slots.map(() => randomScalar());
+    const rhos = slots.map(() => randomRho());
     const combined: bigint[] = new Array(n + 1).fill(0n);
     slots.forEach((slot, t) => {
-      const rho = rhos[t]!;
+      const rho = rhos[t]!.rho;
       combined[0] = combined[0]! + rho;
       const inputs = prepared[idx[slot]!]!.inputs;
       for (let j = 0; j < n; j++) combined[j + 1] = combined[j + 1]! + rho * inputs[j]!;
@@ -220,7 +228,7 @@ export class Groth16Verifier implements Verifier {
     const mem = new Uint8Array(w.memory.buffer, ptr, size);
     const view = new DataView(w.memory.buffer, ptr, size);
     slots.forEach((slot, t) => view.setUint32(t * BATCH_SLOT_BYTES, slot, true));
-    rhos.forEach((rho, t) => toBytes32(rho, mem, k * BATCH_SLOT_BYTES + t * FIELD_BYTES));
+    rhos.forEach(({ word }, t) => toBytes32(word, mem, k * BATCH_SLOT_BYTES + t * FIELD_BYTES));
     combined.forEach((c, j) => toBytes32(c % R, mem, k * BATCH_SLOT_BYTES + k * FIELD_BYTES + j * FIELD_BYTES));
     return w.batchCheck(k) === Status.OK;
   }

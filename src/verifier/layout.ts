@@ -56,6 +56,10 @@ export const MAX_BATCH = 128;
 export const BATCH_STATUS_BYTES = 4;
 /** batchCheck: one little-endian u32 cache slot per proof, then the ρᵢ, then the combined scalars */
 export const BATCH_SLOT_BYTES = 4;
+/** batchCheck: each ρᵢ word is ρ2ᵢ·2^64 + ρ1ᵢ, halves < 2^64, and ρᵢ = ρ1ᵢ + λ·ρ2ᵢ mod r */
+export const GLV_HALF_BITS = 64;
+/** λ, the eigenvalue of the GLV endomorphism on G1 (φ(P) = [λ]P), for the batch scalars ρᵢ = ρ1ᵢ + λ·ρ2ᵢ mod r. */
+export const GLV_LAMBDA = 0x30644e72e131a029048b6e193fd84104cc37a73fec2bc5e9b8ca0b2d36636f23n;
 
 /** The status codes by name. */
 export const Status = {
