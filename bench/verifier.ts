@@ -7,7 +7,13 @@
 //   mcl-wasm precomputed         same work as ours: cached e(α,β), precomputed G2
 //                                lines for γ and δ, MSM for vk_x, one final exp
 //
-// Options: --iterations N (default 300), --quick (fewer iterations),
+// The machine is shared, so the figures that matter are ratios taken under
+// the same load: zkagent and mcl-wasm alternate call by call; each snarkjs
+// run (a child process) is bracketed by zkagent runs just before and after
+// it. All of it is repeated --rounds times (default 3) and every figure is
+// the median over rounds; the spread across rounds is printed as the noise.
+//
+// Options: --iterations N (default 300, per round), --rounds N, --quick (fewer iterations),
 // --profile (only: where one verify() spends its time, stage by stage and
 // per primitive, from the test build's bench operations; see profile()).
 import { mkdtempSync, writeFileSync, rmSync } from "node:fs";
@@ -16,10 +22,6 @@ import { join } from "node:path";
 import { Groth16Verifier } from "../src/verifier/index.ts";
 import { agentIdentity, proofPool } from "../test/verifier/pool.ts";
 import * as mcl from "mcl-wasm";
-import { encodeVerificationKey } from "../src/verifier/vkey.ts";
-import { parseProof, toBytes32 } from "../src/verifier/encoding.ts";
-import { PROOF_BYTES, SCALAR_BYTES, Status } from "../src/verifier/layout.ts";
-import { newWasm } from "../test/assembly/support.ts";
 
 const args = process.argv.slice(2);
 const quick = args.includes("--quick");
@@ -49,6 +51,10 @@ const items = pool.map((e) => ({ proof: e.proof, publicSignals: e.publicSignals 
  * least disturbed run on a shared machine).
  */
 async function profile(): Promise<void> {
+  const { encodeVerificationKey } = await import("../src/verifier/vkey.ts");
+  const { parseProof, toBytes32 } = await import("../src/verifier/encoding.ts");
+  const { PROOF_BYTES, SCALAR_BYTES, Status } = await import("../src/verifier/layout.ts");
+  const { newWasm } = await import("../test/assembly/support.ts");
   const w = await newWasm();
   const key = encodeVerificationKey(vk);
   const kp = w.io(key.bytes.length);
@@ -107,22 +113,15 @@ if (args.includes("--profile")) {
   process.exit(0);
 }
 
-// --- zkagent -----------------------------------------------------------------
+// --- measurement ----------------------------------------------------------------
+const rounds = Number(args[args.indexOf("--rounds") + 1] || 0) || 3;
 const verifier = await Groth16Verifier.fromVerificationKey(vk);
-const ours = timeIt(iterations, (i) => {
+const oursOnce = (i: number) => {
   const it = items[i % items.length]!;
   if (!verifier.verify(it.proof, it.publicSignals).ok) throw new Error("zkagent rejected a valid proof");
-});
-const batch: Record<number, number> = {};
-for (const size of [1, 8, 64]) {
-  const list = Array.from({ length: size }, (_, i) => items[i % items.length]!);
-  const reps = Math.max(5, Math.round((iterations * 2) / size));
-  batch[size] = timeIt(reps, () => {
-    if (!verifier.verifyBatch(list).every((r) => r.ok)) throw new Error("batch rejected valid proofs");
-  }) / size;
-}
+};
 
-// --- mcl-wasm, precomputed Groth16 ------------------------------------------------
+// mcl-wasm, precomputed Groth16
 await mcl.init(mcl.BN_SNARK1);
 mcl.verifyOrderG2(true); // subgroup check on G2 input, as ours does
 const g1 = (p: string[]) => {
@@ -157,12 +156,40 @@ const mclVerify = (proof: any, signals: string[]) => {
   );
   return mcl.finalExp(f).isEqual(eAB);
 };
-const mclMs = timeIt(iterations, (i) => {
+const mclOnce = (i: number) => {
   const it = items[i % items.length]!;
   if (!mclVerify(it.proof, it.publicSignals)) throw new Error("mcl rejected a valid proof");
-});
+};
 
-// --- snarkjs under Node -----------------------------------------------------------
+/**
+ * zkagent and mcl-wasm alternating in blocks of BLOCK calls (close enough in
+ * time to share the load, far enough apart that neither runs inside the
+ * other's allocation and JIT churn), n calls each: the medians of both.
+ */
+const BLOCK = 10;
+function interleaved(n: number): { ours: number; mcl: number } {
+  for (let i = 0; i < Math.min(30, n); i++) {
+    oursOnce(i);
+    mclOnce(i);
+  }
+  const a: number[] = [];
+  const b: number[] = [];
+  for (let i = 0; i < n; i += BLOCK) {
+    for (let j = i; j < Math.min(n, i + BLOCK); j++) {
+      const t = performance.now();
+      oursOnce(j);
+      a.push(performance.now() - t);
+    }
+    for (let j = i; j < Math.min(n, i + BLOCK); j++) {
+      const t = performance.now();
+      mclOnce(j);
+      b.push(performance.now() - t);
+    }
+  }
+  return { ours: median(a), mcl: median(b) };
+}
+
+// snarkjs under Node
 const dir = mkdtempSync(join(tmpdir(), "zkagent-bench-"));
 const input = join(dir, "input.json");
 writeFileSync(input, JSON.stringify({ vk, items }));
@@ -174,19 +201,56 @@ const snark = (mode: string) => {
   if (r.exitCode !== 0) throw new Error(`snarkjs bench failed: ${r.stderr.toString()}`);
   return JSON.parse(r.stdout.toString().trim().split("\n").at(-1)!).median_ms as number;
 };
-const snarkDefault = snark("default");
-const snarkSingle = snark("single");
+
+type Round = { ours: number; mcl: number; mclRatio: number; snark: number; snarkRatio: number; single: number; singleRatio: number; batch: Record<number, number> };
+const results: Round[] = [];
+const bracket = Math.max(30, Math.round(iterations / 5));
+for (let r = 0; r < rounds; r++) {
+  const pair = interleaved(iterations);
+  const before = timeIt(bracket, oursOnce);
+  const snarkDefault = snark("default");
+  const mid = timeIt(bracket, oursOnce);
+  const snarkSingle = snark("single");
+  const after = timeIt(bracket, oursOnce);
+  const batch: Record<number, number> = {};
+  for (const size of [1, 8, 64]) {
+    const list = Array.from({ length: size }, (_, i) => items[i % items.length]!);
+    const reps = Math.max(5, Math.round((iterations * 2) / size));
+    batch[size] = timeIt(reps, () => {
+      if (!verifier.verifyBatch(list).every((x) => x.ok)) throw new Error("batch rejected valid proofs");
+    }) / size;
+  }
+  results.push({
+    ours: pair.ours,
+    mcl: pair.mcl,
+    mclRatio: pair.mcl / pair.ours,
+    snark: snarkDefault,
+    snarkRatio: snarkDefault / ((before + mid) / 2),
+    single: snarkSingle,
+    singleRatio: snarkSingle / ((mid + after) / 2),
+    batch,
+  });
+}
 rmSync(dir, { recursive: true, force: true });
 
 // --- report -----------------------------------------------------------------------
-const f = (ms: number) => `${ms.toFixed(3)} ms`;
+const med = (f: (r: Round) => number) => median(results.map(f));
+const spread = (f: (r: Round) => number) => {
+  const xs = results.map(f);
+  return `${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)}`;
+};
+const ms = (x: number) => `${x.toFixed(3)} ms`;
 const x = (r: number) => `${r.toFixed(1)}×`;
-console.log(`Groth16 BN254 verification, agent_identity (4 public inputs), median of ${iterations} runs`);
+const ours = med((r) => r.ours);
+console.log(`Groth16 BN254 verification, agent_identity (4 public inputs), ${rounds} rounds of ${iterations} runs, medians over rounds`);
 console.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? "?"}, bun ${Bun.version}, node ${Bun.spawnSync(["node", "--version"]).stdout.toString().trim()}`);
 console.log("");
-console.log(`zkagent verify()                 ${f(ours)}`);
-for (const size of [1, 8, 64]) console.log(`zkagent verifyBatch(${String(size).padEnd(2)}) /proof   ${f(batch[size]!)}   (${x(ours / batch[size]!)} cheaper than single)`);
-console.log(`mcl-wasm precomputed (Bun)       ${f(mclMs)}   zkagent is ${x(mclMs / ours)} faster`);
-console.log(`snarkjs (Node, default curve)    ${f(snarkDefault)}   zkagent is ${x(snarkDefault / ours)} faster`);
-console.log(`snarkjs (Node, single-threaded)  ${f(snarkSingle)}   zkagent is ${x(snarkSingle / ours)} faster`);
+console.log(`zkagent verify()                 ${ms(ours)}`);
+for (const size of [1, 8, 64]) {
+  const b = med((r) => r.batch[size]!);
+  console.log(`zkagent verifyBatch(${String(size).padEnd(2)}) /proof   ${ms(b)}   (${x(ours / b)} cheaper than single)`);
+}
+console.log(`mcl-wasm precomputed (Bun)       ${ms(med((r) => r.mcl))}   zkagent is ${x(med((r) => r.mclRatio))} faster (rounds: ${spread((r) => r.mclRatio)})`);
+console.log(`snarkjs (Node, default curve)    ${ms(med((r) => r.snark))}   zkagent is ${x(med((r) => r.snarkRatio))} faster (rounds: ${spread((r) => r.snarkRatio)})`);
+console.log(`snarkjs (Node, single-threaded)  ${ms(med((r) => r.single))}   zkagent is ${x(med((r) => r.singleRatio))} faster (rounds: ${spread((r) => r.singleRatio)})`);
 process.exit(0);
