@@ -82,7 +82,10 @@ function addMulByV(out: usize, a: usize, b: usize): void {
   fp2Add(out + FP6_B2, a + FP6_B2, b + FP6_B1);
 }
 
-/** out = a², complex squaring: 2 Fp6 multiplications. */
+/**
+ * out = a², complex squaring (Devegili, Ó hÉigeartaigh, Scott, Dahab 2006,
+ * §3, the "complex" method for quadratic extensions): 2 Fp6 multiplications.
+ */
 export function fp12Sqr(out: usize, a: usize): void {
   fp6Mul(A0, a + FP12_C0, a + FP12_C1); // t = c0·c1
   fp6MulByV(A1, a + FP12_C1);

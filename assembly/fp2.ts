@@ -68,7 +68,7 @@ export function fp2Eq(a: usize, b: usize): bool {
 // and its bounds). Operands may be lazy sums < 4p; the result is reduced.
 export { fp2Mul } from "./fp2mul";
 
-/** out = a², complex squaring: 2 Fp multiplications. */
+/** out = a², complex squaring (Devegili et al. 2006, §3): (a0 + a1)(a0 − a1) + 2a0a1·u, 2 Fp multiplications. */
 export function fp2Sqr(out: usize, a: usize): void {
   fpAddLazy(T0, a + FP2_C0, a + FP2_C1); // a0 + a1 (lazy: only multiplied)
   fpSub(T1, a + FP2_C0, a + FP2_C1); // a0 − a1 (a must be reduced)

@@ -7,8 +7,8 @@
 //   bun scripts/asc-fp2mul.ts --check  exit 1 when the committed file differs
 //
 // The method (Aranha, Karabina, Longa, Gebotys, López 2011, "Faster explicit
-// formulas for computing pairings over ordinary curves", §3, Algorithm 2 for
-// Fp2 with lazy reduction, adapted to 29-bit limbs):
+// formulas for computing pairings over ordinary curves", §3, lazy reduction
+// in Fp2, adapted to 29-bit limbs):
 //
 //   a = x + y·i, b = u + v·i  (9 limbs each: x0..x8, y0..y8, u0..u8, v0..v8)
 //   e = x·u, f = y·v, g = (x + y)(u + v)       three 9×9 schoolbook products, by column
