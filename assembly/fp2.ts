@@ -18,7 +18,6 @@ const WIRE_C0: usize = FP_BYTES;
 const T0: usize = memory.data(<i32>FP_SIZE, 4);
 const T1: usize = memory.data(<i32>FP_SIZE, 4);
 const T2: usize = memory.data(<i32>FP_SIZE, 4);
-const T3: usize = memory.data(<i32>FP_SIZE, 4);
 
 export function fp2Add(out: usize, a: usize, b: usize): void {
   fpAdd(out + FP2_C0, a + FP2_C0, b + FP2_C0);

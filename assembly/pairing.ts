@@ -70,7 +70,6 @@ export const PAIR_SIZE: usize = 8;
 // --- fixed lines (affine) ----------------------------------------------------
 
 const FT: usize = memory.data(<i32>G2_AFFINE_SIZE, 4); // T = (x, y)
-const FQ: usize = memory.data(<i32>G2_AFFINE_SIZE, 4); // current addend
 const FL: usize = memory.data(<i32>FP2_SIZE, 4); // λ'
 const FS: usize = memory.data(<i32>FP2_SIZE, 4);
 const FX: usize = memory.data(<i32>FP2_SIZE, 4);
