@@ -87,7 +87,8 @@ export function fp2MulFp(out: usize, a: usize, s: usize): void {
 // generated in fp2lin.ts by scripts/asc-fp2lin.ts.
 export {
   fp2MulByXi, fp2Sub2, fp2Sub2Add, fp2SubAdd, fp2XiSub2Add, fp2XiSubAdd, fp2Sub2AddXi, fp2SubSubXi, fp2AddXi,
-  fp2CycRe, fp2CycIm, fp2CycXiIm,
+  fp2CycRe, fp2CycIm, fp2CycXiIm, fp2Triple, fp2Quadruple, fp2DoubleSub, fp2DoubleSub2, fp2SubDouble,
+  fp2SubOctuple, fp2SubSubDouble, fp2SubTwelve,
 } from "./fp2lin";
 
 /** out = a⁻¹ = ā / (a0² + a1²); out = 0 when a = 0. */

@@ -231,6 +231,198 @@ export function fp2AddXi(out: usize, a: usize, b: usize): void {
   fpStoreSmall(out + IM, s0, s1, s2, s3, s4, s5, s6, s7, s8);
 }
 
+/** out = 3a; inputs reduced, out may alias any. value before reduction < 3p (re), 3p (im). */
+export function fp2Triple(out: usize, a: usize): void {
+  const r0: i64 = 3 * limb(a + RE, 0);
+  const r1: i64 = 3 * limb(a + RE, 1);
+  const r2: i64 = 3 * limb(a + RE, 2);
+  const r3: i64 = 3 * limb(a + RE, 3);
+  const r4: i64 = 3 * limb(a + RE, 4);
+  const r5: i64 = 3 * limb(a + RE, 5);
+  const r6: i64 = 3 * limb(a + RE, 6);
+  const r7: i64 = 3 * limb(a + RE, 7);
+  const r8: i64 = 3 * limb(a + RE, 8);
+  const s0: i64 = 3 * limb(a + IM, 0);
+  const s1: i64 = 3 * limb(a + IM, 1);
+  const s2: i64 = 3 * limb(a + IM, 2);
+  const s3: i64 = 3 * limb(a + IM, 3);
+  const s4: i64 = 3 * limb(a + IM, 4);
+  const s5: i64 = 3 * limb(a + IM, 5);
+  const s6: i64 = 3 * limb(a + IM, 6);
+  const s7: i64 = 3 * limb(a + IM, 7);
+  const s8: i64 = 3 * limb(a + IM, 8);
+  fpStoreSmall(out + RE, r0, r1, r2, r3, r4, r5, r6, r7, r8);
+  fpStoreSmall(out + IM, s0, s1, s2, s3, s4, s5, s6, s7, s8);
+}
+
+/** out = 4a; inputs reduced, out may alias any. value before reduction < 4p (re), 4p (im). */
+export function fp2Quadruple(out: usize, a: usize): void {
+  const r0: i64 = 4 * limb(a + RE, 0);
+  const r1: i64 = 4 * limb(a + RE, 1);
+  const r2: i64 = 4 * limb(a + RE, 2);
+  const r3: i64 = 4 * limb(a + RE, 3);
+  const r4: i64 = 4 * limb(a + RE, 4);
+  const r5: i64 = 4 * limb(a + RE, 5);
+  const r6: i64 = 4 * limb(a + RE, 6);
+  const r7: i64 = 4 * limb(a + RE, 7);
+  const r8: i64 = 4 * limb(a + RE, 8);
+  const s0: i64 = 4 * limb(a + IM, 0);
+  const s1: i64 = 4 * limb(a + IM, 1);
+  const s2: i64 = 4 * limb(a + IM, 2);
+  const s3: i64 = 4 * limb(a + IM, 3);
+  const s4: i64 = 4 * limb(a + IM, 4);
+  const s5: i64 = 4 * limb(a + IM, 5);
+  const s6: i64 = 4 * limb(a + IM, 6);
+  const s7: i64 = 4 * limb(a + IM, 7);
+  const s8: i64 = 4 * limb(a + IM, 8);
+  fpStoreSmall(out + RE, r0, r1, r2, r3, r4, r5, r6, r7, r8);
+  fpStoreSmall(out + IM, s0, s1, s2, s3, s4, s5, s6, s7, s8);
+}
+
+/** out = 2(t − u); inputs reduced, out may alias any. value before reduction < 4p (re), 4p (im). */
+export function fp2DoubleSub(out: usize, t: usize, u: usize): void {
+  const r0: i64 = 2 * limb(t + RE, 0) + 2 * (P0 as i64) - 2 * limb(u + RE, 0);
+  const r1: i64 = 2 * limb(t + RE, 1) + 2 * (P1 as i64) - 2 * limb(u + RE, 1);
+  const r2: i64 = 2 * limb(t + RE, 2) + 2 * (P2 as i64) - 2 * limb(u + RE, 2);
+  const r3: i64 = 2 * limb(t + RE, 3) + 2 * (P3 as i64) - 2 * limb(u + RE, 3);
+  const r4: i64 = 2 * limb(t + RE, 4) + 2 * (P4 as i64) - 2 * limb(u + RE, 4);
+  const r5: i64 = 2 * limb(t + RE, 5) + 2 * (P5 as i64) - 2 * limb(u + RE, 5);
+  const r6: i64 = 2 * limb(t + RE, 6) + 2 * (P6 as i64) - 2 * limb(u + RE, 6);
+  const r7: i64 = 2 * limb(t + RE, 7) + 2 * (P7 as i64) - 2 * limb(u + RE, 7);
+  const r8: i64 = 2 * limb(t + RE, 8) + 2 * (P8 as i64) - 2 * limb(u + RE, 8);
+  const s0: i64 = 2 * limb(t + IM, 0) + 2 * (P0 as i64) - 2 * limb(u + IM, 0);
+  const s1: i64 = 2 * limb(t + IM, 1) + 2 * (P1 as i64) - 2 * limb(u + IM, 1);
+  const s2: i64 = 2 * limb(t + IM, 2) + 2 * (P2 as i64) - 2 * limb(u + IM, 2);
+  const s3: i64 = 2 * limb(t + IM, 3) + 2 * (P3 as i64) - 2 * limb(u + IM, 3);
+  const s4: i64 = 2 * limb(t + IM, 4) + 2 * (P4 as i64) - 2 * limb(u + IM, 4);
+  const s5: i64 = 2 * limb(t + IM, 5) + 2 * (P5 as i64) - 2 * limb(u + IM, 5);
+  const s6: i64 = 2 * limb(t + IM, 6) + 2 * (P6 as i64) - 2 * limb(u + IM, 6);
+  const s7: i64 = 2 * limb(t + IM, 7) + 2 * (P7 as i64) - 2 * limb(u + IM, 7);
+  const s8: i64 = 2 * limb(t + IM, 8) + 2 * (P8 as i64) - 2 * limb(u + IM, 8);
+  fpStoreSmall(out + RE, r0, r1, r2, r3, r4, r5, r6, r7, r8);
+  fpStoreSmall(out + IM, s0, s1, s2, s3, s4, s5, s6, s7, s8);
+}
+
+/** out = 2(t − u − v); inputs reduced, out may alias any. value before reduction < 6p (re), 6p (im). */
+export function fp2DoubleSub2(out: usize, t: usize, u: usize, v: usize): void {
+  const r0: i64 = 2 * limb(t + RE, 0) + 4 * (P0 as i64) - 2 * limb(u + RE, 0) - 2 * limb(v + RE, 0);
+  const r1: i64 = 2 * limb(t + RE, 1) + 4 * (P1 as i64) - 2 * limb(u + RE, 1) - 2 * limb(v + RE, 1);
+  const r2: i64 = 2 * limb(t + RE, 2) + 4 * (P2 as i64) - 2 * limb(u + RE, 2) - 2 * limb(v + RE, 2);
+  const r3: i64 = 2 * limb(t + RE, 3) + 4 * (P3 as i64) - 2 * limb(u + RE, 3) - 2 * limb(v + RE, 3);
+  const r4: i64 = 2 * limb(t + RE, 4) + 4 * (P4 as i64) - 2 * limb(u + RE, 4) - 2 * limb(v + RE, 4);
+  const r5: i64 = 2 * limb(t + RE, 5) + 4 * (P5 as i64) - 2 * limb(u + RE, 5) - 2 * limb(v + RE, 5);
+  const r6: i64 = 2 * limb(t + RE, 6) + 4 * (P6 as i64) - 2 * limb(u + RE, 6) - 2 * limb(v + RE, 6);
+  const r7: i64 = 2 * limb(t + RE, 7) + 4 * (P7 as i64) - 2 * limb(u + RE, 7) - 2 * limb(v + RE, 7);
+  const r8: i64 = 2 * limb(t + RE, 8) + 4 * (P8 as i64) - 2 * limb(u + RE, 8) - 2 * limb(v + RE, 8);
+  const s0: i64 = 2 * limb(t + IM, 0) + 4 * (P0 as i64) - 2 * limb(u + IM, 0) - 2 * limb(v + IM, 0);
+  const s1: i64 = 2 * limb(t + IM, 1) + 4 * (P1 as i64) - 2 * limb(u + IM, 1) - 2 * limb(v + IM, 1);
+  const s2: i64 = 2 * limb(t + IM, 2) + 4 * (P2 as i64) - 2 * limb(u + IM, 2) - 2 * limb(v + IM, 2);
+  const s3: i64 = 2 * limb(t + IM, 3) + 4 * (P3 as i64) - 2 * limb(u + IM, 3) - 2 * limb(v + IM, 3);
+  const s4: i64 = 2 * limb(t + IM, 4) + 4 * (P4 as i64) - 2 * limb(u + IM, 4) - 2 * limb(v + IM, 4);
+  const s5: i64 = 2 * limb(t + IM, 5) + 4 * (P5 as i64) - 2 * limb(u + IM, 5) - 2 * limb(v + IM, 5);
+  const s6: i64 = 2 * limb(t + IM, 6) + 4 * (P6 as i64) - 2 * limb(u + IM, 6) - 2 * limb(v + IM, 6);
+  const s7: i64 = 2 * limb(t + IM, 7) + 4 * (P7 as i64) - 2 * limb(u + IM, 7) - 2 * limb(v + IM, 7);
+  const s8: i64 = 2 * limb(t + IM, 8) + 4 * (P8 as i64) - 2 * limb(u + IM, 8) - 2 * limb(v + IM, 8);
+  fpStoreSmall(out + RE, r0, r1, r2, r3, r4, r5, r6, r7, r8);
+  fpStoreSmall(out + IM, s0, s1, s2, s3, s4, s5, s6, s7, s8);
+}
+
+/** out = t − 2u; inputs reduced, out may alias any. value before reduction < 3p (re), 3p (im). */
+export function fp2SubDouble(out: usize, t: usize, u: usize): void {
+  const r0: i64 = limb(t + RE, 0) + 2 * (P0 as i64) - 2 * limb(u + RE, 0);
+  const r1: i64 = limb(t + RE, 1) + 2 * (P1 as i64) - 2 * limb(u + RE, 1);
+  const r2: i64 = limb(t + RE, 2) + 2 * (P2 as i64) - 2 * limb(u + RE, 2);
+  const r3: i64 = limb(t + RE, 3) + 2 * (P3 as i64) - 2 * limb(u + RE, 3);
+  const r4: i64 = limb(t + RE, 4) + 2 * (P4 as i64) - 2 * limb(u + RE, 4);
+  const r5: i64 = limb(t + RE, 5) + 2 * (P5 as i64) - 2 * limb(u + RE, 5);
+  const r6: i64 = limb(t + RE, 6) + 2 * (P6 as i64) - 2 * limb(u + RE, 6);
+  const r7: i64 = limb(t + RE, 7) + 2 * (P7 as i64) - 2 * limb(u + RE, 7);
+  const r8: i64 = limb(t + RE, 8) + 2 * (P8 as i64) - 2 * limb(u + RE, 8);
+  const s0: i64 = limb(t + IM, 0) + 2 * (P0 as i64) - 2 * limb(u + IM, 0);
+  const s1: i64 = limb(t + IM, 1) + 2 * (P1 as i64) - 2 * limb(u + IM, 1);
+  const s2: i64 = limb(t + IM, 2) + 2 * (P2 as i64) - 2 * limb(u + IM, 2);
+  const s3: i64 = limb(t + IM, 3) + 2 * (P3 as i64) - 2 * limb(u + IM, 3);
+  const s4: i64 = limb(t + IM, 4) + 2 * (P4 as i64) - 2 * limb(u + IM, 4);
+  const s5: i64 = limb(t + IM, 5) + 2 * (P5 as i64) - 2 * limb(u + IM, 5);
+  const s6: i64 = limb(t + IM, 6) + 2 * (P6 as i64) - 2 * limb(u + IM, 6);
+  const s7: i64 = limb(t + IM, 7) + 2 * (P7 as i64) - 2 * limb(u + IM, 7);
+  const s8: i64 = limb(t + IM, 8) + 2 * (P8 as i64) - 2 * limb(u + IM, 8);
+  fpStoreSmall(out + RE, r0, r1, r2, r3, r4, r5, r6, r7, r8);
+  fpStoreSmall(out + IM, s0, s1, s2, s3, s4, s5, s6, s7, s8);
+}
+
+/** out = t − 8u; inputs reduced, out may alias any. value before reduction < 9p (re), 9p (im). */
+export function fp2SubOctuple(out: usize, t: usize, u: usize): void {
+  const r0: i64 = limb(t + RE, 0) + 8 * (P0 as i64) - 8 * limb(u + RE, 0);
+  const r1: i64 = limb(t + RE, 1) + 8 * (P1 as i64) - 8 * limb(u + RE, 1);
+  const r2: i64 = limb(t + RE, 2) + 8 * (P2 as i64) - 8 * limb(u + RE, 2);
+  const r3: i64 = limb(t + RE, 3) + 8 * (P3 as i64) - 8 * limb(u + RE, 3);
+  const r4: i64 = limb(t + RE, 4) + 8 * (P4 as i64) - 8 * limb(u + RE, 4);
+  const r5: i64 = limb(t + RE, 5) + 8 * (P5 as i64) - 8 * limb(u + RE, 5);
+  const r6: i64 = limb(t + RE, 6) + 8 * (P6 as i64) - 8 * limb(u + RE, 6);
+  const r7: i64 = limb(t + RE, 7) + 8 * (P7 as i64) - 8 * limb(u + RE, 7);
+  const r8: i64 = limb(t + RE, 8) + 8 * (P8 as i64) - 8 * limb(u + RE, 8);
+  const s0: i64 = limb(t + IM, 0) + 8 * (P0 as i64) - 8 * limb(u + IM, 0);
+  const s1: i64 = limb(t + IM, 1) + 8 * (P1 as i64) - 8 * limb(u + IM, 1);
+  const s2: i64 = limb(t + IM, 2) + 8 * (P2 as i64) - 8 * limb(u + IM, 2);
+  const s3: i64 = limb(t + IM, 3) + 8 * (P3 as i64) - 8 * limb(u + IM, 3);
+  const s4: i64 = limb(t + IM, 4) + 8 * (P4 as i64) - 8 * limb(u + IM, 4);
+  const s5: i64 = limb(t + IM, 5) + 8 * (P5 as i64) - 8 * limb(u + IM, 5);
+  const s6: i64 = limb(t + IM, 6) + 8 * (P6 as i64) - 8 * limb(u + IM, 6);
+  const s7: i64 = limb(t + IM, 7) + 8 * (P7 as i64) - 8 * limb(u + IM, 7);
+  const s8: i64 = limb(t + IM, 8) + 8 * (P8 as i64) - 8 * limb(u + IM, 8);
+  fpStoreSmall(out + RE, r0, r1, r2, r3, r4, r5, r6, r7, r8);
+  fpStoreSmall(out + IM, s0, s1, s2, s3, s4, s5, s6, s7, s8);
+}
+
+/** out = t − 12u; inputs reduced, out may alias any. value before reduction < 13p (re), 13p (im). */
+export function fp2SubTwelve(out: usize, t: usize, u: usize): void {
+  const r0: i64 = limb(t + RE, 0) + 12 * (P0 as i64) - 12 * limb(u + RE, 0);
+  const r1: i64 = limb(t + RE, 1) + 12 * (P1 as i64) - 12 * limb(u + RE, 1);
+  const r2: i64 = limb(t + RE, 2) + 12 * (P2 as i64) - 12 * limb(u + RE, 2);
+  const r3: i64 = limb(t + RE, 3) + 12 * (P3 as i64) - 12 * limb(u + RE, 3);
+  const r4: i64 = limb(t + RE, 4) + 12 * (P4 as i64) - 12 * limb(u + RE, 4);
+  const r5: i64 = limb(t + RE, 5) + 12 * (P5 as i64) - 12 * limb(u + RE, 5);
+  const r6: i64 = limb(t + RE, 6) + 12 * (P6 as i64) - 12 * limb(u + RE, 6);
+  const r7: i64 = limb(t + RE, 7) + 12 * (P7 as i64) - 12 * limb(u + RE, 7);
+  const r8: i64 = limb(t + RE, 8) + 12 * (P8 as i64) - 12 * limb(u + RE, 8);
+  const s0: i64 = limb(t + IM, 0) + 12 * (P0 as i64) - 12 * limb(u + IM, 0);
+  const s1: i64 = limb(t + IM, 1) + 12 * (P1 as i64) - 12 * limb(u + IM, 1);
+  const s2: i64 = limb(t + IM, 2) + 12 * (P2 as i64) - 12 * limb(u + IM, 2);
+  const s3: i64 = limb(t + IM, 3) + 12 * (P3 as i64) - 12 * limb(u + IM, 3);
+  const s4: i64 = limb(t + IM, 4) + 12 * (P4 as i64) - 12 * limb(u + IM, 4);
+  const s5: i64 = limb(t + IM, 5) + 12 * (P5 as i64) - 12 * limb(u + IM, 5);
+  const s6: i64 = limb(t + IM, 6) + 12 * (P6 as i64) - 12 * limb(u + IM, 6);
+  const s7: i64 = limb(t + IM, 7) + 12 * (P7 as i64) - 12 * limb(u + IM, 7);
+  const s8: i64 = limb(t + IM, 8) + 12 * (P8 as i64) - 12 * limb(u + IM, 8);
+  fpStoreSmall(out + RE, r0, r1, r2, r3, r4, r5, r6, r7, r8);
+  fpStoreSmall(out + IM, s0, s1, s2, s3, s4, s5, s6, s7, s8);
+}
+
+/** out = t − u − 2v; inputs reduced, out may alias any. value before reduction < 4p (re), 4p (im). */
+export function fp2SubSubDouble(out: usize, t: usize, u: usize, v: usize): void {
+  const r0: i64 = limb(t + RE, 0) + 3 * (P0 as i64) - limb(u + RE, 0) - 2 * limb(v + RE, 0);
+  const r1: i64 = limb(t + RE, 1) + 3 * (P1 as i64) - limb(u + RE, 1) - 2 * limb(v + RE, 1);
+  const r2: i64 = limb(t + RE, 2) + 3 * (P2 as i64) - limb(u + RE, 2) - 2 * limb(v + RE, 2);
+  const r3: i64 = limb(t + RE, 3) + 3 * (P3 as i64) - limb(u + RE, 3) - 2 * limb(v + RE, 3);
+  const r4: i64 = limb(t + RE, 4) + 3 * (P4 as i64) - limb(u + RE, 4) - 2 * limb(v + RE, 4);
+  const r5: i64 = limb(t + RE, 5) + 3 * (P5 as i64) - limb(u + RE, 5) - 2 * limb(v + RE, 5);
+  const r6: i64 = limb(t + RE, 6) + 3 * (P6 as i64) - limb(u + RE, 6) - 2 * limb(v + RE, 6);
+  const r7: i64 = limb(t + RE, 7) + 3 * (P7 as i64) - limb(u + RE, 7) - 2 * limb(v + RE, 7);
+  const r8: i64 = limb(t + RE, 8) + 3 * (P8 as i64) - limb(u + RE, 8) - 2 * limb(v + RE, 8);
+  const s0: i64 = limb(t + IM, 0) + 3 * (P0 as i64) - limb(u + IM, 0) - 2 * limb(v + IM, 0);
+  const s1: i64 = limb(t + IM, 1) + 3 * (P1 as i64) - limb(u + IM, 1) - 2 * limb(v + IM, 1);
+  const s2: i64 = limb(t + IM, 2) + 3 * (P2 as i64) - limb(u + IM, 2) - 2 * limb(v + IM, 2);
+  const s3: i64 = limb(t + IM, 3) + 3 * (P3 as i64) - limb(u + IM, 3) - 2 * limb(v + IM, 3);
+  const s4: i64 = limb(t + IM, 4) + 3 * (P4 as i64) - limb(u + IM, 4) - 2 * limb(v + IM, 4);
+  const s5: i64 = limb(t + IM, 5) + 3 * (P5 as i64) - limb(u + IM, 5) - 2 * limb(v + IM, 5);
+  const s6: i64 = limb(t + IM, 6) + 3 * (P6 as i64) - limb(u + IM, 6) - 2 * limb(v + IM, 6);
+  const s7: i64 = limb(t + IM, 7) + 3 * (P7 as i64) - limb(u + IM, 7) - 2 * limb(v + IM, 7);
+  const s8: i64 = limb(t + IM, 8) + 3 * (P8 as i64) - limb(u + IM, 8) - 2 * limb(v + IM, 8);
+  fpStoreSmall(out + RE, r0, r1, r2, r3, r4, r5, r6, r7, r8);
+  fpStoreSmall(out + IM, s0, s1, s2, s3, s4, s5, s6, s7, s8);
+}
+
 /** out = 3(t − u − ξu) − 2z = 3(x² + ξy²) − 2z; inputs reduced, out may alias any. value before reduction < 38p (re), 38p (im). */
 export function fp2CycRe(out: usize, t: usize, u: usize, z: usize): void {
   const r0: i64 = 3 * limb(t + RE, 0) + 3 * limb(u + IM, 0) + 32 * (P0 as i64) - 30 * limb(u + RE, 0) - 2 * limb(z + RE, 0);

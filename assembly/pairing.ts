@@ -31,7 +31,7 @@
 import { FP_SIZE, fpMul, fpSqr, fpInv, fpCopy, fpNeg } from "./fp";
 import {
   FP2_SIZE, fp2Add, fp2Sub, fp2Mul, fp2Sqr, fp2Double, fp2Inv, fp2Neg, fp2MulFp, fp2Copy,
-  fp2SetOne, fp2Conj,
+  fp2SetOne, fp2Conj, fp2Triple, fp2Quadruple, fp2Sub2, fp2SubTwelve,
 } from "./fp2";
 import {
   FP12_SIZE, fp12Mul, fp12Sqr, fp12Conj, fp12Inv, fp12MulBy034, fp12MulBy034One, fp12SetOne,
@@ -165,20 +165,16 @@ const SH: usize = memory.data(<i32>FP2_SIZE, 4);
 function doublingStep(dst: usize): void {
   fp2Sqr(SB, PY); // B = Y²
   fp2Sqr(SC, PZ); // C = Z²
-  fp2Double(SE, SC);
-  fp2Add(SE, SE, SC);
+  fp2Triple(SE, SC);
   fp2Mul(SE, SE, TWIST_B); // E = 3b'Z²
-  fp2Double(SF, SE);
-  fp2Add(SF, SF, SE); // F = 3E
+  fp2Triple(SF, SE); // F = 3E
   fp2Add(SH, PY, PZ);
   fp2Sqr(SH, SH);
-  fp2Sub(SH, SH, SB);
-  fp2Sub(SH, SH, SC); // H = (Y + Z)² − B − C = 2YZ
+  fp2Sub2(SH, SH, SB, SC); // H = (Y + Z)² − B − C = 2YZ
   // line
   fp2Neg(dst + LINE_A, SH); // a = −2YZ
   fp2Sqr(SA, PX);
-  fp2Double(SC, SA);
-  fp2Add(dst + LINE_B, SC, SA); // b = 3X²
+  fp2Triple(dst + LINE_B, SA); // b = 3X²
   fp2Sub(dst + LINE_C, SE, SB); // c = 3b'Z² − Y²
   // point
   fp2Mul(SA, PX, PY);
@@ -188,14 +184,9 @@ function doublingStep(dst: usize): void {
   fp2Add(SC, SB, SF);
   fp2Sqr(SC, SC); // (B + F)²
   fp2Sqr(SE, SE);
-  fp2Double(SA, SE);
-  fp2Add(SA, SA, SE); // 3E²
-  fp2Double(SA, SA);
-  fp2Double(SA, SA); // 12E²
-  fp2Sub(PY, SC, SA); // Y3
+  fp2SubTwelve(PY, SC, SE); // Y3 = (B + F)² − 12E²
   fp2Mul(PZ, SB, SH);
-  fp2Double(PZ, PZ);
-  fp2Double(PZ, PZ); // Z3 = 4BH
+  fp2Quadruple(PZ, PZ); // Z3 = 4BH
 }
 
 /**

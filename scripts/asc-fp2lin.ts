@@ -52,6 +52,15 @@ const FORMS: Form[] = [
   { name: "fp2Sub2AddXi", doc: "out = t − u − v + ξ·w", args: ["t", "u", "v", "w"], body: ({ t, u, v, w }) => add(sub(sub(t!, u!), v!), xi(w!)) },
   { name: "fp2SubSubXi", doc: "out = t − u − ξ·w", args: ["t", "u", "w"], body: ({ t, u, w }) => sub(sub(t!, u!), xi(w!)) },
   { name: "fp2AddXi", doc: "out = a + ξ·b", args: ["a", "b"], body: ({ a, b }) => add(a!, xi(b!)) },
+  // Jacobian G2 doubling and additions (g2.ts), the doubling step of the Miller-loop lines (pairing.ts).
+  { name: "fp2Triple", doc: "out = 3a", args: ["a"], body: ({ a }) => scale(a!, 3) },
+  { name: "fp2Quadruple", doc: "out = 4a", args: ["a"], body: ({ a }) => scale(a!, 4) },
+  { name: "fp2DoubleSub", doc: "out = 2(t − u)", args: ["t", "u"], body: ({ t, u }) => scale(sub(t!, u!), 2) },
+  { name: "fp2DoubleSub2", doc: "out = 2(t − u − v)", args: ["t", "u", "v"], body: ({ t, u, v }) => scale(sub(sub(t!, u!), v!), 2) },
+  { name: "fp2SubDouble", doc: "out = t − 2u", args: ["t", "u"], body: ({ t, u }) => sub(t!, scale(u!, 2)) },
+  { name: "fp2SubOctuple", doc: "out = t − 8u", args: ["t", "u"], body: ({ t, u }) => sub(t!, scale(u!, 8)) },
+  { name: "fp2SubTwelve", doc: "out = t − 12u", args: ["t", "u"], body: ({ t, u }) => sub(t!, scale(u!, 12)) },
+  { name: "fp2SubSubDouble", doc: "out = t − u − 2v", args: ["t", "u", "v"], body: ({ t, u, v }) => sub(sub(t!, u!), scale(v!, 2)) },
   // Cyclotomic squaring with fp4 squares from two products (fp12.ts): t = (x + y)(x + ξy), u = xy.
   { name: "fp2CycRe", doc: "out = 3(t − u − ξu) − 2z = 3(x² + ξy²) − 2z", args: ["t", "u", "z"], body: ({ t, u, z }) => sub(scale(sub(sub(t!, u!), xi(u!)), 3), scale(z!, 2)) },
   { name: "fp2CycIm", doc: "out = 6u + 2z = 3·2xy + 2z", args: ["u", "z"], body: ({ u, z }) => add(scale(u!, 6), scale(z!, 2)) },
