@@ -38,7 +38,8 @@ function decodeBase64url(text: string, length: number): Buffer | null {
   return bytes.length === length && bytes.toString("base64url") === text ? bytes : null;
 }
 
-function publicKeyObject(signingKey: string): KeyObject | null {
+/** The Ed25519 public key of 32 bytes in base64url, or null when it is not one. */
+export function publicKeyObject(signingKey: string): KeyObject | null {
   const raw = decodeBase64url(signingKey, 32);
   if (!raw) return null;
   try {
@@ -59,11 +60,15 @@ export function newSigningKeyPair(): { signingKey: string; signingSecret: string
   };
 }
 
-export function signChallenge(signingSecret: string, fields: SignedFields): string {
-  const seed = decodeBase64url(signingSecret, 32);
+/** The Ed25519 private key of a 32-byte seed in base64url (the `signing_secret` form). */
+export function privateKeyFromSeed(secret: string): KeyObject {
+  const seed = decodeBase64url(secret, 32);
   if (!seed) throw new Error("signing secret must be 32 bytes, base64url");
-  const privateKey = createPrivateKey({ key: derPrivateKey(seed), format: "der", type: "pkcs8" });
-  return sign(null, signatureMessage(fields), privateKey).toString("base64url");
+  return createPrivateKey({ key: derPrivateKey(seed), format: "der", type: "pkcs8" });
+}
+
+export function signChallenge(signingSecret: string, fields: SignedFields): string {
+  return sign(null, signatureMessage(fields), privateKeyFromSeed(signingSecret)).toString("base64url");
 }
 
 export type SignatureCheck = "valid" | "invalid_signature";

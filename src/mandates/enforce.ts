@@ -1,0 +1,74 @@
+// The bridge between a stored mandate and the store's decide transaction.
+// Both stores follow the same three steps inside that transaction:
+//   1. planMandate: read the agent's mandate, find the spend rows it needs;
+//   2. lock those rows (PostgreSQL: SELECT … FOR UPDATE in key order;
+//      SQLite: the write transaction already excludes every other writer);
+//   3. plan.evaluate(spend): decide, and write plan's updates only if the
+//      challenge's own conditional update won.
+import { createHash } from "node:crypto";
+import canonicalize from "canonicalize";
+import { type Consumption, type Context, evaluateMandate, type MandateResult, type MandateViolation, type Spend, type SpendKey, spendKeys } from "./evaluate";
+import type { Mandate } from "./schema";
+
+/** The reason a challenge fails when its mandate forbids it; `detail` names the constraint. */
+export const MANDATE_VIOLATION = "mandate_violation";
+
+/** How a mandate is kept: its canonical JSON and, when a principal signed it, the JWS verbatim. */
+export interface StoredMandate {
+  /** RFC 8785 canonical JSON of the mandate object (for a JWS: of its payload's mandate). */
+  mandate: string;
+  mandateJws: string | null;
+  /** The JWS's iat (seconds), or null for an unsigned mandate. */
+  mandateIat: number | null;
+}
+
+export const storedMandate = (mandate: Mandate, signed?: { jws: string; iat: number }): StoredMandate => ({
+  mandate: canonicalize(mandate) as string,
+  mandateJws: signed?.jws ?? null,
+  mandateIat: signed?.iat ?? null,
+});
+
+/**
+ * What names the mandate in receipts and decisions: SHA-256 (hex) of exactly
+ * what is stored and was signed, the JWS when there is one, else the
+ * canonical mandate JSON.
+ */
+export const mandateHash = (stored: { mandate: string; mandateJws: string | null }): string =>
+  createHash("sha256").update(stored.mandateJws ?? stored.mandate, "utf8").digest("hex");
+
+/** The challenge facts a mandate is checked against. */
+export interface MandateScope {
+  keyId: string;
+  agentId: string;
+  action: string;
+  /** The challenge's context as stored (canonical JSON), or null. */
+  context: string | null;
+}
+
+/** What a decision records about the mandate it was checked against. */
+export interface MandateDecision {
+  hash: string;
+  /** What a verified decision consumed, per limit; empty for a violation. */
+  consumed: Consumption[];
+  violation: MandateViolation | null;
+}
+
+export interface MandatePlan {
+  hash: string;
+  /** The spend rows to lock, in the order to lock them. */
+  keys: SpendKey[];
+  evaluate(spend: ReadonlyMap<string, Spend>): MandateResult;
+}
+
+/** The plan for checking `stored` at `now`, or null when the agent has no mandate. */
+export function planMandate(stored: { mandate: string | null; mandateJws: string | null } | null, scope: MandateScope, now: number): MandatePlan | null {
+  if (!stored || stored.mandate === null) return null;
+  // Validated when it was stored; parsed again here because this is the copy the decision commits against.
+  const mandate = JSON.parse(stored.mandate) as Mandate;
+  const context = (scope.context === null ? {} : JSON.parse(scope.context)) as Context;
+  return {
+    hash: mandateHash({ mandate: stored.mandate, mandateJws: stored.mandateJws }),
+    keys: spendKeys(mandate, scope.action, context, now),
+    evaluate: (spend) => evaluateMandate(mandate, scope.action, context, now, spend),
+  };
+}
