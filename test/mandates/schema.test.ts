@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { parseMandate, parseTimestamp } from "../../src/mandates/schema";
+import { type Mandate, parseMandate, parseTimestamp } from "../../src/mandates/schema";
 
-const example = {
+const example: Mandate = {
   actions: ["purchase", "refund"],
   merchants: ["shop-a", "shop-b"],
   valid_from: "2026-11-21T00:00:00Z",
