@@ -29,12 +29,12 @@ export const storedMandate = (mandate: Mandate, signed?: { jws: string; iat: num
 });
 
 /**
- * What names the mandate in receipts and decisions: SHA-256 (hex) of exactly
+ * What names the mandate in receipts and decisions: "sha256:<hex>" of exactly
  * what is stored and was signed, the JWS when there is one, else the
  * canonical mandate JSON.
  */
 export const mandateHash = (stored: { mandate: string; mandateJws: string | null }): string =>
-  createHash("sha256").update(stored.mandateJws ?? stored.mandate, "utf8").digest("hex");
+  `sha256:${createHash("sha256").update(stored.mandateJws ?? stored.mandate, "utf8").digest("hex")}`;
 
 /** The challenge facts a mandate is checked against. */
 export interface MandateScope {
@@ -61,14 +61,37 @@ export interface MandatePlan {
 }
 
 /** The plan for checking `stored` at `now`, or null when the agent has no mandate. */
-export function planMandate(stored: { mandate: string | null; mandateJws: string | null } | null, scope: MandateScope, now: number): MandatePlan | null {
-  if (!stored || stored.mandate === null) return null;
+export function planMandate(stored: { mandate?: string | null; mandateJws?: string | null } | null, scope: MandateScope, now: number): MandatePlan | null {
+  if (!stored?.mandate) return null;
   // Validated when it was stored; parsed again here because this is the copy the decision commits against.
   const mandate = JSON.parse(stored.mandate) as Mandate;
   const context = (scope.context === null ? {} : JSON.parse(scope.context)) as Context;
   return {
-    hash: mandateHash({ mandate: stored.mandate, mandateJws: stored.mandateJws }),
+    hash: mandateHash({ mandate: stored.mandate, mandateJws: stored.mandateJws ?? null }),
     keys: spendKeys(mandate, scope.action, context, now),
     evaluate: (spend) => evaluateMandate(mandate, scope.action, context, now, spend),
   };
 }
+
+/**
+ * The decision to write once the mandate is evaluated: a violation turns a
+ * verified decision into a failed one. The mandate decision joins the
+ * decision's evidence (stored in the same update), so a receipt signed from
+ * the stored row, by any node at any later time, names the same mandate and
+ * consumption; a mandate that passed is listed among the passed checks.
+ */
+export function applyMandate<D extends { status: string; confidence: number | null; reason: string | null; evidence?: { checks: string[] } | null }>(
+  decision: D,
+  plan: MandatePlan,
+  result: MandateResult,
+): { decision: D; mandate: MandateDecision } {
+  const mandate: MandateDecision = result.ok
+    ? { hash: plan.hash, consumed: result.consumed, violation: null }
+    : { hash: plan.hash, consumed: [], violation: result.violation };
+  const evidence = decision.evidence && { ...decision.evidence, checks: result.ok ? [...decision.evidence.checks, MANDATE_CHECK] : decision.evidence.checks, mandate };
+  if (result.ok) return { decision: { ...decision, evidence }, mandate };
+  return { decision: { ...decision, status: "failed", confidence: null, reason: MANDATE_VIOLATION, evidence }, mandate };
+}
+
+/** The name of the passed mandate check in a decision's evidence (and a receipt's `checks`). */
+export const MANDATE_CHECK = "mandate";

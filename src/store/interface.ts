@@ -4,6 +4,8 @@
 // one-time use, counters and rate-limit windows are atomic in the database.
 //
 // Times are Unix milliseconds. All methods are async so a networked store fits.
+import type { MandateDecision, MandateScope, StoredMandate } from "../mandates/enforce";
+import type { Spend, SpendKey } from "../mandates/evaluate";
 
 export type StoredStatus = "pending" | "verified" | "failed";
 
@@ -32,7 +34,22 @@ export interface AgentRecord {
   signingKey: string | null;
   createdAt: number;
   revokedAt: number | null;
+  /** Ed25519 key (base64url) of the principal whose signed mandates alone bind this agent. */
+  principalKey?: string | null;
+  /** The mandate in force (see StoredMandate); null or absent: unconstrained. */
+  mandate?: string | null;
+  mandateJws?: string | null;
+  mandateIat?: number | null;
 }
+
+/**
+ * Why setMandate changed nothing: no such agent, a revoked one, an unsigned
+ * mandate (or none) for an agent with a principal, or a signed mandate not
+ * issued after the stored one.
+ */
+export type SetMandateResult =
+  | { outcome: "set"; agent: AgentRecord }
+  | { outcome: "not_found" | "revoked" | "signature_required" | "superseded"; agent: AgentRecord | null };
 
 export interface ChallengeRecord {
   id: string;
@@ -68,6 +85,8 @@ export interface DecisionEvidence {
   identityCommitment: string | null;
   /** "sha256:<hex>" of the verification key used. */
   vkHash: string;
+  /** The agent's mandate the decision was checked against, and what it consumed or which constraint it broke. */
+  mandate?: MandateDecision | null;
 }
 
 /**
@@ -143,8 +162,15 @@ export type IdempotencyState =
   | { state: "mismatch" }
   | { state: "done"; status: number; body: string };
 
-/** `decided` is true only for the one caller whose conditional update won. */
-export type DecideResult = { decided: true; record: ChallengeRecord } | { decided: false; record: ChallengeRecord | null };
+/**
+ * `decided` is true only for the one caller whose conditional update won.
+ * `mandate` (present when a mandate check was asked for) is what the
+ * decision was checked against: null when the agent has no mandate or the
+ * proposed decision was already a failure.
+ */
+export type DecideResult =
+  | { decided: true; record: ChallengeRecord; mandate?: MandateDecision | null }
+  | { decided: false; record: ChallengeRecord | null };
 
 export interface Store {
   readonly kind: "sqlite" | "postgres";
@@ -160,6 +186,14 @@ export interface Store {
   registerAgent(agent: AgentRecord): Promise<"created" | "exists">;
   getAgent(keyId: string, agentId: string): Promise<AgentRecord | null>;
   revokeAgent(keyId: string, agentId: string, at: number): Promise<AgentRecord | null>;
+  /**
+   * Replaces (or with null, removes) an active agent's mandate, in one
+   * conditional update: an agent with a principal key takes only signed
+   * mandates, each issued (iat) after the one it replaces, or the same JWS again.
+   */
+  setMandate(keyId: string, agentId: string, mandate: StoredMandate | null): Promise<SetMandateResult>;
+  /** The agent's verified totals for these periods, in the same order; zero where nothing was counted. */
+  readSpend(keyId: string, agentId: string, keys: readonly SpendKey[]): Promise<Spend[]>;
 
   /**
    * Counts the request in the key's rate window and, when within the limit,
@@ -172,8 +206,14 @@ export interface Store {
    * Decides a challenge with one conditional update: only a challenge still
    * pending and not past `expiresAt` at `decision.decidedAt` changes. The
    * key's verified/failed counter moves with it.
+   *
+   * With `mandate`, a verified decision is first checked against the agent's
+   * mandate in the same transaction, its period totals locked: a violation
+   * decides `failed` with reason `mandate_violation` instead, and only a
+   * verified decision that stands adds to the totals. However many decisions
+   * run at once, on however many nodes, no total or count passes its limit.
    */
-  decideChallenge(id: string, decision: Decision): Promise<DecideResult>;
+  decideChallenge(id: string, decision: Decision, mandate?: MandateScope): Promise<DecideResult>;
   /** Deletes challenges whose expiry is before `expiredBefore`; returns how many. */
   purgeChallenges(expiredBefore: number): Promise<number>;
   /** Challenges still pending and unexpired at `now`, for the given key or all. */

@@ -8,9 +8,11 @@
 // counters are atomic increments. Behaviour mirrors sqlite.ts exactly; the
 // same contract suite (test/store/contract.ts) runs against both.
 import { SQL } from "bun";
-import type { AgentRecord, ApiKeyRecord, AuditEntry, AuditQuery, ChallengeRecord, CreateChallengeResult, DecideResult, Decision, IdempotencyState, RateWindow, SigningKeyRecord, Store, Usage } from "./interface";
+import { applyMandate, type MandateDecision, type MandateScope, planMandate, type StoredMandate } from "../mandates/enforce";
+import { type MandateResult, NO_SPEND, type Spend, type SpendKey, spendKeyId } from "../mandates/evaluate";
+import type { AgentRecord, ApiKeyRecord, AuditEntry, AuditQuery, ChallengeRecord, CreateChallengeResult, DecideResult, Decision, IdempotencyState, RateWindow, SetMandateResult, SigningKeyRecord, Store, Usage } from "./interface";
 import { migratePostgres } from "./migrations/postgres";
-import { evidenceText, heldIdempotency, toAgent, toAudit, toChallenge, toKey, toSigningKey, toUsage } from "./rows";
+import { evidenceText, heldIdempotency, setMandateRefusal, toAgent, toAudit, toChallenge, toKey, toSigningKey, toSpend, toUsage } from "./rows";
 
 export interface PostgresOptions {
   /** Connections in this process's pool. */
@@ -104,14 +106,16 @@ export class PostgresStore implements Store {
 
   async registerAgent(agent: AgentRecord): Promise<"created" | "exists"> {
     const { keyId, agentId, identityCommitment, signingKey, createdAt } = agent;
+    const [principalKey, mandate, mandateJws, mandateIat] = [agent.principalKey ?? null, agent.mandate ?? null, agent.mandateJws ?? null, agent.mandateIat ?? null];
     // An active agent stays as it is ("exists"); a revoked one is registered
     // afresh. The DO UPDATE's WHERE returns no row when the agent is active.
     const rows = await this.sql`
-      INSERT INTO agents (key_id, agent_id, identity_commitment, signing_key, created_at, revoked_at)
-      VALUES (${keyId}, ${agentId}, ${identityCommitment}, ${signingKey}, ${createdAt}, NULL)
+      INSERT INTO agents (key_id, agent_id, identity_commitment, signing_key, created_at, revoked_at, principal_key, mandate, mandate_jws, mandate_iat)
+      VALUES (${keyId}, ${agentId}, ${identityCommitment}, ${signingKey}, ${createdAt}, NULL, ${principalKey}, ${mandate}, ${mandateJws}, ${mandateIat})
       ON CONFLICT (key_id, agent_id) DO UPDATE SET
         identity_commitment = excluded.identity_commitment, signing_key = excluded.signing_key,
-        created_at = excluded.created_at, revoked_at = NULL
+        created_at = excluded.created_at, revoked_at = NULL, principal_key = excluded.principal_key,
+        mandate = excluded.mandate, mandate_jws = excluded.mandate_jws, mandate_iat = excluded.mandate_iat
       WHERE agents.revoked_at IS NOT NULL
       RETURNING key_id`;
     return rows.length === 1 ? "created" : "exists";
@@ -127,6 +131,32 @@ export class PostgresStore implements Store {
       UPDATE agents SET revoked_at = ${at}
       WHERE key_id = ${keyId} AND agent_id = ${agentId} AND revoked_at IS NULL RETURNING *`;
     return row ? toAgent(row) : null;
+  }
+
+  async setMandate(keyId: string, agentId: string, mandate: StoredMandate | null): Promise<SetMandateResult> {
+    const { mandate: text = null, mandateJws = null, mandateIat = null } = mandate ?? {};
+    // One conditional statement, so a concurrent replacement cannot slip an
+    // older signed mandate (lower iat) in after a newer one.
+    const [row] = await this.sql`
+      UPDATE agents SET mandate = ${text}, mandate_jws = ${mandateJws}, mandate_iat = ${mandateIat}
+      WHERE key_id = ${keyId} AND agent_id = ${agentId} AND revoked_at IS NULL
+        AND (principal_key IS NULL OR ${mandateJws}::text IS NOT NULL)
+        AND (${mandateIat}::bigint IS NULL OR mandate_iat IS NULL OR mandate_iat < ${mandateIat}::bigint OR mandate_jws = ${mandateJws}::text)
+      RETURNING *`;
+    if (row) return { outcome: "set", agent: toAgent(row) };
+    return setMandateRefusal(await this.getAgent(keyId, agentId), mandate);
+  }
+
+  async readSpend(keyId: string, agentId: string, keys: readonly SpendKey[]): Promise<Spend[]> {
+    const spend: Spend[] = [];
+    for (const key of keys) {
+      const [row] = await this.sql`
+        SELECT total, count FROM mandate_spend
+        WHERE key_id = ${keyId} AND agent_id = ${agentId} AND action = ${key.action} AND currency = ${key.currency}
+          AND period = ${key.period} AND period_start = ${key.periodStart}`;
+      spend.push(row ? toSpend(row) : NO_SPEND);
+    }
+    return spend;
   }
 
   // Group commit, as in sqlite.ts, for the same reason and more: a commit on
@@ -266,11 +296,36 @@ export class PostgresStore implements Store {
     return row ? toChallenge(row) : null;
   }
 
-  async decideChallenge(id: string, decision: Decision): Promise<DecideResult> {
-    const { status, decidedAt, confidence, reason } = decision;
-    const requestId = decision.requestId ?? null;
-    const evidence = evidenceText(decision.evidence);
+  async decideChallenge(id: string, proposed: Decision, scope?: MandateScope): Promise<DecideResult> {
+    const requestId = proposed.requestId ?? null;
     return this.sql.begin(async (tx): Promise<DecideResult> => {
+      let decision = proposed;
+      let mandate: MandateDecision | null = null;
+      let checked: MandateResult | null = null;
+      if (scope && proposed.status === "verified") {
+        const [agent] = await tx`SELECT mandate, mandate_jws FROM agents WHERE key_id = ${scope.keyId} AND agent_id = ${scope.agentId}`;
+        const plan = planMandate(agent ? { mandate: agent.mandate, mandateJws: agent.mandate_jws } : null, scope, proposed.decidedAt);
+        if (plan) {
+          // Lock the period totals this decision reads, in plan order (the
+          // same for every transaction, so no deadlock). The no-op upsert
+          // creates a missing row and locks it in one statement; a
+          // concurrent decision for this agent waits here until this one
+          // commits, then reads the total this one wrote.
+          const spend = new Map<string, Spend>();
+          for (const key of plan.keys) {
+            const [row] = await tx`
+              INSERT INTO mandate_spend (key_id, agent_id, action, currency, period, period_start, total, count)
+              VALUES (${scope.keyId}, ${scope.agentId}, ${key.action}, ${key.currency}, ${key.period}, ${key.periodStart}, '0', 0)
+              ON CONFLICT (key_id, agent_id, action, currency, period, period_start) DO UPDATE SET count = mandate_spend.count
+              RETURNING total, count`;
+            spend.set(spendKeyId(key), toSpend(row));
+          }
+          checked = plan.evaluate(spend);
+          ({ decision, mandate } = applyMandate(proposed, plan, checked));
+        }
+      }
+      const { status, decidedAt, confidence, reason } = decision;
+      const evidence = evidenceText(decision.evidence);
       // The single conditional update that makes use one-time: a concurrent
       // updater blocks on the row lock, then finds status no longer pending.
       const [row] = await tx`
@@ -284,6 +339,14 @@ export class PostgresStore implements Store {
         return { decided: false, record: current ? toChallenge(current) : null };
       }
       const record = toChallenge(row);
+      if (checked?.ok) {
+        for (const { key, spend } of checked.updates) {
+          await tx`
+            UPDATE mandate_spend SET total = ${spend.total}, count = ${spend.count}
+            WHERE key_id = ${scope!.keyId} AND agent_id = ${scope!.agentId} AND action = ${key.action} AND currency = ${key.currency}
+              AND period = ${key.period} AND period_start = ${key.periodStart}`;
+        }
+      }
       // Two fixed statements rather than an interpolated column name; a
       // random shard row of the key, so concurrent decisions of one key
       // rarely wait for each other's commit (migration 4).
@@ -294,7 +357,7 @@ export class PostgresStore implements Store {
       else
         await tx`INSERT INTO usage_counters (key_id, shard, failed) VALUES (${record.keyId}, ${shard}, 1)
           ON CONFLICT (key_id, shard) DO UPDATE SET failed = usage_counters.failed + 1`;
-      return { decided: true, record };
+      return { decided: true, record, ...(scope ? { mandate } : {}) };
     });
   }
 

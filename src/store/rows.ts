@@ -1,5 +1,6 @@
 // Row ↔ record mapping shared by the SQL stores (snake_case columns).
-import type { AgentRecord, ApiKeyRecord, AuditEntry, ChallengeRecord, DecisionEvidence, IdempotencyState, SigningKeyRecord, SigningKeyState, StoredStatus, Usage } from "./interface";
+import type { Spend } from "../mandates/evaluate";
+import type { AgentRecord, ApiKeyRecord, AuditEntry, ChallengeRecord, DecisionEvidence, IdempotencyState, SetMandateResult, SigningKeyRecord, SigningKeyState, StoredStatus, Usage } from "./interface";
 
 const int = (value: unknown): number => Number(value);
 const intOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
@@ -26,7 +27,21 @@ export const toAgent = (row: any): AgentRecord => ({
   signingKey: row.signing_key ?? null,
   createdAt: int(row.created_at),
   revokedAt: intOrNull(row.revoked_at),
+  principalKey: row.principal_key ?? null,
+  mandate: row.mandate ?? null,
+  mandateJws: row.mandate_jws ?? null,
+  mandateIat: intOrNull(row.mandate_iat),
 });
+
+export const toSpend = (row: any): Spend => ({ total: row.total, count: int(row.count) });
+
+/** Why a conditional setMandate matched no row, judged from the agent as it now is. */
+export function setMandateRefusal(agent: AgentRecord | null, mandate: { mandateJws: string | null } | null): SetMandateResult {
+  if (!agent) return { outcome: "not_found", agent: null };
+  if (agent.revokedAt !== null) return { outcome: "revoked", agent };
+  if (agent.principalKey && (mandate === null || mandate.mandateJws === null)) return { outcome: "signature_required", agent };
+  return { outcome: "superseded", agent };
+}
 
 export const toChallenge = (row: any): ChallengeRecord => ({
   id: row.id,

@@ -7,9 +7,11 @@
 import { Database } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import type { AgentRecord, ApiKeyRecord, AuditEntry, AuditQuery, ChallengeRecord, CreateChallengeResult, Decision, DecideResult, IdempotencyState, RateWindow, SigningKeyRecord, Store, Usage } from "./interface";
+import { applyMandate, type MandateDecision, type MandateScope, planMandate, type StoredMandate } from "../mandates/enforce";
+import { type MandateResult, NO_SPEND, type Spend, type SpendKey, spendKeyId } from "../mandates/evaluate";
+import type { AgentRecord, ApiKeyRecord, AuditEntry, AuditQuery, ChallengeRecord, CreateChallengeResult, Decision, DecideResult, IdempotencyState, RateWindow, SetMandateResult, SigningKeyRecord, Store, Usage } from "./interface";
 import { sqliteMigrations } from "./migrations/sqlite";
-import { evidenceText, heldIdempotency, toAgent, toAudit, toChallenge, toKey, toSigningKey, toUsage } from "./rows";
+import { evidenceText, heldIdempotency, setMandateRefusal, toAgent, toAudit, toChallenge, toKey, toSigningKey, toSpend, toUsage } from "./rows";
 
 export function openSqlite(path: string, options: { synchronous?: "NORMAL" | "FULL" } = {}): SqliteStore {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
@@ -49,12 +51,29 @@ export class SqliteStore implements Store {
       revokeKey: db.query("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL"),
       setRateLimit: db.query("UPDATE api_keys SET rate_limit = ? WHERE id = ?"),
       insertAgent: db.query(
-        `INSERT INTO agents (key_id, agent_id, identity_commitment, signing_key, created_at, revoked_at)
-         VALUES ($keyId, $agentId, $identityCommitment, $signingKey, $createdAt, NULL)
+        `INSERT INTO agents (key_id, agent_id, identity_commitment, signing_key, created_at, revoked_at, principal_key, mandate, mandate_jws, mandate_iat)
+         VALUES ($keyId, $agentId, $identityCommitment, $signingKey, $createdAt, NULL, $principalKey, $mandate, $mandateJws, $mandateIat)
          ON CONFLICT (key_id, agent_id) DO UPDATE SET
            identity_commitment = excluded.identity_commitment, signing_key = excluded.signing_key,
-           created_at = excluded.created_at, revoked_at = NULL
+           created_at = excluded.created_at, revoked_at = NULL, principal_key = excluded.principal_key,
+           mandate = excluded.mandate, mandate_jws = excluded.mandate_jws, mandate_iat = excluded.mandate_iat
          WHERE agents.revoked_at IS NOT NULL`,
+      ),
+      setMandate: db.query(
+        `UPDATE agents SET mandate = $mandate, mandate_jws = $mandateJws, mandate_iat = $mandateIat
+         WHERE key_id = $keyId AND agent_id = $agentId AND revoked_at IS NULL
+           AND (principal_key IS NULL OR $mandateJws IS NOT NULL)
+           AND ($mandateIat IS NULL OR mandate_iat IS NULL OR mandate_iat < $mandateIat OR mandate_jws = $mandateJws)
+         RETURNING *`,
+      ),
+      getSpend: db.query(
+        `SELECT total, count FROM mandate_spend
+         WHERE key_id = $keyId AND agent_id = $agentId AND action = $action AND currency = $currency AND period = $period AND period_start = $periodStart`,
+      ),
+      putSpend: db.query(
+        `INSERT INTO mandate_spend (key_id, agent_id, action, currency, period, period_start, total, count)
+         VALUES ($keyId, $agentId, $action, $currency, $period, $periodStart, $total, $count)
+         ON CONFLICT (key_id, agent_id, action, currency, period, period_start) DO UPDATE SET total = excluded.total, count = excluded.count`,
       ),
       getAgent: db.query("SELECT * FROM agents WHERE key_id = ? AND agent_id = ?"),
       revokeAgent: db.query("UPDATE agents SET revoked_at = ? WHERE key_id = ? AND agent_id = ? AND revoked_at IS NULL RETURNING *"),
@@ -144,7 +163,8 @@ export class SqliteStore implements Store {
 
   async registerAgent(agent: AgentRecord): Promise<"created" | "exists"> {
     const { keyId, agentId, identityCommitment, signingKey, createdAt } = agent;
-    const changes = this.q.insertAgent.run({ keyId, agentId, identityCommitment, signingKey, createdAt }).changes;
+    const mandate = { principalKey: agent.principalKey ?? null, mandate: agent.mandate ?? null, mandateJws: agent.mandateJws ?? null, mandateIat: agent.mandateIat ?? null };
+    const changes = this.q.insertAgent.run({ keyId, agentId, identityCommitment, signingKey, createdAt, ...mandate }).changes;
     return changes === 1 ? "created" : "exists";
   }
 
@@ -156,6 +176,22 @@ export class SqliteStore implements Store {
   async revokeAgent(keyId: string, agentId: string, at: number): Promise<AgentRecord | null> {
     const row = this.q.revokeAgent.get(at, keyId, agentId);
     return row ? toAgent(row) : null;
+  }
+
+  async setMandate(keyId: string, agentId: string, mandate: StoredMandate | null): Promise<SetMandateResult> {
+    const { mandate: text = null, mandateJws = null, mandateIat = null } = mandate ?? {};
+    const row = this.q.setMandate.get({ keyId, agentId, mandate: text, mandateJws, mandateIat });
+    if (row) return { outcome: "set", agent: toAgent(row) };
+    return setMandateRefusal(await this.getAgent(keyId, agentId), mandate);
+  }
+
+  private spendRow(keyId: string, agentId: string, key: SpendKey): Spend {
+    const row = this.q.getSpend.get({ keyId, agentId, ...key });
+    return row ? toSpend(row) : NO_SPEND;
+  }
+
+  async readSpend(keyId: string, agentId: string, keys: readonly SpendKey[]): Promise<Spend[]> {
+    return keys.map((key) => this.spendRow(keyId, agentId, key));
   }
 
   private readonly createChallengeTx = (challenge: ChallengeRecord, window: RateWindow): CreateChallengeResult => {
@@ -332,7 +368,21 @@ export class SqliteStore implements Store {
     return row ? toChallenge(row) : null;
   }
 
-  private readonly decideTx = (id: string, decision: Decision): DecideResult => {
+  private readonly decideTx = (id: string, proposed: Decision, scope?: MandateScope): DecideResult => {
+    // The mandate check runs inside this write transaction, which excludes
+    // every other writer on the file (any process), so the totals it reads
+    // are the ones it updates.
+    let decision = proposed;
+    let mandate: MandateDecision | null = null;
+    let checked: MandateResult | null = null;
+    if (scope && proposed.status === "verified") {
+      const agent = this.q.getAgent.get(scope.keyId, scope.agentId);
+      const plan = planMandate(agent ? toAgent(agent) : null, scope, proposed.decidedAt);
+      if (plan) {
+        checked = plan.evaluate(new Map(plan.keys.map((key) => [spendKeyId(key), this.spendRow(scope.keyId, scope.agentId, key)])));
+        ({ decision, mandate } = applyMandate(proposed, plan, checked));
+      }
+    }
     const { status, decidedAt, confidence, reason } = decision;
     const evidence = evidenceText(decision.evidence);
     const row = this.q.decide.get({ id, status, decidedAt, confidence, reason, requestId: decision.requestId ?? null, evidence });
@@ -341,12 +391,15 @@ export class SqliteStore implements Store {
       return { decided: false, record: current ? toChallenge(current) : null };
     }
     const record = toChallenge(row);
+    if (checked?.ok) {
+      for (const { key, spend } of checked.updates) this.q.putSpend.run({ keyId: scope!.keyId, agentId: scope!.agentId, ...key, ...spend });
+    }
     (decision.status === "verified" ? this.q.countVerified : this.q.countFailed).run(record.keyId);
-    return { decided: true, record };
+    return { decided: true, record, ...(scope ? { mandate } : {}) };
   };
 
-  async decideChallenge(id: string, decision: Decision): Promise<DecideResult> {
-    return this.db.transaction(this.decideTx).immediate(id, decision);
+  async decideChallenge(id: string, decision: Decision, mandate?: MandateScope): Promise<DecideResult> {
+    return this.db.transaction(this.decideTx).immediate(id, decision, mandate);
   }
 
   async purgeChallenges(expiredBefore: number): Promise<number> {

@@ -3,6 +3,7 @@
 // Each test gets a fresh, empty store from `open`.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import type { AgentRecord, ApiKeyRecord, ChallengeRecord, Decision, DecisionEvidence, SigningKeyRecord, Store } from "../../src/store/interface";
+import { mandateContract } from "./contract-mandates";
 
 // Realistic millisecond times, well past 2^31 so a 32-bit column would fail.
 export const T0 = 1_760_000_000_000;
@@ -26,6 +27,10 @@ export const makeAgent = (keyId: string, overrides: Partial<AgentRecord> = {}): 
   signingKey: null,
   createdAt: T0,
   revokedAt: null,
+  principalKey: null,
+  mandate: null,
+  mandateJws: null,
+  mandateIat: null,
   ...overrides,
 });
 
@@ -748,6 +753,7 @@ export function storeContract(name: string, open: () => Promise<Store>, cleanup?
         expect(retired).toEqual({ ...first, state: "retired", retiredAt: T0 + 60 });
       });
     });
+    mandateContract(() => store);
 
   });
 }

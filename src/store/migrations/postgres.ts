@@ -122,6 +122,26 @@ export const postgresMigrations: string[] = [
      SELECT id, 0, challenges, verified, failed FROM api_keys
      WHERE challenges <> 0 OR verified <> 0 OR failed <> 0;
    ALTER TABLE api_keys DROP COLUMN challenges, DROP COLUMN verified, DROP COLUMN failed;`,
+  // 5: mandates. The agent row holds the mandate in force (canonical JSON,
+  // and the principal's JWS verbatim when signed); mandate_spend holds the
+  // verified total and count per agent, limit scope and UTC period. Totals
+  // are exact decimal text, computed with BigInt by the code that holds the
+  // row (docs/mandates.md), never a binary float.
+  `ALTER TABLE agents ADD COLUMN principal_key TEXT;
+   ALTER TABLE agents ADD COLUMN mandate TEXT;
+   ALTER TABLE agents ADD COLUMN mandate_jws TEXT;
+   ALTER TABLE agents ADD COLUMN mandate_iat BIGINT;
+   CREATE TABLE mandate_spend (
+     key_id        TEXT NOT NULL,
+     agent_id      TEXT NOT NULL,
+     action        TEXT NOT NULL,
+     currency      TEXT NOT NULL,
+     period        TEXT NOT NULL,
+     period_start  BIGINT NOT NULL,
+     total         TEXT NOT NULL,
+     count         BIGINT NOT NULL,
+     PRIMARY KEY (key_id, agent_id, action, currency, period, period_start)
+   );`,
 ];
 
 /**

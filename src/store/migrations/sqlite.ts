@@ -99,4 +99,24 @@ export const sqliteMigrations: string[] = [
      retired_at   INTEGER
    );
    CREATE UNIQUE INDEX signing_keys_one_active ON signing_keys (state) WHERE state = 'active';`,
+  // 4: mandates. The agent row holds the mandate in force (canonical JSON,
+  // and the principal's JWS verbatim when signed); mandate_spend holds the
+  // verified total and count per agent, limit scope and UTC period. Totals
+  // are exact decimal text, computed with BigInt by the code that holds the
+  // row (docs/mandates.md), never a binary float.
+  `ALTER TABLE agents ADD COLUMN principal_key TEXT;
+   ALTER TABLE agents ADD COLUMN mandate TEXT;
+   ALTER TABLE agents ADD COLUMN mandate_jws TEXT;
+   ALTER TABLE agents ADD COLUMN mandate_iat INTEGER;
+   CREATE TABLE mandate_spend (
+     key_id        TEXT NOT NULL,
+     agent_id      TEXT NOT NULL,
+     action        TEXT NOT NULL,
+     currency      TEXT NOT NULL,
+     period        TEXT NOT NULL,
+     period_start  INTEGER NOT NULL,
+     total         TEXT NOT NULL,
+     count         INTEGER NOT NULL,
+     PRIMARY KEY (key_id, agent_id, action, currency, period, period_start)
+   );`,
 ];
