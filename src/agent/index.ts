@@ -94,3 +94,5 @@ export interface SignRequest {
 
 /** The `agent_signature` for a challenge: Ed25519 over the canonical message. */
 export const sign = (request: SignRequest): string => signChallenge(request.signingSecret, request);
+
+export { createPrincipal, type PrincipalKeyPair, signMandate, type SignMandateRequest } from "./mandate";

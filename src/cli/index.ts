@@ -6,6 +6,8 @@ import { auditCommand, auditHelp } from "./audit";
 import { demoCommand, demoHelp } from "./demo";
 import { identityCommand, identityHelp } from "./identity";
 import { keysCommand, keysHelp } from "./keys";
+import { mandateCommand, mandateHelp } from "./mandate";
+import { principalCommand, principalHelp } from "./principal";
 import { proveCommand, proveHelp, signCommand, signHelp } from "./prove";
 import { receiptCommand, receiptHelp, receiptsCommand, receiptsHelp } from "./receipts";
 import { serveCommand, serveHelp } from "./serve";
@@ -22,11 +24,13 @@ Usage: zkagent <command> [options]     (zkagent <command> --help for details)
   identity new           create an agent identity (secret, commitment, signing keys)
   prove                  prove an identity for a challenge (nonce, action, context)
   sign                   sign a challenge with the agent's Ed25519 key
+  principal new          create a principal's Ed25519 key pair (signs the agent's mandates)
+  mandate sign           sign a mandate for an agent with the principal's key
   verify                 verify a snarkjs Groth16 proof (drop-in for snarkjs groth16 verify)
   demo                   run the whole flow against a running server
   audit                  export the audit trail as JSON lines`;
 
-const helps: Record<string, string> = { serve: serveHelp, keys: keysHelp, identity: identityHelp, prove: proveHelp, sign: signHelp, demo: demoHelp, audit: auditHelp, verify: verifyHelp, receipts: receiptsHelp, receipt: receiptHelp };
+const helps: Record<string, string> = { serve: serveHelp, keys: keysHelp, identity: identityHelp, prove: proveHelp, sign: signHelp, demo: demoHelp, audit: auditHelp, verify: verifyHelp, receipts: receiptsHelp, receipt: receiptHelp, principal: principalHelp, mandate: mandateHelp };
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -48,6 +52,10 @@ async function main(argv: string[]): Promise<number> {
       return signCommand(rest);
     case "verify":
       return verifyCommand(rest);
+    case "principal":
+      return principalCommand(rest);
+    case "mandate":
+      return mandateCommand(rest);
     case "demo":
       return demoCommand(rest, config);
     case "audit":
