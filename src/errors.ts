@@ -23,6 +23,13 @@ const catalogue = {
   too_many_pending: { status: 429, error: "Too many pending challenges" }, // + message
   agent_not_found: { status: 404, error: "Agent not found" },
   agent_exists: { status: 409, error: "Agent already registered", message: "Revoke the agent first to register a new commitment for it." },
+  agent_revoked: { status: 409, error: "Agent revoked", message: "Register the agent again before giving it a mandate." },
+  mandate_signature_required: {
+    status: 409,
+    error: "Signed mandate required",
+    message: "This agent acts for a principal: only a mandate its principal signed can replace the current one, and it cannot be removed.",
+  },
+  mandate_superseded: { status: 409, error: "Mandate superseded", message: "The stored mandate was issued later (iat); have the principal sign a new one." },
   idempotency_mismatch: { status: 422, error: "Idempotency key reused", message: "This Idempotency-Key was used with a different request; use a new key." },
   idempotency_in_progress: { status: 409, error: "Idempotent request in progress", message: "A request with this Idempotency-Key is still running; retry shortly." },
   route_not_found: { status: 404, error: "Not found" }, // + message naming the method and path

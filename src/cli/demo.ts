@@ -8,7 +8,9 @@ import { parse, printJson, say } from "./args";
 
 export const demoHelp = `zkagent demo [--url URL] [--key API_KEY] [--json]
   Runs the flow against a running server: creates an agent identity,
-  registers it, requests a challenge, proves, signs, verifies, reads the status.
+  registers it with a mandate (purchases up to 30.00 EUR a day), requests a
+  challenge, proves, signs, verifies, reads the status, and then watches the
+  mandate stop a second purchase that would pass the day's total.
   --url   default http://localhost:$PORT (3000)
   --key   default $ZKAGENT_API_KEY; without one, a key named "demo" is created
           in DATABASE_URL, the database the server uses.`;
@@ -41,8 +43,9 @@ export async function demoCommand(argv: string[], config: Config): Promise<numbe
   const identity = await createIdentity();
   step(`1. agent identity created; commitment ${identity.identity_commitment.slice(0, 16)}…`);
   const agentId = `demo-agent-${Date.now().toString(36)}`;
-  await call("POST", "/v1/agents", { agent_id: agentId, identity_commitment: identity.identity_commitment, signing_key: identity.signing_key });
-  step(`2. registered agent ${agentId}`);
+  const mandate = { actions: ["purchase"], limits: [{ action: "purchase", currency: "EUR", max_amount: "25.00", max_total: "30.00", period: "day" }] };
+  await call("POST", "/v1/agents", { agent_id: agentId, identity_commitment: identity.identity_commitment, signing_key: identity.signing_key, mandate });
+  step(`2. registered agent ${agentId} with a mandate: purchases only, at most 25.00 EUR each and 30.00 EUR a day`);
   const action = "purchase";
   const context = { amount: 20, currency: "EUR", merchant: "shop-a" };
   const challenge = await call("POST", "/v1/verify/challenge", { agent_id: agentId, action, context });
@@ -55,6 +58,16 @@ export async function demoCommand(argv: string[], config: Config): Promise<numbe
   step(`5. verification: ${JSON.stringify(verdict)}`);
   const session = await call("GET", `/v1/verify/status/${challenge.challenge_id}`);
   step(`6. session status: ${session.status}, confidence ${session.confidence}`);
-  if (values.json) printJson({ agent_id: agentId, challenge_id: challenge.challenge_id, verification: verdict, session });
-  return session.status === "verified" ? 0 : 1;
+
+  // A second purchase, as valid a proof as the first, that would take the day past 30.00 EUR.
+  const overLimit = { amount: "15.00", currency: "EUR", merchant: "shop-a" };
+  const second = await call("POST", "/v1/verify/challenge", { agent_id: agentId, action, context: overLimit });
+  const secondProof = await prove({ secret: identity.secret, nonce: second.nonce, action, context: overLimit });
+  const refused = await call("POST", "/v1/verify/proof", { challenge_id: second.challenge_id, proof: secondProof });
+  step(`7. a second purchase of 15.00 EUR (day total would be 35.00): ${JSON.stringify(refused)}`);
+  const agent = await call("GET", `/v1/agents/${encodeURIComponent(agentId)}`);
+  const spent = agent.spend?.[0];
+  step(`8. today's spend under the mandate: ${spent?.total} EUR in ${spent?.count} purchase(s)`);
+  if (values.json) printJson({ agent_id: agentId, challenge_id: challenge.challenge_id, verification: verdict, session, over_limit: refused, spend: agent.spend });
+  return session.status === "verified" && refused.reason === "mandate_violation" && refused.detail === "max_total" ? 0 : 1;
 }

@@ -78,7 +78,8 @@ function applicable(mandate: Mandate, action: string, context: Context, now: num
   return { limits: matching.filter(({ limit }) => limit.currency === undefined || limit.currency === currency), amount, currency };
 }
 
-const keyOf = (limit: MandateLimit, now: number): SpendKey | null =>
+/** The period total a limit is held to at `now`; null for a limit without period (max_amount only). */
+export const limitSpendKey = (limit: MandateLimit, now: number): SpendKey | null =>
   limit.period === undefined ? null : { action: limit.action ?? "", currency: limit.currency ?? "", period: limit.period, periodStart: periodStart(limit.period, now) };
 
 /**
@@ -91,7 +92,7 @@ export function spendKeys(mandate: Mandate, action: string, context: Context, no
   if (typeof found === "string") return [];
   const keys = new Map<string, SpendKey>();
   for (const { limit } of found.limits) {
-    const key = keyOf(limit, now);
+    const key = limitSpendKey(limit, now);
     if (key) keys.set(spendKeyId(key), key);
   }
   // A fixed order, so that concurrent transactions lock rows in the same order and never deadlock.
@@ -115,17 +116,17 @@ export function evaluateMandate(mandate: Mandate, action: string, context: Conte
   }
   for (const { limit } of monetary) {
     if (limit.max_total === undefined) continue;
-    const total = addDecimal(parseTotal(spendOf(keyOf(limit, now)!).total), amount!);
+    const total = addDecimal(parseTotal(spendOf(limitSpendKey(limit, now)!).total), amount!);
     if (compareDecimal(total, parseDecimal(limit.max_total)!) > 0) return { ok: false, violation: "max_total" };
   }
   for (const { limit } of limits) {
-    if (limit.max_count !== undefined && spendOf(keyOf(limit, now)!).count + 1 > limit.max_count) return { ok: false, violation: "max_count" };
+    if (limit.max_count !== undefined && spendOf(limitSpendKey(limit, now)!).count + 1 > limit.max_count) return { ok: false, violation: "max_count" };
   }
 
   const consumed: Consumption[] = [];
   const updates = new Map<string, { key: SpendKey; spend: Spend }>();
   for (const { index, limit } of limits) {
-    const key = keyOf(limit, now);
+    const key = limitSpendKey(limit, now);
     if (!key) continue;
     const counted = key.currency === "" ? null : amount!;
     consumed.push({ limit: index, period_start: new Date(key.periodStart).toISOString(), amount: counted && formatDecimal(counted), currency: counted && currency });

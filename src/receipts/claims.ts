@@ -16,7 +16,8 @@ export const CIRCUIT_ID = "agent_identity";
  * The checks a decision runs, in the order it runs them. A receipt lists those
  * that passed; a failed decision stops at the first that did not (its
  * `reason` says which), so the list is always a prefix of this order, except
- * that `signature` appears only when an agent_signature was sent.
+ * that `signature` appears only when an agent_signature was sent and
+ * `mandate` only when the agent has a mandate (docs/mandates.md).
  */
 export const CHECKS = [
   /** The API key deciding is the one that created the challenge. */
@@ -33,15 +34,19 @@ export const CHECKS = [
   "proof",
   /** The agent_signature verified under the agent's registered Ed25519 key. */
   "signature",
+  /** The agent's mandate allowed the action, within its period totals (checked in the deciding transaction). */
+  "mandate",
 ] as const;
 export type Check = (typeof CHECKS)[number];
 
-/** What a mandate consumed at decision time; supplied by the mandates feature when present. */
+/** What a mandate consumed at decision time (docs/mandates.md); from the decision's evidence. */
 export interface MandateClaim {
-  /** Hash identifying the mandate the decision was held against. */
+  /** "sha256:<hex>" of the stored mandate: the principal's JWS when signed, else its canonical JSON. */
   hash: string;
-  /** What the decision consumed of it (amount and period, as that feature defines). */
+  /** Per limit with a period: {limit, period_start, amount, currency} counted; empty for a violation. */
   consumed: unknown;
+  /** The constraint a failed decision broke (reason mandate_violation), else null. */
+  violation?: string | null;
 }
 
 export interface ReceiptClaimsInput {
@@ -103,6 +108,8 @@ export function receiptClaims(input: ReceiptClaimsInput): ReceiptClaims {
     circuit: { id: CIRCUIT_ID, vk_hash: evidence.vkHash },
     checks: [...evidence.checks],
   };
-  if (input.mandate) claims.mandate = input.mandate;
+  // The mandate check's outcome is stored in the evidence, so every signer of this record names the same mandate.
+  const mandate = input.mandate ?? evidence.mandate;
+  if (mandate) claims.mandate = mandate;
   return claims;
 }

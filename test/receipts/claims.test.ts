@@ -41,8 +41,19 @@ describe("receiptClaims", () => {
       signature: "valid",
       key_id: "key_123",
       circuit: { id: "agent_identity", vk_hash: "sha256:" + "cd".repeat(32) },
-      checks: ["challenge_owner", "challenge_unexpired", "challenge_pending", "agent_registered", "agent_active", "proof", "signature"],
+      checks: ["challenge_owner", "challenge_unexpired", "challenge_pending", "agent_registered", "agent_active", "proof", "signature", "mandate"],
     });
+  });
+
+  test("the mandate claim comes from the evidence the decision stored, so any later signer names the same mandate", () => {
+    const mandate = {
+      hash: "sha256:" + "ef".repeat(32),
+      consumed: [{ limit: 0, period_start: "2026-11-21T00:00:00.000Z", amount: "20", currency: "EUR" }],
+      violation: null,
+    };
+    const claims = receiptClaims({ ...input, record: { ...record, evidence: { ...record.evidence!, mandate } } });
+    expect(claims.mandate).toEqual(mandate);
+    expect(receiptClaims(input).mandate).toBeUndefined();
   });
 
   test("without a passed signature check the signature claim is absent", () => {

@@ -10,4 +10,5 @@ export const REASONS: ReadonlySet<string> = new Set([
   "agent_revoked",
   "invalid_signature",
   "signature_not_verifiable",
+  "mandate_violation",
 ]);

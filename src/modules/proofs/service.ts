@@ -20,10 +20,17 @@ import type { ProofRequest } from "./model";
 
 /**
  * Why a verification failed: the verifier's own reasons plus what this
- * service checks around the proof (the agent, the signature). A closed set,
- * documented in docs/protocol.md.
+ * service checks around the proof (the agent, the signature, the mandate). A
+ * closed set, documented in docs/protocol.md.
  */
-export type FailureReason = VerifyFailure | "unknown_agent" | "agent_revoked" | "invalid_signature" | "signature_not_verifiable";
+export type FailureReason =
+  | VerifyFailure
+  | "unknown_agent"
+  | "agent_revoked"
+  | "invalid_signature"
+  | "signature_not_verifiable"
+  /** The proof verified but the agent's mandate forbids the action; `detail` names the constraint. */
+  | "mandate_violation";
 
 export interface ProofDeps {
   store: Store;
@@ -112,7 +119,10 @@ export async function submitProof(deps: ProofDeps, key: ApiKeyRecord, input: Pro
   // Stored with the decision, in the same update, so its receipt can be signed from the row alone.
   const evidence: DecisionEvidence = { checks, identityCommitment, vkHash: SERVICE_VK_HASH };
   const decision: Decision = { status: reason === null ? "verified" : "failed", decidedAt: clock.now(), confidence: score, reason, requestId, evidence };
-  const outcome = await store.decideChallenge(challenge.id, decision);
+  // The challenge is the mandate scope: the agent's mandate is checked (and
+  // its period totals moved) in the transaction that decides; what it
+  // consumed joins the evidence, and so the receipt.
+  const outcome = await store.decideChallenge(challenge.id, decision, challenge);
 
   if (!outcome.decided) {
     // Another submission won the race, or the lifetime ran out while we verified.
@@ -121,13 +131,17 @@ export async function submitProof(deps: ProofDeps, key: ApiKeyRecord, input: Pro
     if (current.status === "pending") throw new ApiError("challenge_expired");
     throw new ApiError("challenge_used", { previous_status: current.status });
   }
+  // The decision that stood: a verified proof may have been refused by the mandate.
+  const decided = outcome.record.reason as FailureReason | null;
+  const mandate = outcome.mandate ?? null;
   // Counted only for the submission whose decision stood, so a lost race is not counted twice.
-  deps.metrics?.verification(reason === null ? "verified" : "failed", reason, evaluationMs);
+  deps.metrics?.verification(decided === null ? "verified" : "failed", decided, evaluationMs);
   const receipt = await receiptOf(deps, outcome.record);
 
-  if (reason !== null) {
-    logger.info("verification failed", { key_id: key.id, session_id: challenge.id, agent_id: challenge.agentId, reason });
-    throw new ApiError("verification_failed", { reason, receipt });
+  if (decided !== null) {
+    const detail = mandate?.violation ?? undefined;
+    logger.info("verification failed", { key_id: key.id, session_id: challenge.id, agent_id: challenge.agentId, reason: decided, ...(detail ? { detail } : {}) });
+    throw new ApiError("verification_failed", { reason: decided, ...(detail ? { detail } : {}), receipt });
   }
   return {
     verified: true as const,

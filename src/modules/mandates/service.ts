@@ -1,0 +1,111 @@
+// Mandates on agents: set, replace, remove, and read with the current
+// period's spend. The mandate object or the principal's JWS is checked here
+// (src/mandates/ is the domain); the store applies it in one conditional
+// update (see Store.setMandate) and enforces it at verification.
+import type { Clock } from "../../clock";
+import { ApiError, invalidField } from "../../errors";
+import { type StoredMandate, mandateHash, storedMandate } from "../../mandates/enforce";
+import { limitSpendKey } from "../../mandates/evaluate";
+import { periodEnd } from "../../mandates/period";
+import { verifyMandateJws } from "../../mandates/principal";
+import { type Mandate, parseMandate } from "../../mandates/schema";
+import type { AgentRecord, ApiKeyRecord, SetMandateResult, Store } from "../../store/interface";
+
+type Deps = { store: Store; clock: Clock };
+
+/** What an agent's registration binds a signed mandate to. */
+export interface MandateRegistration {
+  agentId: string;
+  identityCommitment: string;
+  principalKey: string | null;
+}
+
+const SIGNED_FORM = 'the principal\'s signed mandate as {"mandate_jws": "<compact JWS>"}';
+
+/**
+ * The mandate to store for a request's `mandate` value (a mandate object, or
+ * {"mandate_jws": …} for an agent with a principal), or a 400 naming the problem.
+ */
+export async function resolveMandate(value: unknown, registration: MandateRegistration, field = "mandate"): Promise<StoredMandate> {
+  const signed = typeof value === "object" && value !== null && !Array.isArray(value) && "mandate_jws" in value;
+  if (!registration.principalKey) {
+    if (signed) throw invalidField(`${field}.mandate_jws`, "only an agent registered with a principal_key takes a signed mandate");
+    const parsed = parseMandate(value);
+    if (!parsed.ok) throw invalidField(field, parsed.error);
+    return storedMandate(parsed.value);
+  }
+  if (!signed) throw invalidField(field, `this agent has a principal_key: send ${SIGNED_FORM}`);
+  const extra = Object.keys(value as object).filter((member) => member !== "mandate_jws");
+  if (extra.length > 0) throw invalidField(field, `unknown members ${extra.join(", ")} beside mandate_jws`);
+  const jws = (value as { mandate_jws: unknown }).mandate_jws;
+  const verified = await verifyMandateJws(jws, { agentId: registration.agentId, identityCommitment: registration.identityCommitment, principalKey: registration.principalKey });
+  if (!verified.ok) throw invalidField(`${field}.mandate_jws`, verified.error);
+  return storedMandate(verified.value.mandate, { jws: jws as string, iat: verified.value.iat });
+}
+
+/** The mandate for a new registration: required with a principal_key, optional otherwise. */
+export async function mandateForRegistration(value: unknown, registration: MandateRegistration): Promise<StoredMandate | null> {
+  if (value === undefined || value === null) {
+    if (registration.principalKey) throw invalidField("mandate", `is required with principal_key: ${SIGNED_FORM}`);
+    return null;
+  }
+  return resolveMandate(value, registration);
+}
+
+/** The agent's mandate as the API shows it, with each limit's spend in the current period. */
+export async function mandateView(store: Store, agent: AgentRecord, now: number) {
+  const mandate = agent.mandate ? (JSON.parse(agent.mandate) as Mandate) : null;
+  const limits = (mandate?.limits ?? []).flatMap((limit, index) => {
+    const key = limitSpendKey(limit, now);
+    return key ? [{ index, limit, key }] : [];
+  });
+  const spend = await store.readSpend(agent.keyId, agent.agentId, limits.map(({ key }) => key));
+  return {
+    principal_key: agent.principalKey ?? null,
+    mandate,
+    mandate_hash: agent.mandate ? mandateHash({ mandate: agent.mandate, mandateJws: agent.mandateJws ?? null }) : null,
+    mandate_jws: agent.mandateJws ?? null,
+    spend: limits.map(({ index, limit, key }, i) => ({
+      limit: index,
+      action: limit.action ?? null,
+      currency: limit.currency ?? null,
+      period: key.period,
+      period_start: new Date(key.periodStart).toISOString(),
+      period_end: new Date(periodEnd(key.period, now)).toISOString(),
+      // A count-only limit adds no amounts: its total means nothing.
+      total: limit.currency === undefined ? null : spend[i]!.total,
+      count: spend[i]!.count,
+    })),
+  };
+}
+
+function refused(result: Exclude<SetMandateResult, { outcome: "set" }>): never {
+  switch (result.outcome) {
+    case "not_found":
+      throw new ApiError("agent_not_found");
+    case "revoked":
+      throw new ApiError("agent_revoked");
+    case "signature_required":
+      throw new ApiError("mandate_signature_required");
+    case "superseded":
+      throw new ApiError("mandate_superseded");
+  }
+}
+
+/** PUT /v1/agents/{agent_id}/mandate */
+export async function putMandate({ store, clock }: Deps, key: ApiKeyRecord, agentId: string, body: unknown) {
+  const agent = await store.getAgent(key.id, agentId);
+  if (!agent) throw new ApiError("agent_not_found");
+  if (agent.revokedAt !== null) throw new ApiError("agent_revoked");
+  const mandate = await resolveMandate(body, { agentId, identityCommitment: agent.identityCommitment, principalKey: agent.principalKey ?? null }, "body");
+  const result = await store.setMandate(key.id, agentId, mandate);
+  if (result.outcome !== "set") refused(result);
+  return { agent_id: agentId, ...(await mandateView(store, result.agent, clock.now())) };
+}
+
+/** DELETE /v1/agents/{agent_id}/mandate: the agent is unconstrained again (never one with a principal). */
+export async function deleteMandate({ store, clock }: Deps, key: ApiKeyRecord, agentId: string) {
+  const result = await store.setMandate(key.id, agentId, null);
+  if (result.outcome !== "set") refused(result);
+  return { agent_id: agentId, ...(await mandateView(store, result.agent, clock.now())) };
+}
