@@ -9,6 +9,7 @@ import { SWAGGER_BUNDLE_PATH, SWAGGER_CSS_PATH, swaggerAssets } from "./http/swa
 import { agents } from "./modules/agents";
 import { challenges } from "./modules/challenges";
 import { keys } from "./modules/keys";
+import { mandates } from "./modules/mandates";
 import { ops } from "./modules/ops";
 import { proofs } from "./modules/proofs";
 import { receipts } from "./modules/receipts";
@@ -63,6 +64,7 @@ export function createApp(appDeps: AppDeps) {
     .use(status(deps))
     .use(receipts(deps))
     .use(agents(deps))
+    .use(mandates(deps))
     .use(keys(deps));
 }
 

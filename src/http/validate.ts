@@ -37,8 +37,15 @@ export function requirement(schema: TSchema): string {
   return `must be of type ${String(schema.type ?? "unknown")}`;
 }
 
+/**
+ * Why the schema rejected a field's value, for a field whose schema is too
+ * rich for requirement() to word (a nested object that must name its unknown
+ * members): given any value the schema rejects, returns the reason.
+ */
+export type Explanations<T extends TObject> = { [K in keyof Static<T>]?: (value: unknown) => string | null };
+
 /** The body as the schema's type, or the 400 the interface fixes. */
-export function validate<T extends TObject>(schema: T, body: Record<string, unknown>, refinements: Refinements<T> = {}): Static<T> {
+export function validate<T extends TObject>(schema: T, body: Record<string, unknown>, refinements: Refinements<T> = {}, explanations: Explanations<T> = {}): Static<T> {
   // Own properties only: a body's "__proto__" or "constructor" key names nothing here.
   const field = (name: string) => (Object.hasOwn(body, name) ? body[name] : undefined);
   const missing = (schema.required ?? []).filter((name) => field(name) === undefined || field(name) === null);
@@ -46,7 +53,10 @@ export function validate<T extends TObject>(schema: T, body: Record<string, unkn
   for (const [name, property] of Object.entries(schema.properties)) {
     const value = field(name);
     if (value === undefined) continue;
-    if (Value.Errors(property, value).First() !== undefined) throw invalidField(name, requirement(property));
+    if (Value.Errors(property, value).First() !== undefined) {
+      const explain = (explanations as Record<string, ((value: unknown) => string | null) | undefined>)[name];
+      throw invalidField(name, explain?.(value) ?? requirement(property));
+    }
     const refine = (refinements as Record<string, ((value: unknown) => string | null) | undefined>)[name];
     const why = value === null ? null : refine?.(value);
     if (why) throw invalidField(name, why);

@@ -25,6 +25,11 @@ describe("agents", () => {
       status: "active",
       created_at: new Date(h.clock.now()).toISOString(),
       revoked_at: null,
+      principal_key: null,
+      mandate: null,
+      mandate_hash: null,
+      mandate_jws: null,
+      spend: [],
     });
   });
 

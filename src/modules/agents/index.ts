@@ -5,7 +5,7 @@ import { readJsonObject } from "../../http/body";
 import { describe } from "../../http/docs";
 import { pathParam } from "../../http/params";
 import { validate } from "../../http/validate";
-import { agentRefinements, agentRequest, agentResponse } from "./model";
+import { agentExplanations, agentRefinements, agentRequest, agentResponse } from "./model";
 import { getAgent, registerAgent, revokeAgent } from "./service";
 
 export const agents = (deps: AppDeps) =>
@@ -14,7 +14,7 @@ export const agents = (deps: AppDeps) =>
     .post(
       "/v1/agents",
       async ({ key, request, set }) => {
-        const agent = await registerAgent(deps, key, validate(agentRequest, await readJsonObject(request), agentRefinements));
+        const agent = await registerAgent(deps, key, validate(agentRequest, await readJsonObject(request), agentRefinements, agentExplanations));
         set.status = 201;
         return agent;
       },
@@ -24,7 +24,8 @@ export const agents = (deps: AppDeps) =>
         detail: describe({
           tag: "Agents",
           summary: "Register an agent",
-          description: "Registers the identity commitment (and optionally an Ed25519 signing key) an agent proves against, under the calling key.",
+          description:
+            "Registers the identity commitment (and optionally an Ed25519 signing key) an agent proves against, under the calling key, with an optional mandate (required, and signed, when principal_key is given).",
           body: agentRequest,
           ok: { status: 201, schema: agentResponse, description: "Registered" },
           errors: { 400: "Missing or invalid fields", 409: "Agent already registered", 415: "Content-Type is not application/json" },

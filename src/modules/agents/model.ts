@@ -1,6 +1,7 @@
 import { t } from "elysia";
 import { parseFieldElement } from "../../identity/field";
 import { isSigningKey } from "../../identity/signature";
+import { explainMandate, mandateFields, mandateRequest } from "../mandates/model";
 
 const COMMITMENT_REQUIREMENT = "must be a decimal field element below the BN254 scalar order r, without sign or leading zeros";
 const SIGNING_KEY_REQUIREMENT = "must be an Ed25519 public key: 32 bytes, base64url without padding";
@@ -16,6 +17,17 @@ export const agentRequest = t.Object({
   signing_key: t.Optional(
     t.Union([t.String({ pattern: "^[A-Za-z0-9_-]{43}$", error: SIGNING_KEY_REQUIREMENT, description: "Ed25519 public key, 32 bytes base64url" }), t.Null()]),
   ),
+  principal_key: t.Optional(
+    t.Union([
+      t.String({
+        pattern: "^[A-Za-z0-9_-]{43}$",
+        error: SIGNING_KEY_REQUIREMENT,
+        description: "Ed25519 public key of the agent's principal, 32 bytes base64url: the agent's mandate is then accepted only as the principal's signed {\"mandate_jws\"}, and is required",
+      }),
+      t.Null(),
+    ]),
+  ),
+  mandate: t.Optional(t.Union([mandateRequest, t.Null()])),
 });
 
 export type AgentRequest = typeof agentRequest.static;
@@ -24,7 +36,13 @@ export type AgentRequest = typeof agentRequest.static;
 export const agentRefinements = {
   identity_commitment: (commitment: string): string | null => (parseFieldElement(commitment) === null ? COMMITMENT_REQUIREMENT : null),
   signing_key: (signingKey: string): string | null => (isSigningKey(signingKey) ? null : SIGNING_KEY_REQUIREMENT),
+  principal_key: (principalKey: string): string | null => (isSigningKey(principalKey) ? null : SIGNING_KEY_REQUIREMENT),
+  // The schema checks the members; the rules between them (a limit's currency and period) are the mandate's own.
+  mandate: explainMandate,
 };
+
+/** A refused mandate names its unknown or invalid member, which the schema's keywords cannot word. */
+export const agentExplanations = { mandate: explainMandate };
 
 export const agentResponse = t.Object({
   agent_id: t.String(),
@@ -33,4 +51,5 @@ export const agentResponse = t.Object({
   status: t.Union([t.Literal("active"), t.Literal("revoked")]),
   created_at: t.String({ format: "date-time" }),
   revoked_at: t.Union([t.String({ format: "date-time" }), t.Null()]),
+  ...mandateFields,
 });

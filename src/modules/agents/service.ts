@@ -22,10 +22,7 @@ export const agentView = async (store: Store, agent: AgentRecord, now: number) =
   ...(await mandateView(store, agent, now)),
 });
 
-/** Registration fields beyond the identity: a principal, and the mandate (object, or {"mandate_jws"}) as sent. */
-export type AgentRegistration = AgentRequest & { principal_key?: string | null; mandate?: unknown };
-
-export async function registerAgent({ store, clock }: Deps, key: ApiKeyRecord, input: AgentRegistration) {
+export async function registerAgent({ store, clock }: Deps, key: ApiKeyRecord, input: AgentRequest) {
   const principalKey = input.principal_key ?? null;
   const mandate = await mandateForRegistration(input.mandate, { agentId: input.agent_id, identityCommitment: input.identity_commitment, principalKey });
   const record: AgentRecord = {

@@ -7,7 +7,7 @@ import { ApiError, invalidField } from "../../errors";
 import { type StoredMandate, mandateHash, storedMandate } from "../../mandates/enforce";
 import { limitSpendKey } from "../../mandates/evaluate";
 import { periodEnd } from "../../mandates/period";
-import { verifyMandateJws } from "../../mandates/principal";
+import { MANDATE_JWS_MAX_LENGTH, verifyMandateJws } from "../../mandates/principal";
 import { type Mandate, parseMandate } from "../../mandates/schema";
 import type { AgentRecord, ApiKeyRecord, SetMandateResult, Store } from "../../store/interface";
 
@@ -22,24 +22,41 @@ export interface MandateRegistration {
 
 const SIGNED_FORM = 'the principal\'s signed mandate as {"mandate_jws": "<compact JWS>"}';
 
+const isSignedForm = (value: unknown): value is Record<string, unknown> & { mandate_jws: unknown } =>
+  typeof value === "object" && value !== null && !Array.isArray(value) && Object.hasOwn(value, "mandate_jws");
+
+/**
+ * What is wrong with a request's mandate value on its own, before the agent's
+ * registration is known, or null: the mandate schema and its rules, or the
+ * shape of {"mandate_jws": …}. The reason the API gives for `mandate`.
+ */
+export function mandateShapeProblem(value: unknown): string | null {
+  if (!isSignedForm(value)) {
+    const parsed = parseMandate(value);
+    return parsed.ok ? null : parsed.error;
+  }
+  const extra = Object.keys(value).filter((member) => member !== "mandate_jws");
+  if (extra.length > 0) return `unknown members ${extra.join(", ")} beside mandate_jws`;
+  const jws = value.mandate_jws;
+  if (typeof jws !== "string" || jws.length === 0 || jws.length > MANDATE_JWS_MAX_LENGTH) return `mandate_jws must be a compact JWS of at most ${MANDATE_JWS_MAX_LENGTH} characters`;
+  return null;
+}
+
 /**
  * The mandate to store for a request's `mandate` value (a mandate object, or
  * {"mandate_jws": …} for an agent with a principal), or a 400 naming the problem.
  */
-export async function resolveMandate(value: unknown, registration: MandateRegistration, field = "mandate"): Promise<StoredMandate> {
-  const signed = typeof value === "object" && value !== null && !Array.isArray(value) && "mandate_jws" in value;
+export async function resolveMandate(value: unknown, registration: MandateRegistration): Promise<StoredMandate> {
+  const problem = mandateShapeProblem(value);
+  if (problem) throw invalidField("mandate", problem);
   if (!registration.principalKey) {
-    if (signed) throw invalidField(`${field}.mandate_jws`, "only an agent registered with a principal_key takes a signed mandate");
-    const parsed = parseMandate(value);
-    if (!parsed.ok) throw invalidField(field, parsed.error);
-    return storedMandate(parsed.value);
+    if (isSignedForm(value)) throw invalidField("mandate_jws", "only an agent registered with a principal_key takes a signed mandate");
+    return storedMandate(value as Mandate);
   }
-  if (!signed) throw invalidField(field, `this agent has a principal_key: send ${SIGNED_FORM}`);
-  const extra = Object.keys(value as object).filter((member) => member !== "mandate_jws");
-  if (extra.length > 0) throw invalidField(field, `unknown members ${extra.join(", ")} beside mandate_jws`);
-  const jws = (value as { mandate_jws: unknown }).mandate_jws;
+  if (!isSignedForm(value)) throw invalidField("mandate", `this agent has a principal_key: send ${SIGNED_FORM}`);
+  const jws = value.mandate_jws;
   const verified = await verifyMandateJws(jws, { agentId: registration.agentId, identityCommitment: registration.identityCommitment, principalKey: registration.principalKey });
-  if (!verified.ok) throw invalidField(`${field}.mandate_jws`, verified.error);
+  if (!verified.ok) throw invalidField("mandate_jws", verified.error);
   return storedMandate(verified.value.mandate, { jws: jws as string, iat: verified.value.iat });
 }
 
@@ -92,19 +109,20 @@ function refused(result: Exclude<SetMandateResult, { outcome: "set" }>): never {
   }
 }
 
-/** PUT /v1/agents/{agent_id}/mandate */
-export async function putMandate({ store, clock }: Deps, key: ApiKeyRecord, agentId: string, body: unknown) {
-  const agent = await store.getAgent(key.id, agentId);
+/** PUT /v1/agents/{agent_id}/mandate. `agentId` is null when the path segment did not percent-decode. */
+export async function putMandate({ store, clock }: Deps, key: ApiKeyRecord, agentId: string | null, body: unknown) {
+  const agent = agentId === null ? null : await store.getAgent(key.id, agentId);
   if (!agent) throw new ApiError("agent_not_found");
   if (agent.revokedAt !== null) throw new ApiError("agent_revoked");
-  const mandate = await resolveMandate(body, { agentId, identityCommitment: agent.identityCommitment, principalKey: agent.principalKey ?? null }, "body");
-  const result = await store.setMandate(key.id, agentId, mandate);
+  const mandate = await resolveMandate(body, { agentId: agent.agentId, identityCommitment: agent.identityCommitment, principalKey: agent.principalKey ?? null });
+  const result = await store.setMandate(key.id, agent.agentId, mandate);
   if (result.outcome !== "set") refused(result);
-  return { agent_id: agentId, ...(await mandateView(store, result.agent, clock.now())) };
+  return { agent_id: agent.agentId, ...(await mandateView(store, result.agent, clock.now())) };
 }
 
 /** DELETE /v1/agents/{agent_id}/mandate: the agent is unconstrained again (never one with a principal). */
-export async function deleteMandate({ store, clock }: Deps, key: ApiKeyRecord, agentId: string) {
+export async function deleteMandate({ store, clock }: Deps, key: ApiKeyRecord, agentId: string | null) {
+  if (agentId === null) throw new ApiError("agent_not_found");
   const result = await store.setMandate(key.id, agentId, null);
   if (result.outcome !== "set") refused(result);
   return { agent_id: agentId, ...(await mandateView(store, result.agent, clock.now())) };
