@@ -6,6 +6,7 @@ import { openStore } from "../../src/store";
 import type { Store } from "../../src/store/interface";
 import { createTestDatabase, postgresTestUrl, type TestDatabase } from "../support/postgres";
 import { identity, proofFor } from "../support/proofs";
+import { budgetRace, expectExactBudget } from "./mandates";
 import { call, newKey, startNode, type Node } from "./nodes";
 
 // Every test here starts processes; on a loaded two-core machine (CI, or
@@ -82,6 +83,10 @@ const serverUrl = await postgresTestUrl();
       expect(replies.filter((r) => r.status === 429)).toHaveLength(20);
       expect((await store.usage(id))!.challenges).toBe(10);
     });
+
+    test("30 concurrent valid 20.00 EUR proofs over 3 nodes against max_total 100.00: exactly 5 verified, 25 mandate_violation", async () => {
+      expectExactBudget(await budgetRace(nodes, database.url, "pg"));
+    }, 300_000);
 
     test("a node killed with SIGKILL mid-load loses nothing it acknowledged", async () => {
       const { key, id } = await newKey(database.url);

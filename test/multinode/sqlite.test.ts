@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openSqlite } from "../../src/store/sqlite";
 import { identity, proofFor } from "../support/proofs";
+import { budgetRace, expectExactBudget } from "./mandates";
 import { call, newKey, startNode, type Node } from "./nodes";
 
 describe("serve --workers 2 on one SQLite file", () => {
@@ -43,4 +44,8 @@ describe("serve --workers 2 on one SQLite file", () => {
     expect((await store.usage(id))!.verified).toBe(1);
     await store.close();
   });
+
+  test("30 concurrent valid 20.00 EUR proofs over 2 workers against max_total 100.00: exactly 5 verified, 25 mandate_violation", async () => {
+    expectExactBudget(await budgetRace([node], path, "sqlite"));
+  }, 300_000);
 });
