@@ -168,21 +168,24 @@ describe("serve + demo", () => {
       expect(code).toBe(0);
       expect(result.verification).toMatchObject({ verified: true, confidence: 0.999, session_id: result.challenge_id });
       expect(result.session.status).toBe("verified");
+      // The demo's mandate (30.00 EUR a day) stops the second purchase, which would make 35.00.
+      expect(result.over_limit).toMatchObject({ verified: false, reason: "mandate_violation", detail: "max_total" });
+      expect(result.spend).toMatchObject([{ total: "20", count: 1, currency: "EUR", period: "day" }]);
     } finally {
       server!.kill("SIGTERM");
       await server!.exited;
     }
-  });
+  }, 30_000); // two proofs and a server start, on a shared machine
 });
 
 describe("help and usage errors", () => {
-  const COMMANDS = ["serve", "keys", "identity", "prove", "sign", "demo", "verify"];
+  const COMMANDS = ["serve", "keys", "identity", "prove", "sign", "demo", "verify", "principal", "mandate"];
   const helps = new Map<string, Awaited<ReturnType<typeof cli>>>();
   beforeAll(async () => {
     // Spawned side by side: each is a fresh process, so they cannot interfere.
     const results = await Promise.all(COMMANDS.map((command) => cli([command, "--help"])));
     COMMANDS.forEach((command, i) => helps.set(command, results[i]!));
-  });
+  }, 30_000); // nine process starts at once
 
   test.each(COMMANDS)("%s --help exits 0 and prints its usage", (command) => {
     const { stdout, stderr, code } = helps.get(command)!;
