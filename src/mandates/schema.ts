@@ -3,7 +3,7 @@
 // does not know are refused by name: a misspelt `max_totl` must never leave
 // a mandate silently wider than its author meant.
 import { type Static, Type } from "@sinclair/typebox";
-import { Value } from "@sinclair/typebox/value";
+import { Value, ValueErrorType } from "@sinclair/typebox/value";
 import { AMOUNT_PATTERN, MAX_FRACTION_DIGITS, MAX_INTEGER_DIGITS } from "./decimal";
 import { PERIODS } from "./period";
 
@@ -68,7 +68,8 @@ const memberName = (pointer: string): string =>
 export function parseMandate(value: unknown): Parsed<Mandate> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return { ok: false, error: "must be a JSON object" };
   const errors = [...Value.Errors(mandateSchema, value)];
-  const unexpected = errors.filter((error) => isAdditionalProperty(error.path, value)).map((error) => memberName(error.path));
+  // TypeBox reports each unexpected member with its own path.
+  const unexpected = errors.filter((error) => error.type === ValueErrorType.ObjectAdditionalProperties).map((error) => memberName(error.path));
   if (unexpected.length > 0) return { ok: false, error: `unknown members ${[...new Set(unexpected)].join(", ")}` };
   const first = errors[0];
   if (first) return { ok: false, error: `${memberName(first.path) || "mandate"} ${explain(first.path, first.message)}` };
@@ -90,16 +91,6 @@ export function parseMandate(value: unknown): Parsed<Mandate> {
     if (!accumulating && limit.period !== undefined) return { ok: false, error: `${name}.period applies only to max_total and max_count` };
   }
   return { ok: true, value: mandate };
-}
-
-function isAdditionalProperty(pointer: string, root: unknown): boolean {
-  const parts = pointer.split("/").slice(1);
-  const key = parts.pop();
-  let parent: any = root;
-  for (const part of parts) parent = parent?.[part];
-  if (key === undefined || typeof parent !== "object" || parent === null || Array.isArray(parent)) return false;
-  const allowed = parts.length === 0 ? mandateSchema.properties : parts[0] === "limits" && parts.length === 2 ? mandateLimitSchema.properties : null;
-  return allowed !== null && !(key in allowed);
 }
 
 const EXPLANATIONS: Record<string, string> = {
