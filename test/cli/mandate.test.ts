@@ -46,7 +46,7 @@ describe("zkagent principal / mandate", () => {
     const [header, payload, signature] = jws.split(".");
     const key = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: principal.principal_key }, format: "jwk" });
     expect(verify(null, Buffer.from(`${header}.${payload}`), key, Buffer.from(signature!, "base64url"))).toBe(true);
-  });
+  }, 30_000); // three process starts; a shared machine makes each take seconds
 
   test("a mistyped mandate, a missing option or an unreadable key file is a usage error (exit 2)", async () => {
     const keyFile = join(dir, "k.json");
@@ -64,5 +64,5 @@ describe("zkagent principal / mandate", () => {
     const bad = await cli(["mandate", "sign", "--principal-secret-file", join(dir, "bad"), "--agent-id", "a", "--commitment", "1", "--mandate", "{}"]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("signing secret must be 32 bytes");
-  });
+  }, 60_000); // seven process starts
 });

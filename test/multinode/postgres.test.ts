@@ -25,7 +25,7 @@ const serverUrl = await postgresTestUrl();
       // Migrate once before the nodes race to do it.
       store = await openStore(database.url);
       nodes = await Promise.all([0, 1, 2].map(() => startNode(database.url)));
-    });
+    }, 60_000); // three process starts, each allowed READY_TIMEOUT_MS
 
     afterAll(async () => {
       await Promise.all(nodes.map((node) => node.stop()));

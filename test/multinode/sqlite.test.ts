@@ -17,7 +17,7 @@ describe("serve --workers 2 on one SQLite file", () => {
 
   beforeAll(async () => {
     node = await startNode(path, 2);
-  });
+  }, 60_000); // a primary and two workers, allowed READY_TIMEOUT_MS
 
   afterAll(async () => {
     await node?.stop();
