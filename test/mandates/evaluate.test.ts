@@ -2,6 +2,7 @@
 // the current totals for the keys spendKeys names, and the result's updates
 // fed back in, as a committed verification would leave them.
 import { describe, expect, test } from "bun:test";
+import fc from "fast-check";
 import { evaluateMandate, type Context, type MandateResult, type Spend, spendKeyId, spendKeys } from "../../src/mandates/evaluate";
 import type { Mandate } from "../../src/mandates/schema";
 
@@ -174,5 +175,26 @@ describe("evaluateMandate", () => {
     const keys = spendKeys(mandate, "purchase", purchase("1"), NOW);
     expect(keys.map((key) => [key.action, key.period])).toEqual([["", "month"], ["purchase", "day"]]);
     expect(spendKeys(mandate, "refund", purchase("1"), NOW)).toEqual([]);
+  });
+
+  test("property: over any sequence of amounts, the total never passes max_total and a refusal means it would have (integer cents as the oracle)", () => {
+    const cents = (n: bigint) => `${n / 100n}.${(n % 100n).toString().padStart(2, "0")}`;
+    fc.assert(
+      fc.property(fc.bigInt({ min: 0n, max: 100_000n }), fc.array(fc.bigInt({ min: 0n, max: 20_000n }), { maxLength: 40 }), (max, amounts) => {
+        const book = ledger({ limits: [{ currency: "EUR", max_total: cents(max), period: "day" }] });
+        let total = 0n;
+        for (const amount of amounts) {
+          const result = book.attempt("purchase", purchase(cents(amount)));
+          if (total + amount <= max) {
+            expect(result.ok).toBe(true);
+            total += amount;
+          } else {
+            expect(violation(result)).toBe("max_total");
+          }
+        }
+        const spent = [...book.spend.values()][0];
+        expect(spent?.total ?? "0").toBe(spent ? cents(total) : "0");
+      }),
+    );
   });
 });
