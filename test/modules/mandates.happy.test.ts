@@ -5,7 +5,7 @@
 // proving.
 import { beforeAll, describe, expect, test } from "bun:test";
 import canonicalize from "canonicalize";
-import { createHash } from "node:crypto";
+import { createHash, createPublicKey, verify } from "node:crypto";
 import { createHarness, type Harness } from "../support/harness";
 import { SAMPLE, sampleProof, type SampleProof } from "../support/proofs";
 import { readStatus, seedChallenge, submitProof } from "./flow";
@@ -44,7 +44,7 @@ describe("mandates over HTTP", () => {
     const mandate = { merchants: ["shop-a"], ...limit({ max_total: "100.00", max_count: 10, period: "day" }) };
     const { key, registered } = await agentWith(mandate);
     expect(registered).toMatchObject({ agent_id: "buyer", principal_key: null, mandate, mandate_jws: null });
-    expect(registered.mandate_hash).toBe(createHash("sha256").update(canonicalize(mandate)!).digest("hex"));
+    expect(registered.mandate_hash).toBe(`sha256:${createHash("sha256").update(canonicalize(mandate)!).digest("hex")}`);
     expect((await purchase(key)).reply.status).toBe(200);
     const read = await h.call("GET", "/v1/agents/buyer", { key });
     expect(read.status).toBe(200);
@@ -122,5 +122,34 @@ describe("mandates over HTTP", () => {
     const { key, registered } = await agentWith();
     expect(registered).toMatchObject({ mandate: null, mandate_hash: null, mandate_jws: null, principal_key: null, spend: [] });
     expect((await purchase(key)).reply.status).toBe(200);
+  });
+
+  test("the signed receipt names the mandate and what the decision consumed, or the constraint it broke (checked with node:crypto)", async () => {
+    const mandate = limit({ max_total: "30.00", period: "day" });
+    const { key, registered } = await agentWith(mandate);
+    const first = await purchase(key);
+    const second = await purchase(key);
+    expect(second.reply.body).toMatchObject({ reason: "mandate_violation", detail: "max_total" });
+
+    const jwks = (await h.call("GET", "/.well-known/jwks.json")).body as { keys: Record<string, string>[] };
+    const claimsOf = (receipt: string) => {
+      const [header, payload, signature] = receipt.split(".") as [string, string, string];
+      const jwk = jwks.keys.find((k) => k.kid === JSON.parse(Buffer.from(header, "base64url").toString()).kid)!;
+      const publicKey = createPublicKey({ key: { kty: jwk.kty, crv: jwk.crv, x: jwk.x } as any, format: "jwk" });
+      expect(verify(null, Buffer.from(`${header}.${payload}`), publicKey, Buffer.from(signature, "base64url"))).toBe(true);
+      return JSON.parse(Buffer.from(payload, "base64url").toString());
+    };
+    const verifiedClaims = claimsOf(first.reply.body.receipt);
+    expect(verifiedClaims.mandate).toEqual({
+      hash: registered.mandate_hash,
+      consumed: [{ limit: 0, period_start: new Date(Math.floor(h.clock.now() / DAY) * DAY).toISOString(), amount: "20", currency: "EUR" }],
+      violation: null,
+    });
+    expect(verifiedClaims.checks.at(-1)).toBe("mandate");
+    const refusedClaims = claimsOf(second.reply.body.receipt);
+    expect(refusedClaims).toMatchObject({ status: "failed", reason: "mandate_violation", mandate: { hash: registered.mandate_hash, consumed: [], violation: "max_total" } });
+    expect(refusedClaims.checks).not.toContain("mandate");
+    // The status endpoint answers with the same stored receipt.
+    expect((await readStatus(h, key, first.id)).body.receipt).toBe(first.reply.body.receipt);
   });
 });
