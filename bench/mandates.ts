@@ -28,10 +28,31 @@ const mandate = storedMandate({ limits: [{ action: "purchase", currency: "EUR", 
 async function variant(store: Store, label: string, withMandate: boolean | "scope-only"): Promise<number> {
   const keyId = `key_${label}`;
   await store.createKey({ id: keyId, name: label, hash: "0".repeat(64), rateLimit: 0, createdAt: T0, revokedAt: null });
-  await store.registerAgent({ keyId, agentId: "a", identityCommitment: "1", signingKey: null, createdAt: T0, revokedAt: null, ...(withMandate === true ? mandate : {}) });
+  await store.registerAgent({
+    keyId,
+    agentId: "a",
+    identityCommitment: "1",
+    signingKey: null,
+    createdAt: T0,
+    revokedAt: null,
+    ...(withMandate === true ? mandate : {}),
+  });
   const challenges: ChallengeRecord[] = [];
   for (let i = 0; i < N; i++) {
-    const record: ChallengeRecord = { id: `ch_${label}_${i}`, keyId, agentId: "a", action: "purchase", context, nonce: "1", createdAt: T0, expiresAt: T0 + 300_000, status: "pending", decidedAt: null, confidence: null, reason: null };
+    const record: ChallengeRecord = {
+      id: `ch_${label}_${i}`,
+      keyId,
+      agentId: "a",
+      action: "purchase",
+      context,
+      nonce: "1",
+      createdAt: T0,
+      expiresAt: T0 + 300_000,
+      status: "pending",
+      decidedAt: null,
+      confidence: null,
+      reason: null,
+    };
     await store.createChallenge(record, { windowStart: T0, limit: 0 });
     challenges.push(record);
   }

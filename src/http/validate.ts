@@ -45,7 +45,12 @@ export function requirement(schema: TSchema): string {
 export type Explanations<T extends TObject> = { [K in keyof Static<T>]?: (value: unknown) => string | null };
 
 /** The body as the schema's type, or the 400 the interface fixes. */
-export function validate<T extends TObject>(schema: T, body: Record<string, unknown>, refinements: Refinements<T> = {}, explanations: Explanations<T> = {}): Static<T> {
+export function validate<T extends TObject>(
+  schema: T,
+  body: Record<string, unknown>,
+  refinements: Refinements<T> = {},
+  explanations: Explanations<T> = {},
+): Static<T> {
   // Own properties only: a body's "__proto__" or "constructor" key names nothing here.
   const field = (name: string) => (Object.hasOwn(body, name) ? body[name] : undefined);
   const missing = (schema.required ?? []).filter((name) => field(name) === undefined || field(name) === null);

@@ -34,7 +34,9 @@ export const storedMandate = (mandate: Mandate, signed?: { jws: string; iat: num
  * canonical mandate JSON.
  */
 export const mandateHash = (stored: { mandate: string; mandateJws: string | null }): string =>
-  `sha256:${createHash("sha256").update(stored.mandateJws ?? stored.mandate, "utf8").digest("hex")}`;
+  `sha256:${createHash("sha256")
+    .update(stored.mandateJws ?? stored.mandate, "utf8")
+    .digest("hex")}`;
 
 /** The challenge facts a mandate is checked against. */
 export interface MandateScope {
@@ -88,7 +90,11 @@ export function applyMandate<D extends { status: string; confidence: number | nu
   const mandate: MandateDecision = result.ok
     ? { hash: plan.hash, consumed: result.consumed, violation: null }
     : { hash: plan.hash, consumed: [], violation: result.violation };
-  const evidence = decision.evidence && { ...decision.evidence, checks: result.ok ? [...decision.evidence.checks, MANDATE_CHECK] : decision.evidence.checks, mandate };
+  const evidence = decision.evidence && {
+    ...decision.evidence,
+    checks: result.ok ? [...decision.evidence.checks, MANDATE_CHECK] : decision.evidence.checks,
+    mandate,
+  };
   if (result.ok) return { decision: { ...decision, evidence }, mandate };
   return { decision: { ...decision, status: "failed", confidence: null, reason: MANDATE_VIOLATION, evidence }, mandate };
 }

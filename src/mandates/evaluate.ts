@@ -43,9 +43,7 @@ export interface Consumption {
   currency: string | null;
 }
 
-export type MandateResult =
-  | { ok: true; consumed: Consumption[]; updates: { key: SpendKey; spend: Spend }[] }
-  | { ok: false; violation: MandateViolation };
+export type MandateResult = { ok: true; consumed: Consumption[]; updates: { key: SpendKey; spend: Spend }[] } | { ok: false; violation: MandateViolation };
 
 export type Context = Record<string, unknown>;
 
@@ -66,7 +64,9 @@ function applicable(mandate: Mandate, action: string, context: Context, now: num
   if (mandate.valid_from !== undefined && now < parseTimestamp(mandate.valid_from)!) return "validity";
   if (mandate.valid_until !== undefined && now >= parseTimestamp(mandate.valid_until)!) return "validity";
 
-  const matching = (mandate.limits ?? []).map((limit, index) => ({ index, limit })).filter(({ limit }) => limit.action === undefined || limit.action === action);
+  const matching = (mandate.limits ?? [])
+    .map((limit, index) => ({ index, limit }))
+    .filter(({ limit }) => limit.action === undefined || limit.action === action);
   // Limits with a currency are money limits: the action may then be paid only
   // in one of their currencies, and only with a stated amount.
   const currencies = new Set(matching.flatMap(({ limit }) => (limit.currency === undefined ? [] : [limit.currency])));
@@ -80,7 +80,9 @@ function applicable(mandate: Mandate, action: string, context: Context, now: num
 
 /** The period total a limit is held to at `now`; null for a limit without period (max_amount only). */
 export const limitSpendKey = (limit: MandateLimit, now: number): SpendKey | null =>
-  limit.period === undefined ? null : { action: limit.action ?? "", currency: limit.currency ?? "", period: limit.period, periodStart: periodStart(limit.period, now) };
+  limit.period === undefined
+    ? null
+    : { action: limit.action ?? "", currency: limit.currency ?? "", period: limit.period, periodStart: periodStart(limit.period, now) };
 
 /**
  * The period totals this verification would be checked against (and add to):
@@ -129,7 +131,12 @@ export function evaluateMandate(mandate: Mandate, action: string, context: Conte
     const key = limitSpendKey(limit, now);
     if (!key) continue;
     const counted = key.currency === "" ? null : amount!;
-    consumed.push({ limit: index, period_start: new Date(key.periodStart).toISOString(), amount: counted && formatDecimal(counted), currency: counted && currency });
+    consumed.push({
+      limit: index,
+      period_start: new Date(key.periodStart).toISOString(),
+      amount: counted && formatDecimal(counted),
+      currency: counted && currency,
+    });
     const id = spendKeyId(key);
     if (!updates.has(id)) {
       const before = spendOf(key);
@@ -139,4 +146,3 @@ export function evaluateMandate(mandate: Mandate, action: string, context: Conte
   }
   return { ok: true, consumed, updates: [...updates.values()] };
 }
-

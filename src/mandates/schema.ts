@@ -8,7 +8,7 @@ import { AMOUNT_PATTERN, MAX_FRACTION_DIGITS, MAX_INTEGER_DIGITS } from "./decim
 import { PERIODS } from "./period";
 
 const Text = Type.String({ minLength: 1, maxLength: 256 });
-const Amount = Type.String({ pattern: AMOUNT_PATTERN, description: "Decimal string, e.g. \"50.00\"; no sign, no exponent" });
+const Amount = Type.String({ pattern: AMOUNT_PATTERN, description: 'Decimal string, e.g. "50.00"; no sign, no exponent' });
 const Currency = Type.String({ pattern: "^[A-Z]{3}$", description: "ISO 4217 code" });
 const Timestamp = Type.String({ description: "RFC 3339 date-time, e.g. 2026-11-21T00:00:00Z" });
 

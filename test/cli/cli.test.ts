@@ -175,7 +175,7 @@ describe("serve + demo", () => {
       server!.kill("SIGTERM");
       await server!.exited;
     }
-  }, 30_000); // two proofs and a server start, on a shared machine
+  });
 });
 
 describe("help and usage errors", () => {
@@ -185,7 +185,7 @@ describe("help and usage errors", () => {
     // Spawned side by side: each is a fresh process, so they cannot interfere.
     const results = await Promise.all(COMMANDS.map((command) => cli([command, "--help"])));
     COMMANDS.forEach((command, i) => helps.set(command, results[i]!));
-  }, 30_000); // nine process starts at once
+  });
 
   test.each(COMMANDS)("%s --help exits 0 and prints its usage", (command) => {
     const { stdout, stderr, code } = helps.get(command)!;

@@ -1,11 +1,14 @@
 // zkagent principal new / mandate sign, as separate processes.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { createPublicKey, verify } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { verifyMandateJws } from "../../src/mandates/principal";
 import type { Mandate } from "../../src/mandates/schema";
+
+// Every test starts CLI processes; on a shared machine each takes seconds.
+setDefaultTimeout(30_000);
 
 let dir: string;
 beforeAll(() => {
@@ -46,7 +49,7 @@ describe("zkagent principal / mandate", () => {
     const [header, payload, signature] = jws.split(".");
     const key = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: principal.principal_key }, format: "jwk" });
     expect(verify(null, Buffer.from(`${header}.${payload}`), key, Buffer.from(signature!, "base64url"))).toBe(true);
-  }, 30_000); // three process starts; a shared machine makes each take seconds
+  });
 
   test("a mistyped mandate, a missing option or an unreadable key file is a usage error (exit 2)", async () => {
     const keyFile = join(dir, "k.json");

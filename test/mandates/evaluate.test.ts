@@ -173,7 +173,10 @@ describe("evaluateMandate", () => {
       ],
     };
     const keys = spendKeys(mandate, "purchase", purchase("1"), NOW);
-    expect(keys.map((key) => [key.action, key.period])).toEqual([["", "month"], ["purchase", "day"]]);
+    expect(keys.map((key) => [key.action, key.period])).toEqual([
+      ["", "month"],
+      ["purchase", "day"],
+    ]);
     expect(spendKeys(mandate, "refund", purchase("1"), NOW)).toEqual([]);
   });
 

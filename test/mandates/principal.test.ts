@@ -51,9 +51,9 @@ describe("principal-signed mandates", () => {
     expect(await refusal(await signed({ principalSecret: stranger.principal_secret }))).toBe("is not signed by the agent's principal_key");
     const { privateKey } = generateKeyPairSync("ed25519");
     const seed = privateKey.export({ format: "jwk" }).d as string;
-    expect(await refusal(nodeJws({ alg: "EdDSA", typ: "zkagent-mandate+jwt" }, { agent_id: "shopper-1", identity_commitment: "12345", mandate, iat: 1 }, seed))).toBe(
-      "is not signed by the agent's principal_key",
-    );
+    expect(
+      await refusal(nodeJws({ alg: "EdDSA", typ: "zkagent-mandate+jwt" }, { agent_id: "shopper-1", identity_commitment: "12345", mandate, iat: 1 }, seed)),
+    ).toBe("is not signed by the agent's principal_key");
   });
 
   test("an altered payload is refused, however small the change", async () => {
@@ -79,7 +79,9 @@ describe("principal-signed mandates", () => {
     expect(await refusal(`${b64({ alg: "none", typ: "zkagent-mandate+jwt" })}.${b64(payload)}.`)).toBe("must be signed with alg EdDSA");
     expect(await refusal(nodeJws({ alg: "EdDSA", typ: "zkagent-mandate+jwt" }, { ...payload, exp: 2 }))).toStartWith("payload must be exactly");
     expect(await refusal(nodeJws({ alg: "EdDSA", typ: "zkagent-mandate+jwt" }, { ...payload, iat: "1" }))).toStartWith("payload must be exactly");
-    expect(await refusal(nodeJws({ alg: "EdDSA", typ: "zkagent-mandate+jwt" }, { ...payload, mandate: { actionz: [] } }))).toBe("mandate unknown members actionz");
+    expect(await refusal(nodeJws({ alg: "EdDSA", typ: "zkagent-mandate+jwt" }, { ...payload, mandate: { actionz: [] } }))).toBe(
+      "mandate unknown members actionz",
+    );
     for (const junk of ["", "a.b", "a.b.c", 42, null, "x".repeat(40_000)]) expect(typeof (await refusal(junk))).toBe("string");
   });
 

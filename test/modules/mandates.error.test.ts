@@ -46,7 +46,9 @@ describe("mandate errors", () => {
     expect(await put("nobody", {})).toMatchObject({ status: 404, body: { error: "Agent not found" } });
     expect((await h.call("DELETE", "/v1/agents/nobody/mandate", { key })).status).toBe(404);
     expect((await h.call("PUT", "/v1/agents/a1/mandate", { key, body: "[1,2]" })).status).toBe(400);
-    expect((await h.call("PUT", "/v1/agents/a1/mandate", { key, body: "{", headers: { "content-type": "application/json" } })).body.error).toBe("Malformed JSON body");
+    expect((await h.call("PUT", "/v1/agents/a1/mandate", { key, body: "{", headers: { "content-type": "application/json" } })).body.error).toBe(
+      "Malformed JSON body",
+    );
     expect((await h.call("PUT", "/v1/agents/a1/mandate", { key, body: "{}", headers: { "content-type": "text/plain" } })).status).toBe(415);
     expect((await h.call("PUT", "/v1/agents/a1/mandate", { body: {} })).status).toBe(401);
     await h.call("POST", "/v1/agents", { key, body: { agent_id: "gone", identity_commitment: "9" } });
@@ -56,7 +58,9 @@ describe("mandate errors", () => {
   });
 
   test("a signed mandate for an agent without principal_key, and a bad principal_key, are 400s", async () => {
-    expect((await put("a1", { mandate_jws: "a.b.c" })).body.error).toBe("Invalid field mandate_jws: only an agent registered with a principal_key takes a signed mandate");
+    expect((await put("a1", { mandate_jws: "a.b.c" })).body.error).toBe(
+      "Invalid field mandate_jws: only an agent registered with a principal_key takes a signed mandate",
+    );
     const bad = await h.call("POST", "/v1/agents", { key, body: { agent_id: "p1", identity_commitment: "1", principal_key: "not-a-key" } });
     expect(bad.status).toBe(400);
     expect(bad.body.error).toStartWith("Invalid field principal_key");

@@ -49,7 +49,16 @@ describe("mandates over HTTP", () => {
     const read = await h.call("GET", "/v1/agents/buyer", { key });
     expect(read.status).toBe(200);
     expect(read.body.spend).toEqual([
-      { limit: 0, action: "purchase", currency: "EUR", period: "day", period_start: "2026-11-21T00:00:00.000Z", period_end: "2026-11-22T00:00:00.000Z", total: "20", count: 1 },
+      {
+        limit: 0,
+        action: "purchase",
+        currency: "EUR",
+        period: "day",
+        period_start: "2026-11-21T00:00:00.000Z",
+        period_end: "2026-11-22T00:00:00.000Z",
+        total: "20",
+        count: 1,
+      },
     ]);
   });
 
@@ -107,7 +116,10 @@ describe("mandates over HTTP", () => {
     const { key } = await agentWith(limit({ max_total: "40", period: "day" }));
     await purchase(key);
     await purchase(key);
-    const widened = await h.call("PUT", "/v1/agents/buyer/mandate", { key, body: { merchants: ["shop-a", "shop-b"], ...limit({ max_total: "40", period: "day" }) } });
+    const widened = await h.call("PUT", "/v1/agents/buyer/mandate", {
+      key,
+      body: { merchants: ["shop-a", "shop-b"], ...limit({ max_total: "40", period: "day" }) },
+    });
     expect(widened.status).toBe(200);
     expect(widened.body).toMatchObject({ agent_id: "buyer", spend: [{ total: "40", count: 2 }] });
     expect((await purchase(key)).reply.body.detail).toBe("max_total");
@@ -147,7 +159,11 @@ describe("mandates over HTTP", () => {
     });
     expect(verifiedClaims.checks.at(-1)).toBe("mandate");
     const refusedClaims = claimsOf(second.reply.body.receipt);
-    expect(refusedClaims).toMatchObject({ status: "failed", reason: "mandate_violation", mandate: { hash: registered.mandate_hash, consumed: [], violation: "max_total" } });
+    expect(refusedClaims).toMatchObject({
+      status: "failed",
+      reason: "mandate_violation",
+      mandate: { hash: registered.mandate_hash, consumed: [], violation: "max_total" },
+    });
     expect(refusedClaims.checks).not.toContain("mandate");
     // The status endpoint answers with the same stored receipt.
     expect((await readStatus(h, key, first.id)).body.receipt).toBe(first.reply.body.receipt);

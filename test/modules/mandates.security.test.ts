@@ -27,7 +27,11 @@ const signedFor = (mandate: unknown, iat: number, overrides: { agentId?: string;
   });
 
 async function register(key: string, mandate?: unknown) {
-  const body: Record<string, unknown> = { agent_id: "delegate", identity_commitment: sample.identity.identity_commitment, principal_key: principal.principal_key };
+  const body: Record<string, unknown> = {
+    agent_id: "delegate",
+    identity_commitment: sample.identity.identity_commitment,
+    principal_key: principal.principal_key,
+  };
   if (mandate !== undefined) body.mandate = mandate;
   return h.call("POST", "/v1/agents", { key, body });
 }

@@ -16,7 +16,12 @@ export function mandateContract(current: () => Store): void {
   const daily: Mandate = { limits: [{ action: "purchase", currency: "EUR", max_amount: "50.00", max_total: "100.00", max_count: 4, period: "day" }] };
   const dayKey: SpendKey = { action: "purchase", currency: "EUR", period: "day", periodStart: periodStart("day", T0) };
   const verified = (at = T0 + 1_000): Decision => ({ status: "verified", decidedAt: at, confidence: 0.99, reason: null });
-  const scopeOf = (challenge: ChallengeRecord) => ({ keyId: challenge.keyId, agentId: challenge.agentId, action: challenge.action, context: challenge.context });
+  const scopeOf = (challenge: ChallengeRecord) => ({
+    keyId: challenge.keyId,
+    agentId: challenge.agentId,
+    action: challenge.action,
+    context: challenge.context,
+  });
   const purchase = (amount: string | number, currency = "EUR") => canonicalize({ amount, currency, merchant: "shop-a" }) as string;
 
   describe("mandates", () => {
@@ -125,7 +130,11 @@ export function mandateContract(current: () => Store): void {
     test("only verified decisions that stand count: failures and lost races leave the totals alone", async () => {
       const { store, key, agent, challenge } = await agentWith(daily);
       const failing = await challenge(purchase("10"));
-      const failed = await store.decideChallenge(failing.id, { status: "failed", decidedAt: T0 + 1, confidence: null, reason: "proof_rejected" }, scopeOf(failing));
+      const failed = await store.decideChallenge(
+        failing.id,
+        { status: "failed", decidedAt: T0 + 1, confidence: null, reason: "proof_rejected" },
+        scopeOf(failing),
+      );
       expect(failed).toMatchObject({ decided: true, record: { reason: "proof_rejected" }, mandate: null });
       const raced = await challenge(purchase("10"));
       expect((await store.decideChallenge(raced.id, verified(), scopeOf(raced))).decided).toBe(true);
@@ -141,7 +150,11 @@ export function mandateContract(current: () => Store): void {
       expect(await store.decideChallenge(unscoped.id, verified())).toMatchObject({ decided: true, record: { status: "verified" } });
       const free = await agentWith(null);
       const record = await free.challenge(purchase("500"));
-      expect(await free.store.decideChallenge(record.id, verified(), scopeOf(record))).toMatchObject({ decided: true, mandate: null, record: { status: "verified" } });
+      expect(await free.store.decideChallenge(record.id, verified(), scopeOf(record))).toMatchObject({
+        decided: true,
+        mandate: null,
+        record: { status: "verified" },
+      });
     });
 
     test("replacing the mandate keeps the period's totals: editing never hands out a fresh budget", async () => {

@@ -21,7 +21,7 @@ export const mandates = (deps: AppDeps) =>
           tag: "Agents",
           summary: "Set the agent's mandate",
           description:
-            "Replaces the agent's mandate: actions, merchants, validity and limits per day, week or month, enforced at verification (docs/mandates.md). An agent with a principal_key takes only {\"mandate_jws\"}, signed by its principal and issued after the stored one. The period totals so far are kept.",
+            'Replaces the agent\'s mandate: actions, merchants, validity and limits per day, week or month, enforced at verification (docs/mandates.md). An agent with a principal_key takes only {"mandate_jws"}, signed by its principal and issued after the stored one. The period totals so far are kept.',
           body: mandateRequest,
           ok: { status: 200, schema: mandateResponse, description: "The stored mandate, with the current period's spend" },
           errors: {

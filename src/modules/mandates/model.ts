@@ -11,7 +11,8 @@ export const signedMandateSchema = t.Object(
     mandate_jws: t.String({
       minLength: 1,
       maxLength: MANDATE_JWS_MAX_LENGTH,
-      description: 'Compact JWS by the agent\'s principal_key: header {"alg": "EdDSA", "typ": "zkagent-mandate+jwt"}, payload {agent_id, identity_commitment, mandate, iat}',
+      description:
+        'Compact JWS by the agent\'s principal_key: header {"alg": "EdDSA", "typ": "zkagent-mandate+jwt"}, payload {agent_id, identity_commitment, mandate, iat}',
     }),
   },
   { additionalProperties: false },
@@ -19,7 +20,8 @@ export const signedMandateSchema = t.Object(
 
 /** A mandate as a request carries it: the object, or the principal's JWS for an agent with a principal_key. */
 export const mandateRequest = t.Union([mandateSchema, signedMandateSchema], {
-  description: "The agent's mandate (docs/mandates.md); for an agent registered with principal_key, only {\"mandate_jws\": …}. Unknown members are refused by name.",
+  description:
+    'The agent\'s mandate (docs/mandates.md); for an agent registered with principal_key, only {"mandate_jws": …}. Unknown members are refused by name.',
 });
 
 /** Why a `mandate` field is refused (used by validate() for the registration body). */

@@ -38,7 +38,8 @@ export function mandateShapeProblem(value: unknown): string | null {
   const extra = Object.keys(value).filter((member) => member !== "mandate_jws");
   if (extra.length > 0) return `unknown members ${extra.join(", ")} beside mandate_jws`;
   const jws = value.mandate_jws;
-  if (typeof jws !== "string" || jws.length === 0 || jws.length > MANDATE_JWS_MAX_LENGTH) return `mandate_jws must be a compact JWS of at most ${MANDATE_JWS_MAX_LENGTH} characters`;
+  if (typeof jws !== "string" || jws.length === 0 || jws.length > MANDATE_JWS_MAX_LENGTH)
+    return `mandate_jws must be a compact JWS of at most ${MANDATE_JWS_MAX_LENGTH} characters`;
   return null;
 }
 
@@ -55,7 +56,11 @@ export async function resolveMandate(value: unknown, registration: MandateRegist
   }
   if (!isSignedForm(value)) throw invalidField("mandate", `this agent has a principal_key: send ${SIGNED_FORM}`);
   const jws = value.mandate_jws;
-  const verified = await verifyMandateJws(jws, { agentId: registration.agentId, identityCommitment: registration.identityCommitment, principalKey: registration.principalKey });
+  const verified = await verifyMandateJws(jws, {
+    agentId: registration.agentId,
+    identityCommitment: registration.identityCommitment,
+    principalKey: registration.principalKey,
+  });
   if (!verified.ok) throw invalidField("mandate_jws", verified.error);
   return storedMandate(verified.value.mandate, { jws: jws as string, iat: verified.value.iat });
 }
@@ -76,7 +81,11 @@ export async function mandateView(store: Store, agent: AgentRecord, now: number)
     const key = limitSpendKey(limit, now);
     return key ? [{ index, limit, key }] : [];
   });
-  const spend = await store.readSpend(agent.keyId, agent.agentId, limits.map(({ key }) => key));
+  const spend = await store.readSpend(
+    agent.keyId,
+    agent.agentId,
+    limits.map(({ key }) => key),
+  );
   return {
     principal_key: agent.principalKey ?? null,
     mandate,
@@ -114,7 +123,11 @@ export async function putMandate({ store, clock }: Deps, key: ApiKeyRecord, agen
   const agent = agentId === null ? null : await store.getAgent(key.id, agentId);
   if (!agent) throw new ApiError("agent_not_found");
   if (agent.revokedAt !== null) throw new ApiError("agent_revoked");
-  const mandate = await resolveMandate(body, { agentId: agent.agentId, identityCommitment: agent.identityCommitment, principalKey: agent.principalKey ?? null });
+  const mandate = await resolveMandate(body, {
+    agentId: agent.agentId,
+    identityCommitment: agent.identityCommitment,
+    principalKey: agent.principalKey ?? null,
+  });
   const result = await store.setMandate(key.id, agent.agentId, mandate);
   if (result.outcome !== "set") refused(result);
   return { agent_id: agent.agentId, ...(await mandateView(store, result.agent, clock.now())) };
