@@ -21,6 +21,7 @@ const catalogue = {
   verification_failed: { status: 400, verified: false, error: "Proof verification failed" }, // + reason
   rate_limited: { status: 429, error: "Rate limit exceeded" }, // + message
   too_many_pending: { status: 429, error: "Too many pending challenges" }, // + message
+  too_many_agents: { status: 429, error: "Too many agents" }, // + message
   agent_not_found: { status: 404, error: "Agent not found" },
   agent_exists: { status: 409, error: "Agent already registered", message: "Revoke the agent first to register a new commitment for it." },
   idempotency_mismatch: { status: 422, error: "Idempotency key reused", message: "This Idempotency-Key was used with a different request; use a new key." },

@@ -1,5 +1,7 @@
 import { t } from "elysia";
+import { COMMITMENT_OF_ZERO } from "../../identity/commitment";
 import { parseFieldElement } from "../../identity/field";
+import { identifierProblem } from "../../identity/identifiers";
 import { isSigningKey } from "../../identity/signature";
 
 const COMMITMENT_REQUIREMENT = "must be a decimal field element below the BN254 scalar order r, without sign or leading zeros";
@@ -20,9 +22,19 @@ export const agentRequest = t.Object({
 
 export type AgentRequest = typeof agentRequest.static;
 
-/** What the patterns cannot say: the number is below r, the 32 bytes are a point Ed25519 accepts. */
+/**
+ * What the patterns cannot say: the agent_id is an identifier the stores and
+ * paths can hold (no NUL, not . or ..), the number is below r and not
+ * Poseidon(0) (a public constant: no secret behind it), the 32 bytes are a
+ * point Ed25519 accepts.
+ */
 export const agentRefinements = {
-  identity_commitment: (commitment: string): string | null => (parseFieldElement(commitment) === null ? COMMITMENT_REQUIREMENT : null),
+  agent_id: (agentId: string): string | null => identifierProblem("agent_id", agentId),
+  identity_commitment: (commitment: string): string | null => {
+    if (parseFieldElement(commitment) === null) return COMMITMENT_REQUIREMENT;
+    if (commitment === COMMITMENT_OF_ZERO) return "is Poseidon(0), a public constant anyone can prove for; derive it from a secret in [1, r)";
+    return null;
+  },
   signing_key: (signingKey: string): string | null => (isSigningKey(signingKey) ? null : SIGNING_KEY_REQUIREMENT),
 };
 

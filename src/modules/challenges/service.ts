@@ -15,7 +15,7 @@ export const newChallengeId = (): string => `ch_${randomBytes(16).toString("base
 export interface ChallengeDeps {
   store: Store;
   clock: Clock;
-  limits?: { maxPendingPerKey: number };
+  limits?: { maxPendingPerKey?: number };
 }
 
 /**
