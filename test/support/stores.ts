@@ -1,0 +1,34 @@
+// The stores an HTTP test runs against: SQLite always, PostgreSQL when
+// ZKAGENT_TEST_POSTGRES_URL is set (a private database per test file, emptied
+// before each harness), so "same answer on both stores" is one test body.
+import { afterAll } from "bun:test";
+import { openPostgres } from "../../src/store/postgres";
+import { openSqlite } from "../../src/store/sqlite";
+import type { Store } from "../../src/store/interface";
+import { createTestDatabase, postgresTestUrl, truncateAll, type TestDatabase } from "./postgres";
+
+export interface StoreUnderTest {
+  name: "sqlite" | "postgres";
+  open(): Promise<Store>;
+}
+
+export function storesUnderTest(): StoreUnderTest[] {
+  const stores: StoreUnderTest[] = [{ name: "sqlite", open: async () => openSqlite(":memory:") }];
+  const serverUrl = postgresTestUrl();
+  if (serverUrl) {
+    let db: Promise<TestDatabase> | undefined;
+    afterAll(async () => {
+      if (db) await (await db).drop();
+    });
+    stores.push({
+      name: "postgres",
+      async open() {
+        const { url } = await (db ??= createTestDatabase(serverUrl));
+        const store = await openPostgres(url, { poolSize: 4 });
+        await truncateAll(url);
+        return store;
+      },
+    });
+  } else console.log("PostgreSQL variant NOT RUN: set ZKAGENT_TEST_POSTGRES_URL");
+  return stores;
+}
