@@ -29,6 +29,10 @@ const catalogue = {
   route_not_found: { status: 404, error: "Not found" }, // + message naming the method and path
   internal: { status: 500, error: "Internal server error" },
   unavailable: { status: 503, error: "Service unavailable", message: "The database cannot be reached; retry later." },
+  // Issue 11. 499 (nginx's "client closed request"): the client left mid-body; nobody
+  // receives this answer, but the request log and the metrics record it, and not as a 5xx.
+  client_closed_request: { status: 499, error: "Client closed request" },
+  metrics_unauthorized: { status: 401, error: "Metrics token required", message: "Send Authorization: Bearer <METRICS_TOKEN>." },
 } as const satisfies Record<string, { status: number; error?: string; message?: string; verified?: boolean }>;
 
 export type ErrorKind = keyof typeof catalogue;
@@ -45,6 +49,8 @@ export interface RateLimitState {
 export interface ErrorDetails {
   /** Seconds after which a retry may succeed (Retry-After). */
   retryAfterSeconds?: number;
+  /** The WWW-Authenticate challenge of a 401 that is not about the API key. */
+  wwwAuthenticate?: string;
   rateLimit?: RateLimitState;
 }
 

@@ -4,7 +4,7 @@ import { expect, test } from "bun:test";
 import { connect } from "node:net";
 import { createApp } from "../../src/app";
 import { createLogger } from "../../src/log";
-import { createMetrics } from "../../src/modules/ops/metrics";
+import { createMetrics } from "../../src/observability/metrics";
 import { createHarness } from "../support/harness";
 import { samples } from "./exposition";
 

@@ -7,12 +7,12 @@ import type { Store } from "../../src/store/interface";
 import { BASE, createHarness } from "../support/harness";
 import { samples } from "./exposition";
 
-/** A store that counts countPending calls. */
+/** A store that counts countPending calls over all keys (the gauge's; the pending cap counts one key). */
 function counting(store: Store) {
   const calls = { countPending: 0 };
   const proxy = new Proxy(store, {
     get(target, name, receiver) {
-      if (name === "countPending") return (...args: Parameters<Store["countPending"]>) => (calls.countPending++, target.countPending(...args));
+      if (name === "countPending") return (now: number, keyId?: string) => (keyId === undefined && calls.countPending++, target.countPending(now, keyId));
       const value = Reflect.get(target, name, receiver);
       return typeof value === "function" ? value.bind(target) : value;
     },
