@@ -25,14 +25,16 @@ const CONNECT_TIMEOUT_S = 5;
  * Whether an error means "the database cannot be reached" rather than "this
  * query is wrong": the client's connection errors (refused, closed, timed
  * out), and the server's SQLSTATE classes 08 (connection exception), 57P01–03
- * (shutting down, cannot connect now) and 53300 (too many connections).
+ * (shutting down, cannot connect now), 53300 (too many connections), and
+ * those refusing a new connection: 3D000 (the database is gone), 28xxx
+ * (authorization).
  */
 export function isConnectionFailure(error: unknown): boolean {
   const { code, errno } = (error ?? {}) as { code?: unknown; errno?: unknown };
   if (typeof code === "string" && /^ERR_POSTGRES_(CONNECTION_|IDLE_TIMEOUT|LIFETIME_TIMEOUT|TLS)/.test(code)) return true;
   if (typeof code === "string" && /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENETUNREACH)$/.test(code)) return true;
   const state = typeof errno === "string" ? errno : "";
-  return state.startsWith("08") || state === "57P01" || state === "57P02" || state === "57P03" || state === "53300";
+  return state.startsWith("08") || state.startsWith("28") || state === "57P01" || state === "57P02" || state === "57P03" || state === "53300" || state === "3D000";
 }
 
 /**
