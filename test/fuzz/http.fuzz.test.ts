@@ -9,7 +9,7 @@
 //
 // Size: FUZZ_RUNS (default 150 per property), seed: FUZZ_SEED (printed);
 // store: FUZZ_STORE=postgres (default SQLite).
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import fc from "fast-check";
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { COMMITMENT_OF_ZERO } from "../../src/identity/commitment";
@@ -27,6 +27,10 @@ import {
   prototypeSnapshot,
   REASONS,
 } from "./support";
+
+// A property runs FUZZ_RUNS cases; at 1000 (the long setting) on PostgreSQL that
+// outlasts bun's 5 s default, and a timed-out property keeps running into the next.
+setDefaultTimeout(Math.max(5_000, FUZZ_RUNS * 50));
 
 const LIMIT = 64 * 1024;
 const R = 21888242871839275222246405745257275088548364400416034343698204186575808495617n;
