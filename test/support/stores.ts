@@ -17,14 +17,19 @@ export function storesUnderTest(): StoreUnderTest[] {
   const serverUrl = postgresTestUrl();
   if (serverUrl) {
     let db: Promise<TestDatabase> | undefined;
+    const opened: Store[] = [];
     afterAll(async () => {
+      for (const store of opened.splice(0)) await store.close().catch(() => {});
       if (db) await (await db).drop();
     });
     stores.push({
       name: "postgres",
       async open() {
         const { url } = await (db ??= createTestDatabase(serverUrl));
+        // The previous test's store is done with: close its pool before emptying the tables.
+        for (const store of opened.splice(0)) await store.close().catch(() => {});
         const store = await openPostgres(url, { poolSize: 4 });
+        opened.push(store);
         await truncateAll(url);
         return store;
       },
