@@ -19,9 +19,11 @@
 // mathematical value as the text. `20.00`, `2e1` and `20` are one number;
 // `-0` is zero.
 //
-// No npm package does this: `lossless-json` refuses duplicate names only when
-// the values differ and reports positions, not paths; `secure-json-parse`
-// handles only `__proto__`; none checks the number rule above. The scanner is
+// No npm package does this whole job: `lossless-json` keeps numbers exact and
+// handles repeated names (by default it refuses them only when the values
+// differ; recent versions take a callback), but it reports positions, not
+// paths, and neither checks surrogates nor the number rule above;
+// `secure-json-parse` handles only `__proto__`. The scanner is
 // iterative (an explicit stack) so a 64 KiB body nested 30 000 deep cannot
 // overflow the call stack.
 
