@@ -37,6 +37,10 @@ test("a body cut off by the client (real socket): no error line, no 5xx counted"
   expect(fiveHundreds(text)).toEqual([]);
   expect(lines.filter((line) => line.level === "error")).toEqual([]);
   expect(lines.filter((line) => line.level === "warn")).toEqual([]);
+  // Each of the five: one debug line saying so, and the request line at debug with 499.
+  expect(lines.filter((line) => line.level !== "debug")).toEqual([]);
+  expect(lines.filter((line) => line.msg === "request" && line.status === 499)).toHaveLength(5);
+  expect(samples(text).get('zkagent_http_requests_total{method="POST",route="/v1/verify/challenge",status="499"}')).toBe(5);
   app.server!.stop(true);
 });
 
@@ -58,8 +62,9 @@ test("a request body stream that errors mid-way (app.handle): debug line, status
   );
   expect(response.status).toBe(499);
   await Bun.sleep(10);
-  expect(lines.filter((line) => line.level === "error" || line.level === "warn")).toEqual([]);
+  expect(lines.filter((line) => line.level !== "debug")).toEqual([]);
   expect(lines.some((line) => line.level === "debug" && line.msg === "client closed the request")).toBe(true);
+  expect(lines.some((line) => line.level === "debug" && line.msg === "request" && line.status === 499)).toBe(true);
   expect(fiveHundreds(await metrics.render())).toEqual([]);
   expect(await h.store.countPending(h.clock.now())).toBe(0);
 });
