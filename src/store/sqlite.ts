@@ -459,7 +459,8 @@ export class SqliteStore implements Store {
 
   async storeReceipt(id: string, receipt: string): Promise<string | null> {
     // Conditional: the first receipt stored stays (see postgres.ts).
-    const row = (this.q.storeReceipt.get(receipt, id) ?? this.q.getReceipt.get(id)) as { receipt: string | null } | null;
+    // On the proof path: waits for another process's lock on timers, like decideChallenge.
+    const row = (await this.immediate("store receipt", () => this.q.storeReceipt.get(receipt, id) ?? this.q.getReceipt.get(id))) as { receipt: string | null } | null;
     return row?.receipt ?? null;
   }
 
