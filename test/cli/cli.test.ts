@@ -236,7 +236,7 @@ describe("help and usage errors", () => {
     // Spawned side by side: each is a fresh process, so they cannot interfere.
     const results = await Promise.all(COMMANDS.map((command) => cli([command, "--help"])));
     COMMANDS.forEach((command, i) => helps.set(command, results[i]!));
-  });
+  }, 30_000); // seven processes at once take over 5 s on a loaded two-core machine
 
   test.each(COMMANDS)("%s --help exits 0 and prints its usage", (command) => {
     const { stdout, stderr, code } = helps.get(command)!;
