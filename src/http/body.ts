@@ -12,7 +12,11 @@ function contentType(header: string): { mediaType: string; charset: string | und
   for (const parameter of parameters) {
     const at = parameter.indexOf("=");
     if (at < 0 || parameter.slice(0, at).trim().toLowerCase() !== "charset") continue;
-    charset = parameter.slice(at + 1).trim().replace(/^"(.*)"$/, "$1").toLowerCase();
+    charset = parameter
+      .slice(at + 1)
+      .trim()
+      .replace(/^"(.*)"$/, "$1")
+      .toLowerCase();
   }
   return { mediaType: mediaType!.trim().toLowerCase(), charset };
 }
@@ -29,7 +33,9 @@ function checkContentType(header: string | null): void {
   const { mediaType, charset } = contentType(header);
   if (!isJson(mediaType)) throw new ApiError("unsupported_media_type");
   if (charset !== undefined && charset !== "utf-8" && charset !== "utf8") {
-    throw new ApiError("unsupported_media_type", { message: `The charset ${JSON.stringify(charset.slice(0, 40))} is not supported: send the body as UTF-8 (charset=utf-8 or none).` });
+    throw new ApiError("unsupported_media_type", {
+      message: `The charset ${JSON.stringify(charset.slice(0, 40))} is not supported: send the body as UTF-8 (charset=utf-8 or none).`,
+    });
   }
 }
 

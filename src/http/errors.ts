@@ -38,8 +38,7 @@ export const handleError =
     else if (error instanceof StoreUnavailableError) {
       deps.logger.warn("database unavailable", { request_id: requestId, error: error.message });
       apiError = new ApiError("unavailable");
-    }
-    else if (code === "NOT_FOUND") apiError = new ApiError("route_not_found", { message: `No route ${request.method} ${new URL(request.url).pathname}` });
+    } else if (code === "NOT_FOUND") apiError = new ApiError("route_not_found", { message: `No route ${request.method} ${new URL(request.url).pathname}` });
     else {
       deps.logger.error("unhandled error", { request_id: requestId, error: error instanceof Error ? error.stack : String(error) });
       apiError = new ApiError("internal");

@@ -85,7 +85,8 @@ const shorten = (text: string) => (text.length > 40 ? `${text.slice(0, 40)}…` 
 
 function checkNumber(text: string, path: string): number {
   const value = Number(text);
-  if (!Number.isFinite(value)) throw new Violation("non_finite_number", path, "number is too large for a double (it would become Infinity); send it as a string");
+  if (!Number.isFinite(value))
+    throw new Violation("non_finite_number", path, "number is too large for a double (it would become Infinity); send it as a string");
   if (Math.abs(value) > Number.MAX_SAFE_INTEGER) {
     throw new Violation("unsafe_number", path, "number is outside ±(2^53−1), where distinct integers become one; send it as a string");
   }
@@ -133,7 +134,8 @@ export function parseIJson(text: string): IJsonResult {
       throw syntax();
     }
     i = j + 1;
-    if (path !== null && !value.isWellFormed()) throw new Violation("lone_surrogate", path, "string contains a lone UTF-16 surrogate (not a Unicode character)");
+    if (path !== null && !value.isWellFormed())
+      throw new Violation("lone_surrogate", path, "string contains a lone UTF-16 surrogate (not a Unicode character)");
     return value;
   };
   /** Reads `"name":` into the frame, checks the name, and returns the member's path. */

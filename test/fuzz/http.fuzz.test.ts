@@ -64,8 +64,9 @@ beforeAll(async () => {
 });
 
 /**
- * FUZZ_STORE=postgres runs the suite on PostgreSQL (a private database on
- * ZKAGENT_TEST_POSTGRES_URL), where NUL and encoding errors used to be 500s.
+ * FUZZ_STORE=postgres runs the suite on PostgreSQL (a private database on the
+ * run's server, see test/support/postgres.ts), where NUL and encoding errors
+ * used to be 500s.
  */
 let dropFuzzDatabase: (() => Promise<void>) | undefined;
 afterAll(async () => {
@@ -75,9 +76,7 @@ afterAll(async () => {
 
 async function fuzzStore() {
   if (process.env.FUZZ_STORE !== "postgres") return undefined;
-  const server = postgresTestUrl();
-  if (!server) throw new Error("FUZZ_STORE=postgres needs ZKAGENT_TEST_POSTGRES_URL");
-  const db = await createTestDatabase(server);
+  const db = await createTestDatabase(await postgresTestUrl());
   dropFuzzDatabase = () => db.drop();
   console.log("[http.fuzz] store: postgres");
   return openPostgres(db.url, { poolSize: 4 });

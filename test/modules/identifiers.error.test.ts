@@ -19,11 +19,36 @@ for (const { name, open } of storesUnderTest()) {
 
     test("6. NUL: body identifiers → 400 naming the field; ids in paths and challenge_id name nothing → 404; never 500", async () => {
       const cases: [string, () => ReturnType<Harness["call"]>, number, string][] = [
-        ["challenge action", () => h.call("POST", "/v1/verify/challenge", { key, body: { agent_id: "agent", action: "buy\u0000" } }), 400, "Invalid field action: "],
-        ["challenge agent_id", () => h.call("POST", "/v1/verify/challenge", { key, body: { agent_id: "\u0000agent", action: "buy" } }), 400, "Invalid field agent_id: "],
-        ["register agent_id", () => h.call("POST", "/v1/agents", { key, body: { agent_id: "a\u0000", identity_commitment: "5" } }), 400, "Invalid field agent_id: "],
-        ["proof challenge_id", () => h.call("POST", "/v1/verify/proof", { key, body: { challenge_id: `${challengeId}\u0000`, proof: "p" } }), 404, "Challenge not found"],
-        ["proof challenge_id, Idempotency-Key", () => h.call("POST", "/v1/verify/proof", { key, body: { challenge_id: "\u0000", proof: "p" }, headers: { "idempotency-key": "nul-1" } }), 404, "Challenge not found"],
+        [
+          "challenge action",
+          () => h.call("POST", "/v1/verify/challenge", { key, body: { agent_id: "agent", action: "buy\u0000" } }),
+          400,
+          "Invalid field action: ",
+        ],
+        [
+          "challenge agent_id",
+          () => h.call("POST", "/v1/verify/challenge", { key, body: { agent_id: "\u0000agent", action: "buy" } }),
+          400,
+          "Invalid field agent_id: ",
+        ],
+        [
+          "register agent_id",
+          () => h.call("POST", "/v1/agents", { key, body: { agent_id: "a\u0000", identity_commitment: "5" } }),
+          400,
+          "Invalid field agent_id: ",
+        ],
+        [
+          "proof challenge_id",
+          () => h.call("POST", "/v1/verify/proof", { key, body: { challenge_id: `${challengeId}\u0000`, proof: "p" } }),
+          404,
+          "Challenge not found",
+        ],
+        [
+          "proof challenge_id, Idempotency-Key",
+          () => h.call("POST", "/v1/verify/proof", { key, body: { challenge_id: "\u0000", proof: "p" }, headers: { "idempotency-key": "nul-1" } }),
+          404,
+          "Challenge not found",
+        ],
         ["status path", () => h.call("GET", `/v1/verify/status/${challengeId}%00`, { key }), 404, "Session not found"],
         ["GET agent path", () => h.call("GET", "/v1/agents/agent%00", { key }), 404, "Agent not found"],
         ["DELETE agent path", () => h.call("DELETE", "/v1/agents/%00", { key }), 404, "Agent not found"],
@@ -48,7 +73,8 @@ for (const { name, open } of storesUnderTest()) {
         const asked = await h.call("POST", "/v1/verify/challenge", { key, body: { agent_id: agentId, action: "buy" } });
         expect(asked.status).toBe(400);
       }
-      for (const fine of ["...", ".a", "a.", "a..b"]) expect((await h.call("POST", "/v1/agents", { key, body: { agent_id: fine, identity_commitment: "5" } })).status).toBe(201);
+      for (const fine of ["...", ".a", "a.", "a..b"])
+        expect((await h.call("POST", "/v1/agents", { key, body: { agent_id: fine, identity_commitment: "5" } })).status).toBe(201);
     });
 
     test("5. the commitment of secret 0 (Poseidon(0), a public constant) is refused at registration", async () => {

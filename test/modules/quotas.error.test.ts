@@ -64,11 +64,19 @@ for (const { name, open } of storesUnderTest()) {
 
     test("idempotency: a 404 for an unknown challenge is not stored; a decision is", async () => {
       for (let i = 0; i < 5; i++) {
-        const response = await h.call("POST", "/v1/verify/proof", { key, body: { challenge_id: `ch_unknown${i}`, proof: "p" }, headers: { "idempotency-key": `idem-${i}` } });
+        const response = await h.call("POST", "/v1/verify/proof", {
+          key,
+          body: { challenge_id: `ch_unknown${i}`, proof: "p" },
+          headers: { "idempotency-key": `idem-${i}` },
+        });
         expect(response.status).toBe(404);
       }
       // Nothing was kept: the same idempotency key with another body is a fresh request, not a 422.
-      const reused = await h.call("POST", "/v1/verify/proof", { key, body: { challenge_id: "ch_other", proof: "p" }, headers: { "idempotency-key": "idem-0" } });
+      const reused = await h.call("POST", "/v1/verify/proof", {
+        key,
+        body: { challenge_id: "ch_other", proof: "p" },
+        headers: { "idempotency-key": "idem-0" },
+      });
       expect(reused.status).toBe(404);
       expect(await h.store.purgeIdempotency(Number.MAX_SAFE_INTEGER)).toBe(0);
 

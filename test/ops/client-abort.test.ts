@@ -17,7 +17,8 @@ async function observedServer() {
   return { h, app, lines, metrics, port: app.server!.port! };
 }
 
-const fiveHundreds = (text: string) => [...samples(text).entries()].filter(([name, value]) => /zkagent_http_requests_total\{.*status="5\d\d"/.test(name) && value > 0);
+const fiveHundreds = (text: string) =>
+  [...samples(text).entries()].filter(([name, value]) => /zkagent_http_requests_total\{.*status="5\d\d"/.test(name) && value > 0);
 
 test("a body cut off by the client (real socket): no error line, no 5xx counted", async () => {
   const { h, app, lines, metrics, port } = await observedServer();
@@ -25,7 +26,9 @@ test("a body cut off by the client (real socket): no error line, no 5xx counted"
   for (let i = 0; i < 5; i++) {
     await new Promise<void>((resolve) => {
       const socket = connect(port, "127.0.0.1", () => {
-        socket.write(`POST /v1/verify/challenge HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${key}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"agent_id":"a",`);
+        socket.write(
+          `POST /v1/verify/challenge HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${key}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"agent_id":"a",`,
+        );
         setTimeout(() => socket.destroy(), 30);
       });
       socket.on("close", () => resolve());
@@ -58,7 +61,12 @@ test("a request body stream that errors mid-way (app.handle): debug line, status
     },
   });
   const response = await app.handle(
-    new Request("http://zkagent.test/v1/verify/challenge", { method: "POST", headers: { "x-api-key": key, "content-type": "application/json" }, body, duplex: "half" } as RequestInit),
+    new Request("http://zkagent.test/v1/verify/challenge", {
+      method: "POST",
+      headers: { "x-api-key": key, "content-type": "application/json" },
+      body,
+      duplex: "half",
+    } as RequestInit),
   );
   expect(response.status).toBe(499);
   await Bun.sleep(10);

@@ -20,9 +20,25 @@ async function seeded(name: string) {
   const store = openSqlite(databaseUrl);
   const { key, record } = await createKey(store, systemClock, name, 0);
   const now = Date.now();
-  for (const [id, at] of [["ch_old", now - 3 * DAY], ["ch_new", now - 1000]] as const) {
+  for (const [id, at] of [
+    ["ch_old", now - 3 * DAY],
+    ["ch_new", now - 1000],
+  ] as const) {
     await store.createChallenge(
-      { id, keyId: record.id, agentId: "a", action: "b", context: null, nonce: "1", createdAt: at, expiresAt: at + 300_000, status: "pending", decidedAt: null, confidence: null, reason: null },
+      {
+        id,
+        keyId: record.id,
+        agentId: "a",
+        action: "b",
+        context: null,
+        nonce: "1",
+        createdAt: at,
+        expiresAt: at + 300_000,
+        status: "pending",
+        decidedAt: null,
+        confidence: null,
+        reason: null,
+      },
       { windowStart: at, limit: 0 },
     );
   }
@@ -49,14 +65,26 @@ test("AUDIT_RETENTION_DAYS: the purge loop drops older audit entries; 0 keeps th
 test("METRICS_TOKEN closes /metrics; DEFAULT_AGENT_RATE_LIMIT and MAX_AGENTS_PER_KEY bound registrations", async () => {
   const { databaseUrl, key } = await seeded("server");
   const server = await startServer(
-    loadConfig({ DATABASE_URL: databaseUrl, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "silent", METRICS_TOKEN: "tok-0123456789abcdef", DEFAULT_AGENT_RATE_LIMIT: "2", MAX_AGENTS_PER_KEY: "1" }),
+    loadConfig({
+      DATABASE_URL: databaseUrl,
+      PORT: "0",
+      HOST: "127.0.0.1",
+      LOG_LEVEL: "silent",
+      METRICS_TOKEN: "tok-0123456789abcdef",
+      DEFAULT_AGENT_RATE_LIMIT: "2",
+      MAX_AGENTS_PER_KEY: "1",
+    }),
     { bootstrap: false },
   );
   try {
     expect((await fetch(`${server.url}/metrics`)).status).toBe(401);
     expect((await fetch(`${server.url}/metrics`, { headers: { authorization: "Bearer tok-0123456789abcdef" } })).status).toBe(200);
     const register = (agentId: string) =>
-      fetch(`${server.url}/v1/agents`, { method: "POST", headers: { "x-api-key": key, "content-type": "application/json" }, body: JSON.stringify({ agent_id: agentId, identity_commitment: "5" }) });
+      fetch(`${server.url}/v1/agents`, {
+        method: "POST",
+        headers: { "x-api-key": key, "content-type": "application/json" },
+        body: JSON.stringify({ agent_id: agentId, identity_commitment: "5" }),
+      });
     expect((await register("one")).status).toBe(201);
     const second = await register("two");
     expect(second.status).toBe(429);

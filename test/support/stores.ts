@@ -1,6 +1,6 @@
-// The stores an HTTP test runs against: SQLite always, PostgreSQL when
-// ZKAGENT_TEST_POSTGRES_URL is set (a private database per test file, emptied
-// before each harness), so "same answer on both stores" is one test body.
+// The stores an HTTP test runs against: SQLite and PostgreSQL (the run's
+// server, ./postgres.ts; a private database per test file, emptied before each
+// harness), so "same answer on both stores" is one test body.
 import { afterAll } from "bun:test";
 import { openPostgres } from "../../src/store/postgres";
 import { openSqlite } from "../../src/store/sqlite";
@@ -14,8 +14,7 @@ export interface StoreUnderTest {
 
 export function storesUnderTest(): StoreUnderTest[] {
   const stores: StoreUnderTest[] = [{ name: "sqlite", open: async () => openSqlite(":memory:") }];
-  const serverUrl = postgresTestUrl();
-  if (serverUrl) {
+  {
     let db: Promise<TestDatabase> | undefined;
     const opened: Store[] = [];
     afterAll(async () => {
@@ -25,7 +24,7 @@ export function storesUnderTest(): StoreUnderTest[] {
     stores.push({
       name: "postgres",
       async open() {
-        const { url } = await (db ??= createTestDatabase(serverUrl));
+        const { url } = await (db ??= postgresTestUrl().then(createTestDatabase));
         // The previous test's store is done with: close its pool before emptying the tables.
         for (const store of opened.splice(0)) await store.close().catch(() => {});
         const store = await openPostgres(url, { poolSize: 4 });
@@ -34,6 +33,6 @@ export function storesUnderTest(): StoreUnderTest[] {
         return store;
       },
     });
-  } else console.log("PostgreSQL variant NOT RUN: set ZKAGENT_TEST_POSTGRES_URL");
+  }
   return stores;
 }

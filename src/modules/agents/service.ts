@@ -50,7 +50,8 @@ export async function registerAgent({ store, clock, limits }: Deps, key: ApiKeyR
     const reset = Math.ceil((windowStart + RATE_WINDOW_MS - now) / 1000);
     throw new ApiError("rate_limited", { message: `This key may register ${limit} agents per minute; retry in ${reset} s.` }, { retryAfterSeconds: reset });
   }
-  if (outcome === "too_many_agents") throw new ApiError("too_many_agents", { message: `This key holds ${maxAgents} agents (revoked ones included), the most one key may hold.` });
+  if (outcome === "too_many_agents")
+    throw new ApiError("too_many_agents", { message: `This key holds ${maxAgents} agents (revoked ones included), the most one key may hold.` });
   return agentView(record);
 }
 
