@@ -110,6 +110,38 @@ export const SETTINGS = {
     defaultText: "none: keys stored plain",
     description: "seals the receipt signing keys in the database (AES-256-GCM, key by HKDF-SHA256); the same on every node",
   },
+  defaultAgentRateLimit: {
+    env: "DEFAULT_AGENT_RATE_LIMIT",
+    kind: "integer",
+    min: 0,
+    max: 1_000_000_000,
+    default: 1000,
+    description: "agent registrations per minute for keys without their own (`keys set-limit --agent-rate-limit`; 0 = unlimited)",
+  },
+  maxAgentsPerKey: {
+    env: "MAX_AGENTS_PER_KEY",
+    kind: "integer",
+    min: 0,
+    max: 1_000_000_000,
+    default: 100_000,
+    description: "agents (active or revoked) one key may hold (0 = no cap)",
+  },
+  auditRetentionDays: {
+    env: "AUDIT_RETENTION_DAYS",
+    kind: "integer",
+    min: 0,
+    max: 100_000,
+    default: 365,
+    description: "days the audit trail keeps an entry; older ones are purged (0 = keep forever)",
+  },
+  metricsToken: {
+    env: "METRICS_TOKEN",
+    kind: "secret",
+    minLength: 16,
+    default: "",
+    defaultText: "none: public",
+    description: "when set, `GET /metrics` requires `Authorization: Bearer <token>`",
+  },
 } as const satisfies Record<string, Setting>;
 
 type Settings = typeof SETTINGS;

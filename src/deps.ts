@@ -17,8 +17,10 @@ export interface AppDeps {
   receipts?: Receipts;
   /** Counters and histograms for GET /metrics; createApp makes one when absent. */
   metrics?: Metrics;
-  /** Abuse limits beyond the per-key rate limit; absent: DEFAULT_MAX_PENDING_PER_KEY (config.ts). */
-  limits?: { maxPendingPerKey: number };
+  /** Abuse limits beyond the per-key rate limit; absent: DEFAULT_MAX_PENDING_PER_KEY (config.ts), the agent defaults in modules/agents/service.ts. */
+  limits?: { maxPendingPerKey?: number; defaultAgentRateLimit?: number; maxAgentsPerKey?: number };
+  /** When set, GET /metrics requires `Authorization: Bearer <metricsToken>` (METRICS_TOKEN). */
+  metricsToken?: string;
   /** Draining and verifier state for GET /ready; main.ts owns it. Absent in tests: ready. */
   lifecycle?: Lifecycle;
 }

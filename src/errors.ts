@@ -21,6 +21,7 @@ const catalogue = {
   verification_failed: { status: 400, verified: false, error: "Proof verification failed" }, // + reason
   rate_limited: { status: 429, error: "Rate limit exceeded" }, // + message
   too_many_pending: { status: 429, error: "Too many pending challenges" }, // + message
+  too_many_agents: { status: 429, error: "Too many agents" }, // + message
   agent_not_found: { status: 404, error: "Agent not found" },
   agent_exists: { status: 409, error: "Agent already registered", message: "Revoke the agent first to register a new commitment for it." },
   agent_revoked: { status: 409, error: "Agent revoked", message: "Register the agent again before giving it a mandate." },
@@ -35,6 +36,10 @@ const catalogue = {
   route_not_found: { status: 404, error: "Not found" }, // + message naming the method and path
   internal: { status: 500, error: "Internal server error" },
   unavailable: { status: 503, error: "Service unavailable", message: "The database cannot be reached; retry later." },
+  // Issue 11. 499 (nginx's "client closed request"): the client left mid-body; nobody
+  // receives this answer, but the request log and the metrics record it, and not as a 5xx.
+  client_closed_request: { status: 499, error: "Client closed request" },
+  metrics_unauthorized: { status: 401, error: "Metrics token required", message: "Send Authorization: Bearer <METRICS_TOKEN>." },
 } as const satisfies Record<string, { status: number; error?: string; message?: string; verified?: boolean }>;
 
 export type ErrorKind = keyof typeof catalogue;
@@ -51,6 +56,8 @@ export interface RateLimitState {
 export interface ErrorDetails {
   /** Seconds after which a retry may succeed (Retry-After). */
   retryAfterSeconds?: number;
+  /** The WWW-Authenticate challenge of a 401 that is not about the API key. */
+  wwwAuthenticate?: string;
   rateLimit?: RateLimitState;
 }
 

@@ -18,6 +18,7 @@ import { batchingServiceVerifier } from "./verifier/service";
 import pkg from "../package.json";
 
 const PURGE_INTERVAL_MS = 60_000;
+const DAY_MS = 24 * 60 * 60 * 1000;
 // In-flight requests get this long to finish after SIGTERM; then connections are cut.
 const DRAIN_TIMEOUT_MS = 25_000;
 
@@ -85,7 +86,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     logger,
     metrics,
     lifecycle,
-    limits: { maxPendingPerKey: config.maxPendingPerKey },
+    limits: { maxPendingPerKey: config.maxPendingPerKey, defaultAgentRateLimit: config.defaultAgentRateLimit, maxAgentsPerKey: config.maxAgentsPerKey },
+    metricsToken: config.metricsToken || undefined,
   };
 
   if (options.bootstrap !== false) await bootstrapAndAnnounce(store, systemClock, config.defaultRateLimit);
@@ -98,6 +100,11 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       const removed = await store.purgeChallenges(systemClock.now() - RETENTION_MS);
       if (removed > 0) logger.info("purged expired sessions", { removed });
       await store.purgeIdempotency(systemClock.now() - IDEMPOTENCY_RETENTION_MS);
+      // The only DELETE the append-only audit log allows (see the store's purgeAudit).
+      if (config.auditRetentionDays > 0) {
+        const removed = await store.purgeAudit(systemClock.now() - config.auditRetentionDays * DAY_MS);
+        if (removed > 0) logger.info("purged audit entries past retention", { removed, retention_days: config.auditRetentionDays });
+      }
     } catch (error) {
       logger.warn("purge failed", { error: String(error) });
     }

@@ -20,6 +20,10 @@ describe("loadConfig", () => {
       maxPendingPerKey: 10_000,
       publicUrl: "",
       receiptKeySecret: "",
+      defaultAgentRateLimit: 1000,
+      maxAgentsPerKey: 100_000,
+      auditRetentionDays: 365,
+      metricsToken: "",
     });
   });
 
@@ -40,6 +44,10 @@ describe("loadConfig", () => {
       MAX_PENDING_PER_KEY: "7",
       PUBLIC_URL: "https://zkagent.example/",
       RECEIPT_KEY_SECRET: "k".repeat(32),
+      DEFAULT_AGENT_RATE_LIMIT: "5",
+      MAX_AGENTS_PER_KEY: "9",
+      AUDIT_RETENTION_DAYS: "0",
+      METRICS_TOKEN: "t0ken-0123456789abcdef",
     });
     expect(config).toEqual({
       port: 8080,
@@ -53,6 +61,10 @@ describe("loadConfig", () => {
       maxPendingPerKey: 7,
       publicUrl: "https://zkagent.example",
       receiptKeySecret: "k".repeat(32),
+      defaultAgentRateLimit: 5,
+      maxAgentsPerKey: 9,
+      auditRetentionDays: 0,
+      metricsToken: "t0ken-0123456789abcdef",
     });
     expect(Object.isFrozen(config)).toBe(true);
   });

@@ -8,7 +8,7 @@
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import * as snarkjs from "snarkjs";
-import { identityCommitment, newSecret } from "../identity/commitment";
+import { identityCommitment, isValidSecret, newSecret, SECRET_RANGE } from "../identity/commitment";
 import { publicSignals, type JsonObject } from "../identity/encoding";
 import { parseFieldElement } from "../identity/field";
 import { newSigningKeyPair, signChallenge } from "../identity/signature";
@@ -63,7 +63,7 @@ const silent = { debug() {}, info() {}, warn() {}, error() {} };
  */
 export async function prove(request: ProveRequest): Promise<string> {
   const secret = typeof request.secret === "bigint" ? request.secret : parseFieldElement(request.secret);
-  if (secret === null) throw new RangeError("secret must be a decimal field element below r");
+  if (secret === null || !isValidSecret(secret)) throw new RangeError(`secret must be a decimal field element in ${SECRET_RANGE} (0 is public)`);
   const [identity_commitment, nonce, action_hash, context_hash] = publicSignals({
     identityCommitment: await identityCommitment(secret),
     nonce: request.nonce,

@@ -1,5 +1,6 @@
 // Shared argument handling for the commands: node:util's parseArgs, with
 // usage errors that print the command's help and exit 2.
+import { readFileSync } from "node:fs";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 
 export class UsageError extends Error {}
@@ -39,4 +40,29 @@ export function nonNegativeInteger(text: string | undefined, name: string): numb
   const value = Number(text);
   if (!Number.isInteger(value) || value < 0) throw new UsageError(`--${name} must be a non-negative integer`);
   return value;
+}
+
+/**
+ * A secret from `--NAME VALUE` or `--NAME-file PATH` (`-` = standard input),
+ * exactly one of them. The file form keeps the secret out of shell history
+ * and process listings; one trailing newline (as `echo` or an editor leaves)
+ * is dropped, nothing else.
+ */
+export function secretOption(values: Record<string, unknown>, name: string): string {
+  const inline = values[name];
+  const file = values[`${name}-file`];
+  if (inline !== undefined && file !== undefined) throw new UsageError(`give --${name} or --${name}-file, not both`);
+  if (typeof file === "string") {
+    let text: string;
+    try {
+      text = readFileSync(file === "-" ? 0 : file, "utf8");
+    } catch (error) {
+      throw new UsageError(`--${name}-file: cannot read ${file === "-" ? "standard input" : file}: ${(error as Error).message}`);
+    }
+    const secret = text.replace(/\r?\n$/, "");
+    if (secret === "") throw new UsageError(`--${name}-file: ${file === "-" ? "standard input" : file} is empty`);
+    return secret;
+  }
+  if (typeof inline !== "string" || inline === "") throw new UsageError(`--${name} or --${name}-file is required`);
+  return inline;
 }

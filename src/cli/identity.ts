@@ -2,7 +2,8 @@ import { createIdentity } from "../agent";
 import { parse, printJson, say, UsageError } from "./args";
 
 export const identityHelp = `zkagent identity new [--json]
-  Creates an agent identity: a secret field element, its Poseidon identity
+  Creates an agent identity: a secret field element (uniform in [1, r), never
+  0, whose commitment Poseidon(0) is public), its Poseidon identity
   commitment (register this), and an Ed25519 signing key pair (base64url).
   Keep "secret" and "signing_secret" on the agent; they are never sent.`;
 

@@ -6,16 +6,19 @@ import { nonNegativeInteger, parse, printJson, say, UsageError } from "./args";
 
 export const keysHelp = `zkagent keys — manage API keys (uses DATABASE_URL, also while the server runs)
 
-  zkagent keys create --name NAME [--rate-limit PER_MINUTE] [--json]
+  zkagent keys create --name NAME [--rate-limit PER_MINUTE] [--agent-rate-limit PER_MINUTE] [--json]
       Creates a key and prints it once; only its hash is stored.
       --rate-limit: challenge creations per minute, 0 = unlimited (default from DEFAULT_RATE_LIMIT, 1000)
+      --agent-rate-limit: agent registrations per minute, 0 = unlimited
+                          (default: the server's DEFAULT_AGENT_RATE_LIMIT, 1000)
   zkagent keys list [--json]            Lists keys by id and prefix (never the key)
   zkagent keys revoke ID [--json]       Revokes at once, on every node
   zkagent keys usage ID [--json]        Challenge and verification counters
-  zkagent keys set-limit ID --rate-limit PER_MINUTE [--json]`;
+  zkagent keys set-limit ID [--rate-limit PER_MINUTE] [--agent-rate-limit PER_MINUTE|default] [--json]
+      At least one of them; "default" returns the key to DEFAULT_AGENT_RATE_LIMIT.`;
 
 export async function keysCommand(argv: string[], config: Config): Promise<number> {
-  const { values, positionals: words } = parse(argv, { name: { type: "string" }, "rate-limit": { type: "string" }, json: { type: "boolean" } }, true);
+  const { values, positionals: words } = parse(argv, { name: { type: "string" }, "rate-limit": { type: "string" }, "agent-rate-limit": { type: "string" }, json: { type: "boolean" } }, true);
   const [sub, ...positionals] = words;
   if (values.help || !sub) {
     say(keysHelp);
@@ -32,7 +35,12 @@ export async function keysCommand(argv: string[], config: Config): Promise<numbe
       case "create": {
         if (!values.name) throw new UsageError("--name is required");
         const rateLimit = nonNegativeInteger(values["rate-limit"], "rate-limit") ?? config.defaultRateLimit;
-        const { record, key } = await createKey(store, systemClock, values.name, rateLimit);
+        const agentRateLimit = nonNegativeInteger(values["agent-rate-limit"], "agent-rate-limit");
+        let { record, key } = await createKey(store, systemClock, values.name, rateLimit);
+        if (agentRateLimit !== undefined) {
+          await store.setAgentRateLimit(record.id, agentRateLimit);
+          record = (await store.getKey(record.id))!;
+        }
         if (values.json) printJson({ ...keyView(record), key });
         else say(`Created key ${record.id} (${values.name}), ${rateLimit || "unlimited"} challenges/min.\n\n  ${key}\n\nStore it now: it is not shown again.`);
         return 0;
@@ -61,11 +69,15 @@ export async function keysCommand(argv: string[], config: Config): Promise<numbe
       }
       case "set-limit": {
         const rateLimit = nonNegativeInteger(values["rate-limit"], "rate-limit");
-        if (rateLimit === undefined) throw new UsageError("--rate-limit is required");
-        if (!(await store.setRateLimit(needId(), rateLimit))) return fail(`no key ${id}`, values.json);
+        const agentText = values["agent-rate-limit"];
+        const agentRateLimit = agentText === "default" ? null : nonNegativeInteger(agentText, "agent-rate-limit");
+        if (rateLimit === undefined && agentRateLimit === undefined) throw new UsageError("--rate-limit or --agent-rate-limit is required");
+        if (!(await store.getKey(needId()))) return fail(`no key ${id}`, values.json);
+        if (rateLimit !== undefined) await store.setRateLimit(needId(), rateLimit);
+        if (agentRateLimit !== undefined) await store.setAgentRateLimit(needId(), agentRateLimit);
         const record = (await store.getKey(needId()))!;
         if (values.json) printJson(keyView(record));
-        else say(`${keyPrefix(record.id)}: ${rateLimit || "unlimited"} challenges/min.`);
+        else say(`${keyPrefix(record.id)}: ${record.rateLimit || "unlimited"} challenges/min, ${agentLimitText(record.agentRateLimit)} agent registrations/min.`);
         return 0;
       }
       default:
@@ -81,3 +93,5 @@ function fail(message: string, json: boolean | undefined): number {
   else process.stderr.write(`zkagent: ${message}\n`);
   return 1;
 }
+
+const agentLimitText = (limit: number | undefined) => (limit === undefined ? "default" : limit === 0 ? "unlimited" : String(limit));

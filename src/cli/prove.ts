@@ -1,16 +1,30 @@
 import { prove, sign } from "../agent";
-import { parse, parseContext, printJson, requireString, say } from "./args";
+import { isValidSecret, SECRET_RANGE } from "../identity/commitment";
+import { parseFieldElement } from "../identity/field";
+import { parse, parseContext, printJson, requireString, say, secretOption, UsageError } from "./args";
 
-export const proveHelp = `zkagent prove --secret S --nonce N --action A [--context JSON] [--json]
+export const proveHelp = `zkagent prove (--secret S | --secret-file PATH) --nonce N --action A [--context JSON] [--json]
   Proves knowledge of the identity secret for one challenge, bound to its
   nonce, the action and the context. Prints the string to submit as "proof"
-  (with --json: {"proof": "…"}).`;
+  (with --json: {"proof": "…"}). The secret is a decimal field element in
+  ${SECRET_RANGE}; --secret-file reads it from a file (- = standard input), which
+  keeps it out of shell history and process listings.`;
 
 export async function proveCommand(argv: string[]): Promise<number> {
-  const { values } = parse(argv, { secret: { type: "string" }, nonce: { type: "string" }, action: { type: "string" }, context: { type: "string" }, json: { type: "boolean" } });
+  const { values } = parse(argv, {
+    secret: { type: "string" },
+    "secret-file": { type: "string" },
+    nonce: { type: "string" },
+    action: { type: "string" },
+    context: { type: "string" },
+    json: { type: "boolean" },
+  });
   if (values.help) return say(proveHelp), 0;
+  const secret = parseFieldElement(secretOption(values, "secret"));
+  // 0 is refused like any value outside the range: Poseidon(0) is public, anyone can prove it.
+  if (secret === null || !isValidSecret(secret)) throw new UsageError(`the secret must be a decimal field element in ${SECRET_RANGE}`);
   const proof = await prove({
-    secret: requireString(values, "secret"),
+    secret,
     nonce: requireString(values, "nonce"),
     action: requireString(values, "action"),
     context: parseContext(values.context),
@@ -20,14 +34,16 @@ export async function proveCommand(argv: string[]): Promise<number> {
   return 0;
 }
 
-export const signHelp = `zkagent sign --signing-secret K --challenge-id ID --nonce N --action A [--context JSON] [--json]
+export const signHelp = `zkagent sign (--signing-secret K | --signing-secret-file PATH) --challenge-id ID --nonce N --action A [--context JSON] [--json]
   Signs the canonical challenge message with the agent's Ed25519 key. Prints
   the "agent_signature" to submit with the proof (with --json:
-  {"agent_signature": "…"}).`;
+  {"agent_signature": "…"}). --signing-secret-file reads the key from a file
+  (- = standard input).`;
 
 export async function signCommand(argv: string[]): Promise<number> {
   const { values } = parse(argv, {
     "signing-secret": { type: "string" },
+    "signing-secret-file": { type: "string" },
     "challenge-id": { type: "string" },
     nonce: { type: "string" },
     action: { type: "string" },
@@ -36,7 +52,7 @@ export async function signCommand(argv: string[]): Promise<number> {
   });
   if (values.help) return say(signHelp), 0;
   const agent_signature = sign({
-    signingSecret: requireString(values, "signing-secret"),
+    signingSecret: secretOption(values, "signing-secret"),
     challengeId: requireString(values, "challenge-id"),
     nonce: requireString(values, "nonce"),
     action: requireString(values, "action"),

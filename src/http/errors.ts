@@ -5,6 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { ApiError, type ErrorDetails, type RateLimitState } from "../errors";
 import type { Logger } from "../log";
+import { StoreUnavailableError } from "../store/interface";
 import { REQUEST_ID_HEADER } from "./request-id";
 
 export const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
@@ -16,8 +17,9 @@ export const rateLimitHeaders = (state: RateLimitState): Record<string, string> 
   "ratelimit-reset": String(state.reset),
 });
 
-const detailHeaders = ({ retryAfterSeconds, rateLimit }: ErrorDetails): Record<string, string> => ({
+const detailHeaders = ({ retryAfterSeconds, rateLimit, wwwAuthenticate }: ErrorDetails): Record<string, string> => ({
   ...(retryAfterSeconds === undefined ? {} : { "retry-after": String(retryAfterSeconds) }),
+  ...(wwwAuthenticate === undefined ? {} : { "www-authenticate": wwwAuthenticate }),
   ...(rateLimit ? rateLimitHeaders(rateLimit) : {}),
 });
 
@@ -32,11 +34,16 @@ export const handleError =
     const requestId = String(set.headers[REQUEST_ID_HEADER] ?? randomUUID());
     let apiError: ApiError;
     if (error instanceof ApiError) apiError = error;
-    else if (code === "NOT_FOUND") apiError = new ApiError("route_not_found", { message: `No route ${request.method} ${new URL(request.url).pathname}` });
+    // The database is gone or locked past the bounded wait: retryable, not a bug (issue 11).
+    else if (error instanceof StoreUnavailableError) {
+      deps.logger.warn("database unavailable", { request_id: requestId, error: error.message });
+      apiError = new ApiError("unavailable");
+    } else if (code === "NOT_FOUND") apiError = new ApiError("route_not_found", { message: `No route ${request.method} ${new URL(request.url).pathname}` });
     else {
       deps.logger.error("unhandled error", { request_id: requestId, error: error instanceof Error ? error.stack : String(error) });
       apiError = new ApiError("internal");
     }
+    if (apiError.kind === "client_closed_request") deps.logger.debug("client closed the request", { request_id: requestId });
     // set.status is what the request log and metrics record (see observe.ts).
     set.status = apiError.status;
     return new Response(JSON.stringify(withRequestId(apiError.body, requestId)), {

@@ -2,14 +2,17 @@
 // with the same key and body gets the first response again and changes
 // nothing; the same key with a different body is a 422; a retry while the
 // first is still running is a 409. Keys are scoped to the API key and kept
-// 24 hours. Results are saved once the service ran — including its 4xx
-// answers (expired, already used, verification failed) — but not a 429 or a
-// 5xx, which a retry may legitimately get past. Validation errors happen
-// before the key is looked at and are never saved.
+// 24 hours. Results are saved only when the request changed or decided
+// something: a success, or a verification that failed (the challenge is now
+// failed). Every other answer (not found, foreign key, expired, already used,
+// 429, 5xx) changed nothing and is not kept: a retry gets the same answer
+// anyway or may legitimately get past it, and keeping it would let any key
+// write a row per request (issue 11: 49,913 stored 404s in 20 s). Validation
+// errors happen before the key is looked at and are never saved.
 import { createHash } from "node:crypto";
 import canonicalize from "canonicalize";
 import type { Clock } from "../clock";
-import { ApiError, invalidField } from "../errors";
+import { ApiError, invalidField, type ErrorKind } from "../errors";
 import { requestContext } from "../log";
 import type { ApiKeyRecord, Store } from "../store/interface";
 import { JSON_CONTENT_TYPE, withRequestId } from "./errors";
@@ -18,6 +21,9 @@ export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 /** A reservation unfinished this long belongs to a process that died; a retry takes it over. */
 const STALE_RESERVATION_MS = 60_000;
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
+/** The error answers that record a change (the challenge was decided), so a retry must replay them. */
+const RECORDED_ERRORS: ReadonlySet<ErrorKind> = new Set<ErrorKind>(["verification_failed"]);
 
 export interface Outcome {
   status: number;
@@ -56,7 +62,7 @@ export async function idempotent(
     await deps.store.completeIdempotency(key.id, idemKey, 200, JSON.stringify(result));
     return { status: 200, body: result };
   } catch (error) {
-    if (error instanceof ApiError && error.status < 500 && error.status !== 429) {
+    if (error instanceof ApiError && RECORDED_ERRORS.has(error.kind)) {
       await deps.store.completeIdempotency(key.id, idemKey, error.status, JSON.stringify(error.body));
     } else {
       await deps.store.releaseIdempotency(key.id, idemKey);

@@ -11,6 +11,7 @@ import { REQUEST_ID_HEADER, requestIdFor } from "./request-id";
 
 // Probes and scrapes arrive every few seconds; at info they would drown the log.
 const QUIET_ROUTES = new Set(["/health", "/ready", "/metrics"]);
+const CLIENT_CLOSED_REQUEST = 499;
 
 /**
  * The final status. A handler may return a Response (its status wins);
@@ -40,7 +41,8 @@ export const observe = (deps: { logger: Logger; metrics?: Metrics }) => {
       const template = route || UNMATCHED_ROUTE;
       deps.metrics?.request(request.method, template, status, ms);
       const fields = { method: request.method, route: template, path: new URL(request.url).pathname, status, duration_ms: Math.round(ms * 100) / 100 };
-      if (QUIET_ROUTES.has(template) && status < 500) deps.logger.debug("request", fields);
+      // 499: the client left mid-request (src/http/body.ts); nothing went wrong here worth more than debug.
+      if ((QUIET_ROUTES.has(template) && status < 500) || status === CLIENT_CLOSED_REQUEST) deps.logger.debug("request", fields);
       else deps.logger.info("request", fields);
     });
 };

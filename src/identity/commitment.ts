@@ -6,8 +6,20 @@ import { FIELD_ORDER_R, bytesToBigInt } from "./field";
 
 let poseidon: Promise<any> | undefined;
 
+/**
+ * Poseidon(0): a public constant (issue 11). Anyone can prove knowledge of the
+ * secret 0, so an agent registered with this commitment has no secret at
+ * all. Secrets live in [1, r); registration refuses this commitment.
+ */
+export const COMMITMENT_OF_ZERO = "19014214495641488759237505126948346942972912379615652741039992445865937985820";
+
+export const SECRET_RANGE = "[1, r)";
+
+/** Whether `secret` is a usable identity secret: a field element in [1, r). */
+export const isValidSecret = (secret: bigint): boolean => secret > 0n && secret < FIELD_ORDER_R;
+
 export async function identityCommitment(secret: bigint): Promise<bigint> {
-  if (secret < 0n || secret >= FIELD_ORDER_R) throw new RangeError("secret must be a field element below r");
+  if (!isValidSecret(secret)) throw new RangeError(`secret must be a field element in ${SECRET_RANGE} (0 is public: Poseidon(0) is a known constant)`);
   const hash = await (poseidon ??= buildPoseidon());
   return hash.F.toObject(hash([secret])) as bigint;
 }

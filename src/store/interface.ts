@@ -9,6 +9,19 @@ import type { Spend, SpendKey } from "../mandates/evaluate";
 
 export type StoredStatus = "pending" | "verified" | "failed";
 
+/**
+ * The database cannot be reached (PostgreSQL down, connection refused or
+ * closed), or another process holds SQLite's write lock past the bounded
+ * wait. Both stores throw this and only this for such failures, so the HTTP
+ * layer can answer 503 (and a retry may succeed) instead of 500.
+ */
+export class StoreUnavailableError extends Error {
+  override readonly name = "StoreUnavailableError";
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
 export interface ApiKeyRecord {
   id: string;
   name: string;
@@ -16,6 +29,8 @@ export interface ApiKeyRecord {
   hash: string;
   /** Challenge creations allowed per minute; 0 means unlimited. */
   rateLimit: number;
+  /** Agent registrations allowed per minute; 0 means unlimited; absent: the configured default. */
+  agentRateLimit?: number;
   createdAt: number;
   revokedAt: number | null;
 }
@@ -114,6 +129,18 @@ export interface RateWindow {
   limit: number;
 }
 
+/** The write quota for agent registrations: a rate per fixed minute and a cap on the rows a key holds. */
+export interface AgentQuota {
+  /** Start of the fixed one-minute window the request falls in. */
+  windowStart: number;
+  /** Registrations allowed in the window; 0 means unlimited. */
+  limit: number;
+  /** Agents (active or revoked: both are rows) the key may hold; 0 means no cap. */
+  maxAgents: number;
+}
+
+export type RegisterAgentResult = "created" | "exists" | "rate_limited" | "too_many_agents";
+
 export type CreateChallengeResult =
   | { created: true; used: number }
   | { created: false; used: number };
@@ -183,7 +210,16 @@ export interface Store {
   setRateLimit(id: string, perMinute: number): Promise<boolean>;
   usage(id: string): Promise<Usage | null>;
 
-  registerAgent(agent: AgentRecord): Promise<"created" | "exists">;
+  /**
+   * Registers the agent, or re-registers a revoked one. An active agent is
+   * left as it is ("exists", counted nowhere). Otherwise the attempt is
+   * counted in the key's agent window — refused attempts too, as for
+   * challenges — and refused past `quota.limit`; a new row is refused when
+   * the key already holds `quota.maxAgents`. One transaction.
+   */
+  registerAgent(agent: AgentRecord, quota?: AgentQuota): Promise<RegisterAgentResult>;
+  /** Sets the key's agent registrations per minute (null: back to the configured default). */
+  setAgentRateLimit(id: string, perMinute: number | null): Promise<boolean>;
   getAgent(keyId: string, agentId: string): Promise<AgentRecord | null>;
   revokeAgent(keyId: string, agentId: string, at: number): Promise<AgentRecord | null>;
   /**
@@ -220,6 +256,11 @@ export interface Store {
   countPending(now: number, keyId?: string): Promise<number>;
 
   listAudit(query: AuditQuery): Promise<AuditEntry[]>;
+  /**
+   * Deletes audit entries older than `before`; returns how many. The only way
+   * rows leave the append-only table: the database refuses every other DELETE.
+   */
+  purgeAudit(before: number): Promise<number>;
 
   /**
    * Stores a decided challenge's receipt unless one is stored already, and

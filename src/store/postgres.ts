@@ -10,7 +10,8 @@
 import { SQL } from "bun";
 import { applyMandate, type MandateDecision, type MandateScope, planMandate, type StoredMandate } from "../mandates/enforce";
 import { type MandateResult, NO_SPEND, type Spend, type SpendKey, spendKeyId } from "../mandates/evaluate";
-import type { AgentRecord, ApiKeyRecord, AuditEntry, AuditQuery, ChallengeRecord, CreateChallengeResult, DecideResult, Decision, IdempotencyState, RateWindow, SetMandateResult, SigningKeyRecord, Store, Usage } from "./interface";
+import type { AgentQuota, AgentRecord, ApiKeyRecord, AuditEntry, AuditQuery, ChallengeRecord, CreateChallengeResult, DecideResult, Decision, IdempotencyState, RateWindow, RegisterAgentResult, SetMandateResult, SigningKeyRecord, Store, Usage } from "./interface";
+import { StoreUnavailableError } from "./interface";
 import { migratePostgres } from "./migrations/postgres";
 import { evidenceText, heldIdempotency, setMandateRefusal, toAgent, toAudit, toChallenge, toKey, toSigningKey, toSpend, toUsage } from "./rows";
 
@@ -20,6 +21,30 @@ export interface PostgresOptions {
 }
 
 export const DEFAULT_POOL_SIZE = 10;
+const CONNECT_TIMEOUT_S = 5;
+
+/**
+ * Whether an error means "the database cannot be reached" rather than "this
+ * query is wrong": the client's connection errors (refused, closed, timed
+ * out), and the server's SQLSTATE classes 08 (connection exception), 57P01–03
+ * (shutting down, cannot connect now), 53300 (too many connections), and
+ * those refusing a new connection: 3D000 (the database is gone), 28xxx
+ * (authorization).
+ */
+export function isConnectionFailure(error: unknown): boolean {
+  const { code, errno } = (error ?? {}) as { code?: unknown; errno?: unknown };
+  if (typeof code === "string" && /^ERR_POSTGRES_(CONNECTION_|IDLE_TIMEOUT|LIFETIME_TIMEOUT|TLS)/.test(code)) return true;
+  if (typeof code === "string" && /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENETUNREACH)$/.test(code)) return true;
+  const state = typeof errno === "string" ? errno : "";
+  return state.startsWith("08") || state.startsWith("28") || state === "57P01" || state === "57P02" || state === "57P03" || state === "53300" || state === "3D000";
+}
+
+/**
+ * PostgreSQL TEXT cannot hold U+0000; a query naming one fails with
+ * "invalid byte sequence" (22021). An identifier with NUL names no row, so
+ * lookups answer "none" without asking, as SQLite's do.
+ */
+const hasNul = (...texts: string[]) => texts.some((text) => text.includes("\0"));
 
 /** Advisory lock id for "rotating the receipt signing key" (arbitrary, fixed). */
 const SIGNING_KEY_LOCK_ID = 7_316_402_918n;
@@ -33,6 +58,9 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     // int8 columns come back as strings (bigint: false); rows.ts maps them
     // with Number(), exact for millisecond times and realistic counters.
     bigint: false,
+    // An unreachable server (not a refusing one) must not hold a request for
+    // Bun's default 30 s: after this the query fails, and the caller gets 503.
+    connectionTimeout: CONNECT_TIMEOUT_S,
   });
   try {
     await migratePostgres(sql);
@@ -73,11 +101,12 @@ export class PostgresStore implements Store {
 
   async createKey(key: ApiKeyRecord): Promise<void> {
     await this.sql`
-      INSERT INTO api_keys (id, name, hash, rate_limit, created_at, revoked_at)
-      VALUES (${key.id}, ${key.name}, ${key.hash}, ${key.rateLimit}, ${key.createdAt}, ${key.revokedAt})`;
+      INSERT INTO api_keys (id, name, hash, rate_limit, agent_rate_limit, created_at, revoked_at)
+      VALUES (${key.id}, ${key.name}, ${key.hash}, ${key.rateLimit}, ${key.agentRateLimit ?? null}, ${key.createdAt}, ${key.revokedAt})`;
   }
 
   async getKey(id: string): Promise<ApiKeyRecord | null> {
+    if (hasNul(id)) return null;
     const [row] = await this.sql`SELECT * FROM api_keys WHERE id = ${id}`;
     return row ? toKey(row) : null;
   }
@@ -97,36 +126,61 @@ export class PostgresStore implements Store {
     return rows.length === 1;
   }
 
+  async setAgentRateLimit(id: string, perMinute: number | null): Promise<boolean> {
+    const rows = await this.sql`UPDATE api_keys SET agent_rate_limit = ${perMinute} WHERE id = ${id} RETURNING id`;
+    return rows.length === 1;
+  }
+
   async usage(id: string): Promise<Usage | null> {
+    if (hasNul(id)) return null;
     const [row] = await this.sql`
       SELECT coalesce(sum(u.challenges), 0) AS challenges, coalesce(sum(u.verified), 0) AS verified, coalesce(sum(u.failed), 0) AS failed
       FROM api_keys k LEFT JOIN usage_counters u ON u.key_id = k.id WHERE k.id = ${id} GROUP BY k.id`;
     return row ? toUsage(row) : null;
   }
 
-  async registerAgent(agent: AgentRecord): Promise<"created" | "exists"> {
+  async registerAgent(agent: AgentRecord, quota?: AgentQuota): Promise<RegisterAgentResult> {
     const { keyId, agentId, identityCommitment, signingKey, createdAt } = agent;
     const [principalKey, mandate, mandateJws, mandateIat] = [agent.principalKey ?? null, agent.mandate ?? null, agent.mandateJws ?? null, agent.mandateIat ?? null];
-    // An active agent stays as it is ("exists"); a revoked one is registered
-    // afresh. The DO UPDATE's WHERE returns no row when the agent is active.
-    const rows = await this.sql`
-      INSERT INTO agents (key_id, agent_id, identity_commitment, signing_key, created_at, revoked_at, principal_key, mandate, mandate_jws, mandate_iat)
-      VALUES (${keyId}, ${agentId}, ${identityCommitment}, ${signingKey}, ${createdAt}, NULL, ${principalKey}, ${mandate}, ${mandateJws}, ${mandateIat})
-      ON CONFLICT (key_id, agent_id) DO UPDATE SET
-        identity_commitment = excluded.identity_commitment, signing_key = excluded.signing_key,
-        created_at = excluded.created_at, revoked_at = NULL, principal_key = excluded.principal_key,
-        mandate = excluded.mandate, mandate_jws = excluded.mandate_jws, mandate_iat = excluded.mandate_iat
-      WHERE agents.revoked_at IS NOT NULL
-      RETURNING key_id`;
-    return rows.length === 1 ? "created" : "exists";
+    return this.sql.begin(async (tx): Promise<RegisterAgentResult> => {
+      // The key's row, locked: registrations of one key are serialised, so the
+      // row count and the cap stay exact across nodes.
+      const [key] = await tx`SELECT agents FROM api_keys WHERE id = ${keyId} FOR UPDATE`;
+      const [current] = await tx`SELECT revoked_at FROM agents WHERE key_id = ${keyId} AND agent_id = ${agentId}`;
+      if (current && current.revoked_at === null) return "exists";
+      if (quota && quota.limit > 0) {
+        const [row] = await tx`
+          INSERT INTO agent_rate_windows (key_id, window_start, count) VALUES (${keyId}, ${quota.windowStart}, 1)
+          ON CONFLICT (key_id, window_start) DO UPDATE SET count = agent_rate_windows.count + 1
+          RETURNING count`;
+        // Returning (not throwing) commits the count, as for challenges.
+        if (Number(row.count) > quota.limit) return "rate_limited";
+      }
+      if (!current) {
+        if (quota && quota.maxAgents > 0 && Number(key?.agents ?? 0) >= quota.maxAgents) return "too_many_agents";
+        await tx`UPDATE api_keys SET agents = agents + 1 WHERE id = ${keyId}`;
+      }
+      // An active agent stays as it is; a revoked one is registered afresh.
+      await tx`
+        INSERT INTO agents (key_id, agent_id, identity_commitment, signing_key, created_at, revoked_at, principal_key, mandate, mandate_jws, mandate_iat)
+        VALUES (${keyId}, ${agentId}, ${identityCommitment}, ${signingKey}, ${createdAt}, NULL, ${principalKey}, ${mandate}, ${mandateJws}, ${mandateIat})
+        ON CONFLICT (key_id, agent_id) DO UPDATE SET
+          identity_commitment = excluded.identity_commitment, signing_key = excluded.signing_key,
+          created_at = excluded.created_at, revoked_at = NULL, principal_key = excluded.principal_key,
+          mandate = excluded.mandate, mandate_jws = excluded.mandate_jws, mandate_iat = excluded.mandate_iat
+        WHERE agents.revoked_at IS NOT NULL`;
+      return "created";
+    });
   }
 
   async getAgent(keyId: string, agentId: string): Promise<AgentRecord | null> {
+    if (hasNul(keyId, agentId)) return null;
     const [row] = await this.sql`SELECT * FROM agents WHERE key_id = ${keyId} AND agent_id = ${agentId}`;
     return row ? toAgent(row) : null;
   }
 
   async revokeAgent(keyId: string, agentId: string, at: number): Promise<AgentRecord | null> {
+    if (hasNul(keyId, agentId)) return null;
     const [row] = await this.sql`
       UPDATE agents SET revoked_at = ${at}
       WHERE key_id = ${keyId} AND agent_id = ${agentId} AND revoked_at IS NULL RETURNING *`;
@@ -292,11 +346,13 @@ export class PostgresStore implements Store {
   }
 
   async getChallenge(id: string): Promise<ChallengeRecord | null> {
+    if (hasNul(id)) return null;
     const [row] = await this.sql`SELECT * FROM challenges WHERE id = ${id}`;
     return row ? toChallenge(row) : null;
   }
 
   async decideChallenge(id: string, proposed: Decision, scope?: MandateScope): Promise<DecideResult> {
+    if (hasNul(id)) return { decided: false, record: null };
     const requestId = proposed.requestId ?? null;
     return this.sql.begin(async (tx): Promise<DecideResult> => {
       let decision = proposed;
@@ -365,7 +421,16 @@ export class PostgresStore implements Store {
     const removed = await this.sql`DELETE FROM challenges WHERE expires_at < ${expiredBefore}`;
     // Windows that old can no longer be counted into; sqlite.ts drops them too.
     await this.sql`DELETE FROM rate_windows WHERE window_start < ${expiredBefore}`;
+    await this.sql`DELETE FROM agent_rate_windows WHERE window_start < ${expiredBefore}`;
     return removed.count;
+  }
+
+  async purgeAudit(before: number): Promise<number> {
+    return this.sql.begin(async (tx) => {
+      // Transaction-local: the gate closes with COMMIT, whatever happens.
+      await tx`SELECT set_config('zkagent.audit_purge_before', ${String(before)}, true)`;
+      return (await tx`DELETE FROM audit_log WHERE at < ${before}`).count;
+    });
   }
 
   async countPending(now: number, keyId?: string): Promise<number> {
@@ -476,4 +541,24 @@ export class PostgresStore implements Store {
     // Let queries already sent finish, but never hang a shutdown on them.
     await this.sql.close({ timeout: 5 });
   }
+}
+
+// Every query method maps "the database cannot be reached" to
+// StoreUnavailableError (503 at the HTTP layer), in one place rather than in
+// each method. Other errors pass through unchanged.
+for (const name of Object.getOwnPropertyNames(PostgresStore.prototype)) {
+  const method = (PostgresStore.prototype as unknown as Record<string, unknown>)[name];
+  if (name === "constructor" || name === "close" || typeof method !== "function") continue;
+  Object.defineProperty(PostgresStore.prototype, name, {
+    value: async function (this: PostgresStore, ...args: unknown[]) {
+      try {
+        return await (method as (...a: unknown[]) => Promise<unknown>).apply(this, args);
+      } catch (error) {
+        if (isConnectionFailure(error)) throw new StoreUnavailableError(`PostgreSQL unreachable: ${(error as Error).message}`, { cause: error });
+        throw error;
+      }
+    },
+    writable: true,
+    configurable: true,
+  });
 }

@@ -10,6 +10,8 @@ export const toKey = (row: any): ApiKeyRecord => ({
   name: row.name,
   hash: row.hash,
   rateLimit: int(row.rate_limit),
+  // Absent rather than null when unset, so records built without it compare equal.
+  ...(row.agent_rate_limit === null || row.agent_rate_limit === undefined ? {} : { agentRateLimit: int(row.agent_rate_limit) }),
   createdAt: int(row.created_at),
   revokedAt: intOrNull(row.revoked_at),
 });

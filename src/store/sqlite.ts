@@ -9,20 +9,29 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { applyMandate, type MandateDecision, type MandateScope, planMandate, type StoredMandate } from "../mandates/enforce";
 import { type MandateResult, NO_SPEND, type Spend, type SpendKey, spendKeyId } from "../mandates/evaluate";
-import type { AgentRecord, ApiKeyRecord, AuditEntry, AuditQuery, ChallengeRecord, CreateChallengeResult, Decision, DecideResult, IdempotencyState, RateWindow, SetMandateResult, SigningKeyRecord, Store, Usage } from "./interface";
+import type { AgentQuota, AgentRecord, ApiKeyRecord, AuditEntry, AuditQuery, ChallengeRecord, CreateChallengeResult, Decision, DecideResult, IdempotencyState, RateWindow, RegisterAgentResult, SetMandateResult, SigningKeyRecord, Store, Usage } from "./interface";
+import { StoreUnavailableError } from "./interface";
 import { sqliteMigrations } from "./migrations/sqlite";
 import { evidenceText, heldIdempotency, setMandateRefusal, toAgent, toAudit, toChallenge, toKey, toSigningKey, toSpend, toUsage } from "./rows";
 
-export function openSqlite(path: string, options: { synchronous?: "NORMAL" | "FULL" } = {}): SqliteStore {
+export interface SqliteOptions {
+  synchronous?: "NORMAL" | "FULL";
+  /** How long a write waits for another process's lock before StoreUnavailableError (default LOCK_WAIT_MS). */
+  lockWaitMs?: number;
+}
+
+export function openSqlite(path: string, options: SqliteOptions = {}): SqliteStore {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path, { create: true, strict: true });
   db.exec("PRAGMA journal_mode = WAL");
   db.exec(`PRAGMA synchronous = ${options.synchronous === "FULL" ? "FULL" : "NORMAL"}`);
-  // Several processes (workers, the CLI next to a running server) share the file.
-  db.exec("PRAGMA busy_timeout = 10000");
+  // Several processes (workers, the CLI next to a running server) share the
+  // file. The CLI may wait in SQLite's busy handler; the server's writes never
+  // do (see immediate() below), so this only covers migration and reads.
+  db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
   db.exec("PRAGMA foreign_keys = ON");
   migrate(db);
-  return new SqliteStore(db);
+  return new SqliteStore(db, options.lockWaitMs ?? LOCK_WAIT_MS);
 }
 
 function migrate(db: Database): void {
@@ -34,17 +43,31 @@ function migrate(db: Database): void {
   }).immediate();
 }
 
-/** How long a writer waits for another process's write lock (PRAGMA busy_timeout). */
-const BUSY_WAIT_MS = 10_000;
+/** PRAGMA busy_timeout: for migration, reads during a WAL checkpoint, and the CLI. */
+const BUSY_TIMEOUT_MS = 10_000;
+/**
+ * How long a server write waits for another process's write lock (a sqlite3
+ * shell, a backup, the CLI) before giving up with StoreUnavailableError → 503.
+ * It waits by retrying on timers, so the event loop keeps serving meanwhile.
+ */
+export const LOCK_WAIT_MS = 5_000;
+const LOCK_RETRY_FIRST_MS = 1;
+const LOCK_RETRY_MAX_MS = 25;
+
+const locked = (what: string, waitedMs: number) =>
+  new StoreUnavailableError(`SQLite: another connection has held the write lock for ${waitedMs} ms (${what})`);
 
 export class SqliteStore implements Store {
   readonly kind = "sqlite" as const;
   private readonly q;
 
-  constructor(private readonly db: Database) {
+  constructor(
+    private readonly db: Database,
+    private readonly lockWaitMs = LOCK_WAIT_MS,
+  ) {
     this.q = {
       insertKey: db.query(
-        "INSERT INTO api_keys (id, name, hash, rate_limit, created_at, revoked_at) VALUES ($id, $name, $hash, $rateLimit, $createdAt, $revokedAt)",
+        "INSERT INTO api_keys (id, name, hash, rate_limit, agent_rate_limit, created_at, revoked_at) VALUES ($id, $name, $hash, $rateLimit, $agentRateLimit, $createdAt, $revokedAt)",
       ),
       getKey: db.query("SELECT * FROM api_keys WHERE id = ?"),
       listKeys: db.query("SELECT * FROM api_keys ORDER BY created_at, id"),
@@ -77,6 +100,16 @@ export class SqliteStore implements Store {
       ),
       getAgent: db.query("SELECT * FROM agents WHERE key_id = ? AND agent_id = ?"),
       revokeAgent: db.query("UPDATE agents SET revoked_at = ? WHERE key_id = ? AND agent_id = ? AND revoked_at IS NULL RETURNING *"),
+      setAgentRateLimit: db.query("UPDATE api_keys SET agent_rate_limit = ? WHERE id = ?"),
+      countAgentWindow: db.query(
+        `INSERT INTO agent_rate_windows (key_id, window_start, count) VALUES (?, ?, 1)
+         ON CONFLICT (key_id, window_start) DO UPDATE SET count = count + 1 RETURNING count`,
+      ),
+      agentRows: db.query("SELECT agents FROM api_keys WHERE id = ?"),
+      countAgentRow: db.query("UPDATE api_keys SET agents = agents + 1 WHERE id = ?"),
+      purgeAgentWindows: db.query("DELETE FROM agent_rate_windows WHERE window_start < ?"),
+      openAuditGate: db.query("UPDATE audit_purge_gate SET before = ? WHERE id = 1"),
+      purgeAudit: db.query("DELETE FROM audit_log WHERE at < ?"),
       countWindow: db.query(
         `INSERT INTO rate_windows (key_id, window_start, count) VALUES (?, ?, 1)
          ON CONFLICT (key_id, window_start) DO UPDATE SET count = count + 1 RETURNING count`,
@@ -136,7 +169,8 @@ export class SqliteStore implements Store {
   }
 
   async createKey(key: ApiKeyRecord): Promise<void> {
-    this.q.insertKey.run({ ...key });
+    const { id, name, hash, rateLimit, createdAt, revokedAt } = key;
+    this.q.insertKey.run({ id, name, hash, rateLimit, agentRateLimit: key.agentRateLimit ?? null, createdAt, revokedAt });
   }
 
   async getKey(id: string): Promise<ApiKeyRecord | null> {
@@ -153,7 +187,11 @@ export class SqliteStore implements Store {
   }
 
   async setRateLimit(id: string, perMinute: number): Promise<boolean> {
-    return this.q.setRateLimit.run(perMinute, id).changes === 1;
+    return this.immediate("set rate limit", () => this.q.setRateLimit.run(perMinute, id).changes === 1);
+  }
+
+  async setAgentRateLimit(id: string, perMinute: number | null): Promise<boolean> {
+    return this.immediate("set agent rate limit", () => this.q.setAgentRateLimit.run(perMinute, id).changes === 1);
   }
 
   async usage(id: string): Promise<Usage | null> {
@@ -161,11 +199,25 @@ export class SqliteStore implements Store {
     return row ? toUsage(row) : null;
   }
 
-  async registerAgent(agent: AgentRecord): Promise<"created" | "exists"> {
-    const { keyId, agentId, identityCommitment, signingKey, createdAt } = agent;
-    const mandate = { principalKey: agent.principalKey ?? null, mandate: agent.mandate ?? null, mandateJws: agent.mandateJws ?? null, mandateIat: agent.mandateIat ?? null };
-    const changes = this.q.insertAgent.run({ keyId, agentId, identityCommitment, signingKey, createdAt, ...mandate }).changes;
-    return changes === 1 ? "created" : "exists";
+  async registerAgent(agent: AgentRecord, quota?: AgentQuota): Promise<RegisterAgentResult> {
+    return this.immediate("register agent", (): RegisterAgentResult => {
+      const { keyId, agentId, identityCommitment, signingKey, createdAt } = agent;
+      const current = this.q.getAgent.get(keyId, agentId) as { revoked_at: number | null } | null;
+      if (current && current.revoked_at === null) return "exists";
+      if (quota && quota.limit > 0) {
+        // Committed even when refused: a refused attempt holds its place in the window.
+        const used = (this.q.countAgentWindow.get(keyId, quota.windowStart) as { count: number }).count;
+        if (used > quota.limit) return "rate_limited";
+      }
+      if (!current) {
+        const rows = (this.q.agentRows.get(keyId) as { agents: number } | null)?.agents ?? 0;
+        if (quota && quota.maxAgents > 0 && rows >= quota.maxAgents) return "too_many_agents";
+        this.q.countAgentRow.run(keyId);
+      }
+      const mandate = { principalKey: agent.principalKey ?? null, mandate: agent.mandate ?? null, mandateJws: agent.mandateJws ?? null, mandateIat: agent.mandateIat ?? null };
+      this.q.insertAgent.run({ keyId, agentId, identityCommitment, signingKey, createdAt, ...mandate });
+      return "created";
+    });
   }
 
   async getAgent(keyId: string, agentId: string): Promise<AgentRecord | null> {
@@ -174,7 +226,7 @@ export class SqliteStore implements Store {
   }
 
   async revokeAgent(keyId: string, agentId: string, at: number): Promise<AgentRecord | null> {
-    const row = this.q.revokeAgent.get(at, keyId, agentId);
+    const row = await this.immediate("revoke agent", () => this.q.revokeAgent.get(at, keyId, agentId));
     return row ? toAgent(row) : null;
   }
 
@@ -244,17 +296,18 @@ export class SqliteStore implements Store {
     // SQLite's busy handler would sleep this whole process in 1–100 ms steps;
     // instead try the lock without waiting and, when it is taken, keep
     // serving and queueing, and try again on the next turn — the batch only
-    // grows meanwhile. After BUSY_WAIT_MS of that, give up as busy_timeout would.
+    // grows meanwhile. After lockWaitMs of that, give up: StoreUnavailableError.
     this.flushWaitingSince ??= Date.now();
     const batch = this.pending;
     try {
       if (!this.tryBeginImmediate()) {
-        if (!closing && Date.now() - this.flushWaitingSince < BUSY_WAIT_MS) {
+        const waited = Date.now() - this.flushWaitingSince;
+        if (!closing && waited < this.lockWaitMs) {
           this.flushScheduled = true;
           setTimeout(this.flushChallenges, 0);
           return;
         }
-        this.db.exec("BEGIN IMMEDIATE"); // the last try waits busy_timeout, then throws SQLITE_BUSY
+        throw locked("create challenge", waited);
       }
     } catch (error) {
       this.flushWaitingSince = undefined;
@@ -359,7 +412,34 @@ export class SqliteStore implements Store {
       if ((error as { code?: string }).code === "SQLITE_BUSY") return false;
       throw error;
     } finally {
-      this.db.exec(`PRAGMA busy_timeout = ${BUSY_WAIT_MS}`);
+      this.db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    }
+  }
+
+  /**
+   * Runs `write` in a BEGIN IMMEDIATE transaction, waiting for another
+   * process's write lock the way the group commit does: try without waiting,
+   * and while it is taken, retry on a timer (1 ms doubling to 25 ms) so the
+   * event loop keeps serving — /health answers, other requests proceed.
+   * After lockWaitMs: StoreUnavailableError. `write` is synchronous, so no
+   * other code of this process runs inside the transaction.
+   */
+  private async immediate<T>(what: string, write: () => T): Promise<T> {
+    const started = Date.now();
+    let pause = LOCK_RETRY_FIRST_MS;
+    while (!this.tryBeginImmediate()) {
+      const waited = Date.now() - started;
+      if (waited >= this.lockWaitMs) throw locked(what, waited);
+      await Bun.sleep(Math.min(pause, this.lockWaitMs - waited));
+      pause = Math.min(pause * 2, LOCK_RETRY_MAX_MS);
+    }
+    try {
+      const result = write();
+      this.db.exec("COMMIT");
+      return result;
+    } catch (error) {
+      if (this.db.inTransaction) this.db.exec("ROLLBACK");
+      throw error;
     }
   }
 
@@ -399,13 +479,26 @@ export class SqliteStore implements Store {
   };
 
   async decideChallenge(id: string, decision: Decision, mandate?: MandateScope): Promise<DecideResult> {
-    return this.db.transaction(this.decideTx).immediate(id, decision, mandate);
+    return this.immediate("decide challenge", () => this.decideTx(id, decision, mandate));
   }
 
   async purgeChallenges(expiredBefore: number): Promise<number> {
-    const removed = this.q.purge.run(expiredBefore).changes;
-    this.q.purgeWindows.run(expiredBefore);
-    return removed;
+    return this.immediate("purge challenges", () => {
+      const removed = this.q.purge.run(expiredBefore).changes;
+      this.q.purgeWindows.run(expiredBefore);
+      this.q.purgeAgentWindows.run(expiredBefore);
+      return removed;
+    });
+  }
+
+  async purgeAudit(before: number): Promise<number> {
+    return this.immediate("purge audit", () => {
+      // Open the gate for rows older than `before`, delete, close it again — one transaction.
+      this.q.openAuditGate.run(before);
+      const removed = this.q.purgeAudit.run(before).changes;
+      this.q.openAuditGate.run(0);
+      return removed;
+    });
   }
 
   async countPending(now: number, keyId?: string): Promise<number> {
@@ -419,7 +512,8 @@ export class SqliteStore implements Store {
 
   async storeReceipt(id: string, receipt: string): Promise<string | null> {
     // Conditional: the first receipt stored stays (see postgres.ts).
-    const row = (this.q.storeReceipt.get(receipt, id) ?? this.q.getReceipt.get(id)) as { receipt: string | null } | null;
+    // On the proof path: waits for another process's lock on timers, like decideChallenge.
+    const row = (await this.immediate("store receipt", () => this.q.storeReceipt.get(receipt, id) ?? this.q.getReceipt.get(id))) as { receipt: string | null } | null;
     return row?.receipt ?? null;
   }
 
@@ -464,19 +558,19 @@ export class SqliteStore implements Store {
   };
 
   async reserveIdempotency(keyId: string, idemKey: string, fingerprint: string, now: number, staleBefore: number): Promise<IdempotencyState> {
-    return this.db.transaction(this.reserveTx).immediate(keyId, idemKey, fingerprint, now, staleBefore);
+    return this.immediate("reserve idempotency key", () => this.reserveTx(keyId, idemKey, fingerprint, now, staleBefore));
   }
 
   async completeIdempotency(keyId: string, idemKey: string, status: number, body: string): Promise<void> {
-    this.q.completeIdem.run(status, body, keyId, idemKey);
+    await this.immediate("complete idempotency key", () => this.q.completeIdem.run(status, body, keyId, idemKey));
   }
 
   async releaseIdempotency(keyId: string, idemKey: string): Promise<void> {
-    this.q.releaseIdem.run(keyId, idemKey);
+    await this.immediate("release idempotency key", () => this.q.releaseIdem.run(keyId, idemKey));
   }
 
   async purgeIdempotency(before: number): Promise<number> {
-    return this.q.purgeIdem.run(before).changes;
+    return this.immediate("purge idempotency keys", () => this.q.purgeIdem.run(before).changes);
   }
 
   async ping(): Promise<void> {

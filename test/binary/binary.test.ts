@@ -47,8 +47,8 @@ describe("--help", () => {
     [["keys", "usage", "--help"], "zkagent keys usage ID"],
     [["keys", "set-limit", "--help"], "zkagent keys set-limit ID"],
     [["identity", "new", "--help"], "zkagent identity new"],
-    [["prove", "--help"], "zkagent prove --secret S"],
-    [["sign", "--help"], "zkagent sign --signing-secret K"],
+    [["prove", "--help"], "zkagent prove (--secret S | --secret-file PATH)"],
+    [["sign", "--help"], "zkagent sign (--signing-secret K | --signing-secret-file PATH)"],
     [["demo", "--help"], "zkagent demo [--url URL]"],
   ];
   for (const [args, expected] of commands) {

@@ -28,9 +28,10 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function cli(args: string[], env: Record<string, string> = {}) {
+async function cli(args: string[], env: Record<string, string> = {}, stdin?: string) {
   const proc = Bun.spawn([...CLI, ...args], {
     env: { ...process.env, DATABASE_URL: db, LOG_LEVEL: "silent", ZKAGENT_API_KEY: "", ...env },
+    stdin: stdin === undefined ? "ignore" : new TextEncoder().encode(stdin),
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -106,6 +107,17 @@ describe("keys", () => {
     }
   });
 
+  test("issue 11: create --agent-rate-limit and set-limit --agent-rate-limit N|default", async () => {
+    const made = oneJson((await cli(["keys", "create", "--name", "agents", "--agent-rate-limit", "7", "--json"])).stdout);
+    expect(made.agent_rate_limit_per_minute).toBe(7);
+    const set = oneJson((await cli(["keys", "set-limit", made.id, "--agent-rate-limit", "3", "--json"])).stdout);
+    expect(set).toMatchObject({ agent_rate_limit_per_minute: 3, rate_limit_per_minute: made.rate_limit_per_minute });
+    const back = oneJson((await cli(["keys", "set-limit", made.id, "--agent-rate-limit", "default", "--json"])).stdout);
+    expect(back.agent_rate_limit_per_minute).toBeNull();
+    expect((await cli(["keys", "set-limit", made.id])).code).toBe(2);
+    expect((await cli(["keys", "set-limit", made.id, "--agent-rate-limit", "-1"])).code).toBe(2);
+  }, 20_000);
+
   test("usage of an unknown key exits 1", async () => {
     expect((await cli(["keys", "usage", "0000000000000000", "--json"])).code).toBe(1);
   });
@@ -135,6 +147,40 @@ describe("agent side", () => {
   test("prove without --secret is a usage error (exit 2)", async () => {
     expect((await cli(["prove", "--nonce", "7f".repeat(31), "--action", "a"])).code).toBe(2);
   });
+
+  test("issue 11: --secret-file and --signing-secret-file (a path, or - for stdin) keep secrets off the command line", async () => {
+    const id = oneJson((await cli(["identity", "new", "--json"])).stdout);
+    const nonce = "7f".repeat(31);
+    const secretFile = join(dir, "secret.txt");
+    await Bun.write(secretFile, `${id.secret}\n`);
+    const fromFile = await cli(["prove", "--secret-file", secretFile, "--nonce", nonce, "--action", "purchase", "--json"]);
+    expect(fromFile.code).toBe(0);
+    const signals = publicSignals({ identityCommitment: BigInt(id.identity_commitment), nonce, action: "purchase", context: undefined });
+    expect(await referenceVerify(verificationKey, signals, JSON.parse(oneJson(fromFile.stdout).proof))).toBe(true);
+    const fromStdin = await cli(["prove", "--secret-file", "-", "--nonce", nonce, "--action", "purchase", "--json"], {}, id.secret);
+    expect(fromStdin.code).toBe(0);
+    expect(await referenceVerify(verificationKey, signals, JSON.parse(oneJson(fromStdin.stdout).proof))).toBe(true);
+
+    const signArgs = ["--challenge-id", "ch_x", "--nonce", nonce, "--action", "purchase", "--json"];
+    const inline = oneJson((await cli(["sign", "--signing-secret", id.signing_secret, ...signArgs])).stdout);
+    const keyFile = join(dir, "signing.txt");
+    await Bun.write(keyFile, id.signing_secret);
+    expect(oneJson((await cli(["sign", "--signing-secret-file", keyFile, ...signArgs])).stdout)).toEqual(inline);
+    expect(oneJson((await cli(["sign", "--signing-secret-file", "-", ...signArgs], {}, `${id.signing_secret}\n`)).stdout)).toEqual(inline);
+
+    // Both forms at once, a missing file, an empty one: usage errors.
+    expect((await cli(["prove", "--secret", id.secret, "--secret-file", secretFile, "--nonce", nonce, "--action", "a"])).code).toBe(2);
+    expect((await cli(["prove", "--secret-file", join(dir, "absent"), "--nonce", nonce, "--action", "a"])).code).toBe(2);
+    expect((await cli(["prove", "--secret-file", "-", "--nonce", nonce, "--action", "a"], {}, "")).code).toBe(2);
+  }, 60_000);
+
+  test("issue 11: secret 0 is refused by prove (its commitment Poseidon(0) is public), inline or from a file", async () => {
+    const nonce = "7f".repeat(31);
+    const inline = await cli(["prove", "--secret", "0", "--nonce", nonce, "--action", "a"]);
+    expect(inline.code).toBe(2);
+    expect(inline.stderr).toContain("[1, r)");
+    expect((await cli(["prove", "--secret-file", "-", "--nonce", nonce, "--action", "a"], {}, "0\n")).code).toBe(2);
+  }, 20_000);
 });
 
 describe("serve + demo", () => {
@@ -171,11 +217,19 @@ describe("serve + demo", () => {
       // The demo's mandate (30.00 EUR a day) stops the second purchase, which would make 35.00.
       expect(result.over_limit).toMatchObject({ verified: false, reason: "mandate_violation", detail: "max_total" });
       expect(result.spend).toMatchObject([{ total: "20", count: 1, currency: "EUR", period: "day" }]);
+
+      // Issue 11: the API key from ZKAGENT_API_KEY, never on the command line; no "demo" key is created.
+      const created = oneJson((await cli(["keys", "create", "--name", "env-demo", "--json"])).stdout);
+      const keysBefore = oneJson((await cli(["keys", "list", "--json"])).stdout).keys.length;
+      const viaEnv = await cli(["demo", "--url", `http://127.0.0.1:${port}`, "--json"], { ZKAGENT_API_KEY: created.key });
+      expect(viaEnv.code).toBe(0);
+      expect(oneJson((await cli(["keys", "list", "--json"])).stdout).keys.length).toBe(keysBefore);
+      expect(oneJson((await cli(["keys", "usage", created.id, "--json"])).stdout).challenges).toBe(1);
     } finally {
       server!.kill("SIGTERM");
       await server!.exited;
     }
-  });
+  }, 60_000);
 });
 
 describe("help and usage errors", () => {
@@ -185,7 +239,7 @@ describe("help and usage errors", () => {
     // Spawned side by side: each is a fresh process, so they cannot interfere.
     const results = await Promise.all(COMMANDS.map((command) => cli([command, "--help"])));
     COMMANDS.forEach((command, i) => helps.set(command, results[i]!));
-  });
+  }, 30_000); // seven processes at once take over 5 s on a loaded two-core machine
 
   test.each(COMMANDS)("%s --help exits 0 and prints its usage", (command) => {
     const { stdout, stderr, code } = helps.get(command)!;

@@ -7,12 +7,16 @@
 // of the documented texts; no internals in the body; a request id header;
 // nothing stored for a rejected request; Object.prototype untouched.
 //
-// Size: FUZZ_RUNS (default 150 per property), seed: FUZZ_SEED (printed).
-import { beforeAll, describe, expect, test } from "bun:test";
+// Size: FUZZ_RUNS (default 150 per property), seed: FUZZ_SEED (printed);
+// store: FUZZ_STORE=postgres (default SQLite).
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import fc from "fast-check";
 import { generateKeyPairSync, randomBytes } from "node:crypto";
+import { COMMITMENT_OF_ZERO } from "../../src/identity/commitment";
 import { createKey } from "../../src/modules/keys/service";
+import { openPostgres } from "../../src/store/postgres";
 import { BASE, createHarness, type Harness } from "../support/harness";
+import { createTestDatabase, postgresTestUrl } from "../support/postgres";
 import {
   announce,
   expectNoInternals,
@@ -23,6 +27,10 @@ import {
   prototypeSnapshot,
   REASONS,
 } from "./support";
+
+// A property runs FUZZ_RUNS cases; at 1000 (the long setting) on PostgreSQL that
+// outlasts bun's 5 s default, and a timed-out property keeps running into the next.
+setDefaultTimeout(Math.max(5_000, FUZZ_RUNS * 50));
 
 const LIMIT = 64 * 1024;
 const R = 21888242871839275222246405745257275088548364400416034343698204186575808495617n;
@@ -41,7 +49,7 @@ const count = (endpoint: string) => (runsPerEndpoint[endpoint] = (runsPerEndpoin
 beforeAll(async () => {
   announce("http.fuzz");
   protoBefore = prototypeSnapshot();
-  h = await createHarness();
+  h = await createHarness(await fuzzStore());
   keyA = await h.newKey("a", 0);
   keyB = await h.newKey("b", 0);
   const revoked = await createKey(h.store, h.clock, "revoked", 0);
@@ -54,6 +62,25 @@ beforeAll(async () => {
     expect(r.status).toBe(201);
   }
 });
+
+/**
+ * FUZZ_STORE=postgres runs the suite on PostgreSQL (a private database on the
+ * run's server, see test/support/postgres.ts), where NUL and encoding errors
+ * used to be 500s.
+ */
+let dropFuzzDatabase: (() => Promise<void>) | undefined;
+afterAll(async () => {
+  await h?.store.close();
+  await dropFuzzDatabase?.();
+});
+
+async function fuzzStore() {
+  if (process.env.FUZZ_STORE !== "postgres") return undefined;
+  const db = await createTestDatabase(await postgresTestUrl());
+  dropFuzzDatabase = () => db.drop();
+  console.log("[http.fuzz] store: postgres");
+  return openPostgres(db.url, { poolSize: 4 });
+}
 
 // ---------------------------------------------------------------- transport
 
@@ -139,7 +166,7 @@ const ctArb: fc.Arbitrary<CtCase> = fc.oneof(
   fc.constantFrom<CtCase>(
     { json: true, value: "application/json; charset=utf-8" },
     { json: true, value: "APPLICATION/JSON" },
-    { json: true, value: "application/json; charset=latin1" },
+    { json: true, value: 'application/json; charset="UTF-8"' },
     { json: true, value: " application/json " },
     { json: true, value: "application/problem+json" },
     { json: false, value: null },
@@ -153,6 +180,9 @@ const ctArb: fc.Arbitrary<CtCase> = fc.oneof(
     { json: false, value: "application/x-www-form-urlencoded" },
     { json: false, value: "multipart/form-data; boundary=xyz" },
     { json: false, value: "application/xml" },
+    // Issue 11: a charset other than UTF-8 is named and refused, never decoded as UTF-8.
+    { json: false, value: "application/json; charset=latin1" },
+    { json: false, value: "application/json; charset=utf-16" },
     { json: false, value: "*/*" },
   ),
   latin1(1, 60)
@@ -202,7 +232,8 @@ const textField = (max: number): fc.Arbitrary<Val> =>
     fc.constant(ABSENT),
     fc.constant(null),
     fc.constant(""),
-    fc.string({ unit: fc.integer({ min: 0, max: 0x1f }).map((c) => String.fromCharCode(c)), minLength: 1, maxLength: 20 }), // control characters
+    fc.string({ unit: fc.integer({ min: 0, max: 0x1f }).map((c) => String.fromCharCode(c)), minLength: 1, maxLength: 20 }), // control characters, NUL among them
+    fc.constantFrom("a\u0000", "\u0000", "\ud800", "x\udc00y", "\ufffd", ".", ".."), // issue 11: NUL, lone surrogates, dot segments
     fc.integer({ min: max + 1, max: max + 50 }).map((n) => "x".repeat(n)),
     fc.integer({ min: 2000, max: 20000 }).map((n) => "é".repeat(n)),
     fc.constant("x".repeat(max)),
@@ -254,29 +285,86 @@ const junkBody: fc.Arbitrary<BodyCase> = fc.oneof(
   fc.integer({ min: LIMIT + 1, max: LIMIT * 3 }).map((n) => ({ kind: "oversized", bytes: enc.encode(`{"agent_id":"${"a".repeat(n - 30)}","action":"b"}`) })),
 );
 
+/**
+ * Issue 11: bodies that break I-JSON (RFC 7493) somewhere — huge or
+ * non-finite numbers, numbers without an exact double, lone surrogates in
+ * values and names, duplicate names — spliced into an otherwise valid body
+ * for the endpoint (`base`: its opening without the closing brace). Each is
+ * refused with 400 `Invalid field <path>: …` before anything is stored.
+ */
+const BAD_NUMBERS = ["1e400", "-1e400", "9".repeat(400), "9007199254740993", "-9007199254740992", "1234567890123456768", "1e300", "0.1000000000000000000001", "1e-400"];
+const BAD_STRINGS = ['"\\ud800"', '"a\\udc00"', '"\\udbff\\udbff"', '"\\ude00\\ud83d"'];
+const ijsonBody = (base: string): fc.Arbitrary<BodyCase> =>
+  fc
+    .tuple(fc.constantFrom(...BAD_NUMBERS, ...BAD_STRINGS), fc.constantFrom(...BAD_STRINGS), fc.nat(5))
+    .map(([value, badName, where]) => {
+      const text = [
+        `${base},"x":${value}}`,
+        `${base},"context":{"k":[1,{"deep":${value}}]}}`,
+        `${base},"context":{${badName}:1}}`,
+        `${base},"d":1,"d":1}`,
+        `${base},"context":{"amount":20,"amount":2000}}`,
+        `{"x":${value},${base.slice(1)}}`,
+      ][where]!;
+      return { kind: "ijson", bytes: enc.encode(text) };
+    });
+
+/** Whether the drawn top-level members (those objectText writes) name one member twice: an I-JSON breach JSON.parse hides. */
+const duplicateNames = (entries: [string, Val][]) => {
+  const names = entries.filter(([, v]) => v !== ABSENT).map(([k]) => k);
+  return new Set(names).size !== names.length;
+};
+
+/** What JSON.parse's own value shows to break I-JSON (duplicates and inexact numbers it hides). */
+function visibleIJsonBreach(root: unknown): boolean {
+  // Iterative: the fuzzer nests arrays 30 000 deep.
+  const stack = [root];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (typeof value === "string" && !value.isWellFormed()) return true;
+    if (typeof value === "number" && (!Number.isFinite(value) || Math.abs(value) > Number.MAX_SAFE_INTEGER)) return true;
+    if (Array.isArray(value)) stack.push(...value);
+    else if (value !== null && typeof value === "object") {
+      for (const k of Object.keys(value)) {
+        if (!k.isWellFormed()) return true;
+        stack.push((value as any)[k]);
+      }
+    }
+  }
+  return false;
+}
+
 function parsedObject(bytes: Uint8Array): Record<string, unknown> | null {
   try {
-    const v = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+    // ignoreBOM: a byte order mark stays in the text, where JSON.parse refuses it, as the service does.
+    const v = JSON.parse(new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes));
     return typeof v === "object" && v !== null && !Array.isArray(v) ? v : null;
   } catch {
     return null;
   }
 }
 
+const IJSON_REFUSED = /^Invalid field [^\s].*: /;
+
 /** The answer the contract demands before the route's own fields are looked at, or null to go on. */
-function frontOracle(key: KeyCase, ct: CtCase, bytes: Uint8Array | null, checkBody: boolean): { status: number; error: string } | null {
+function frontOracle(key: KeyCase, ct: CtCase, bytes: Uint8Array | null, checkBody: boolean, kind = ""): { status: number; error: string | RegExp } | null {
   if (key.kind === "missing") return { status: 401, error: "Missing API key" };
   if (key.kind === "invalid") return { status: 403, error: "Invalid API key" };
   if (!checkBody) return null;
   if (!ct.json) return { status: 415, error: "Unsupported Media Type" };
   if (bytes && bytes.length > LIMIT) return { status: 413, error: "Payload too large" };
-  if (!bytes || parsedObject(bytes) === null) return { status: 400, error: "Malformed JSON body" };
+  const parsed = bytes ? parsedObject(bytes) : null;
+  if (!bytes || parsed === null) return { status: 400, error: "Malformed JSON body" };
+  // I-JSON is checked on the whole body before any field (issue 11).
+  if (kind === "ijson" || visibleIJsonBreach(parsed)) return { status: 400, error: IJSON_REFUSED };
   return null;
 }
 
 const own = (o: Record<string, unknown>, f: string) => (Object.hasOwn(o, f) ? o[f] : undefined);
 const missingOf = (o: Record<string, unknown>, fields: string[]) => fields.filter((f) => own(o, f) === undefined || own(o, f) === null);
 const boundedOk = (v: unknown, max = 256) => typeof v === "string" && v.length > 0 && v.length <= max;
+/** agent_id and action: bounded, no NUL; an agent_id is not a URL dot segment (issue 11). */
+const identifierOk = (v: unknown, agentId = false) => boundedOk(v) && !(v as string).includes("\u0000") && !(agentId && (v === "." || v === ".."));
 
 function expectOracle(r: Reply, want: { status: number; error?: string | RegExp }) {
   const got = { status: r.status, error: r.json?.error };
@@ -295,32 +383,32 @@ describe("POST /v1/verify/challenge", () => {
     .map(([agent_id, action, context, extra, extraFirst]) => {
       const fields: [string, Val][] = [["agent_id", agent_id], ["action", action], ["context", context]];
       const entries = extraFirst ? [...extra.filter(([k]) => !["agent_id", "action", "context"].includes(k)), ...fields] : [...fields, ...extra.filter(([k]) => !["agent_id", "action", "context"].includes(k))];
-      return { kind: "fields", bytes: enc.encode(objectText(entries as [string, Val][])) };
+      return { kind: duplicateNames(entries as [string, Val][]) ? "ijson" : "fields", bytes: enc.encode(objectText(entries as [string, Val][])) };
     });
 
   test("random requests: the oracle's answer, nothing stored unless 200, no pollution", async () => {
     await fc.assert(
-      fc.asyncProperty(keyArb(), ctArb, fc.oneof({ weight: 3, arbitrary: structured }, junkBody), async (key, ct, body) => {
+      fc.asyncProperty(keyArb(), ctArb, fc.oneof({ weight: 3, arbitrary: structured }, junkBody, ijsonBody('{"agent_id":"agent-1","action":"buy"')), async (key, ct, body) => {
         count("POST /v1/verify/challenge");
         const usageBefore = (await h.store.usage(keyA.split("_")[1]!))!;
         const pendingBefore = await h.store.countPending(h.clock.now());
         const r = await send("POST", "/v1/verify/challenge", { keys: key.headers, contentType: ct.value, body: body.bytes });
         expectWellFormed(r);
 
-        let want = frontOracle(key, ct, body.bytes, true);
+        let want = frontOracle(key, ct, body.bytes, true, body.kind);
         const o = want ? null : parsedObject(body.bytes)!;
         if (o) {
           const missing = missingOf(o, ["agent_id", "action"]);
           const context = own(o, "context");
           if (missing.length) want = { status: 400, error: `Missing required fields: ${missing.join(", ")}` };
-          else if (!boundedOk(o.agent_id)) want = { status: 400, error: "Invalid field agent_id" };
-          else if (!boundedOk(o.action)) want = { status: 400, error: "Invalid field action" };
+          else if (!identifierOk(o.agent_id, true)) want = { status: 400, error: "Invalid field agent_id" };
+          else if (!identifierOk(o.action)) want = { status: 400, error: "Invalid field action" };
           else if (context !== undefined && (typeof context !== "object" || context === null || Array.isArray(context)))
             want = { status: 400, error: "Invalid field context" };
           else if (context !== undefined && (enc.encode(JSON.stringify(context)).length > 16384 || depthOf(context) > 16))
             want = { status: 400, error: "Invalid field context" };
         }
-        if (want?.error?.startsWith("Invalid field")) expectOracle(r, { status: 400, error: new RegExp(`^${want.error}: `) });
+        if (typeof want?.error === "string" && want.error.startsWith("Invalid field")) expectOracle(r, { status: 400, error: new RegExp(`^${want.error}: `) });
         else if (want) expectOracle(r, want);
         else if (key.kind === "foreign") expect(r.status).toBe(200); // any valid key may ask for a challenge
         else expect(r.status).toBe(200);
@@ -431,7 +519,7 @@ describe("POST /v1/verify/proof", () => {
 
   test("random requests: the oracle's answer; the challenge stays pending unless the proof is judged", async () => {
     await fc.assert(
-      fc.asyncProperty(keyArb(), ctArb, fc.oneof({ weight: 4, arbitrary: fc.tuple(cidField, proofField, sigField, extraFields) }, junkBody), async (key, ct, bodyDraw) => {
+      fc.asyncProperty(keyArb(), ctArb, fc.oneof({ weight: 4, arbitrary: fc.tuple(cidField, proofField, sigField, extraFields) }, junkBody, ijsonBody('{"challenge_id":"CURRENT","proof":"p"')), async (key, ct, bodyDraw) => {
         count("POST /v1/verify/proof");
         const created = await h.call("POST", "/v1/verify/challenge", { key: keyA, body: { agent_id: "agent-1", action: "buy" } });
         expect(created.status).toBe(200);
@@ -439,6 +527,7 @@ describe("POST /v1/verify/proof", () => {
         const usageBefore = (await h.store.usage(keyA.split("_")[1]!))!;
 
         let bytes: Uint8Array;
+        let duplicated = false;
         if (Array.isArray(bodyDraw)) {
           const [cid, proof, sig, extra] = bodyDraw;
           const cidValue =
@@ -449,13 +538,17 @@ describe("POST /v1/verify/proof", () => {
             : cid === "CURRENT-ws" ? ` ${challengeId}`
             : cid;
           const names = ["challenge_id", "proof", "agent_signature"];
-          bytes = enc.encode(objectText([["challenge_id", cidValue], ["proof", proof], ["agent_signature", sig], ...(extra.filter(([k]) => !names.includes(k)) as [string, Val][])]));
-        } else bytes = bodyDraw.bytes;
+          const entries: [string, Val][] = [["challenge_id", cidValue], ["proof", proof], ["agent_signature", sig], ...(extra.filter(([k]) => !names.includes(k)) as [string, Val][])];
+          duplicated = duplicateNames(entries);
+          bytes = enc.encode(objectText(entries));
+        } else if (bodyDraw.kind === "ijson") bytes = enc.encode(new TextDecoder().decode(bodyDraw.bytes).replace('"CURRENT"', JSON.stringify(challengeId)));
+        else bytes = bodyDraw.bytes;
+        const kind = Array.isArray(bodyDraw) ? (duplicated ? "ijson" : "fields") : bodyDraw.kind;
 
         const r = await send("POST", "/v1/verify/proof", { keys: key.headers, contentType: ct.value, body: bytes });
         expectWellFormed(r);
 
-        let want: { status: number; error: string | RegExp } | null = frontOracle(key, ct, bytes, true);
+        let want: { status: number; error: string | RegExp } | null = frontOracle(key, ct, bytes, true, kind);
         let judged = false;
         if (!want) {
           const o = parsedObject(bytes)!;
@@ -573,6 +666,7 @@ describe("/v1/agents", () => {
     fc.bigInt({ min: 0n, max: R - 1n }).map((n) => `0x${n.toString(16)}`),
     fc.bigInt({ min: 0n, max: R - 1n }).map((n) => ` ${n}`),
     fc.constantFrom("1e3", "1.0", "+1", "١٢٣", "NaN", "Infinity"),
+    fc.constant(COMMITMENT_OF_ZERO), // issue 11: Poseidon(0), a public constant
     fc.integer({ min: 0, max: 1000 }),
     wrongType,
   );
@@ -591,25 +685,28 @@ describe("/v1/agents", () => {
 
   test("POST random registrations: the oracle's answer; a 201 is readable back", async () => {
     await fc.assert(
-      fc.asyncProperty(keyArb(), ctArb, fc.oneof({ weight: 3, arbitrary: fc.tuple(agentIdField, commitmentField, sigKeyField, extraFields) }, junkBody), async (key, ct, draw) => {
+      fc.asyncProperty(keyArb(), ctArb, fc.oneof({ weight: 3, arbitrary: fc.tuple(agentIdField, commitmentField, sigKeyField, extraFields) }, junkBody, ijsonBody('{"agent_id":"fz","identity_commitment":"5"')), async (key, ct, draw) => {
         count("POST /v1/agents");
         let bytes: Uint8Array;
+        let agentsDuplicated = false;
         if (Array.isArray(draw)) {
           const [agentId, commitment, sig, extra] = draw;
           const names = ["agent_id", "identity_commitment", "signing_key"];
-          bytes = enc.encode(objectText([["agent_id", agentId], ["identity_commitment", commitment], ["signing_key", sig === "REAL" ? signingKey() : sig], ...(extra.filter(([k]) => !names.includes(k)) as [string, Val][])]));
+          const entries: [string, Val][] = [["agent_id", agentId], ["identity_commitment", commitment], ["signing_key", sig === "REAL" ? signingKey() : sig], ...(extra.filter(([k]) => !names.includes(k)) as [string, Val][])];
+          agentsDuplicated = duplicateNames(entries);
+          bytes = enc.encode(objectText(entries));
         } else bytes = draw.bytes;
         const r = await send("POST", "/v1/agents", { keys: key.headers, contentType: ct.value, body: bytes });
         expectWellFormed(r);
-        let want: { status: number; error?: string | RegExp } | null = frontOracle(key, ct, bytes, true);
+        let want: { status: number; error?: string | RegExp } | null = frontOracle(key, ct, bytes, true, Array.isArray(draw) ? (agentsDuplicated ? "ijson" : "fields") : draw.kind);
         if (!want && key.kind === "valid") {
           const o = parsedObject(bytes)!;
           const missing = missingOf(o, ["agent_id", "identity_commitment"]);
           const c = o.identity_commitment;
           const s = own(o, "signing_key");
           if (missing.length) want = { status: 400, error: `Missing required fields: ${missing.join(", ")}` };
-          else if (!boundedOk(o.agent_id)) want = { status: 400, error: /^Invalid field agent_id: / };
-          else if (typeof c !== "string" || !/^(0|[1-9][0-9]*)$/.test(c) || BigInt(c) >= R) want = { status: 400, error: /^Invalid field identity_commitment: / };
+          else if (!identifierOk(o.agent_id, true)) want = { status: 400, error: /^Invalid field agent_id: / };
+          else if (typeof c !== "string" || !/^(0|[1-9][0-9]*)$/.test(c) || BigInt(c) >= R || c === COMMITMENT_OF_ZERO) want = { status: 400, error: /^Invalid field identity_commitment: / };
           else if (s !== undefined && s !== null && (typeof s !== "string" || !/^[A-Za-z0-9_-]{43}$/.test(s))) want = { status: 400, error: /^Invalid field signing_key: / };
           else if (registered.has(o.agent_id as string)) want = { status: 409, error: "Agent already registered" };
           else {

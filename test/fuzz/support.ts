@@ -35,9 +35,13 @@ export const DOCUMENTED_ERRORS = new Set([
   "Agent not found",
   "Agent already registered",
   "Not found",
+  // Issue 11.
+  "Too many pending challenges",
+  "Too many agents",
 ]);
 export const MISSING_FIELDS = /^Missing required fields: [a-z_]+(, [a-z_]+)*$/;
-export const INVALID_FIELD = /^Invalid field [a-z_]+: \S/;
+/** The field is a path since issue 11 (I-JSON): `context.items[2].qty`, `context["a b"]`, `Idempotency-Key`. */
+export const INVALID_FIELD = /^Invalid field \S.*?: \S/;
 
 export const isDocumentedError = (text: unknown): boolean =>
   typeof text === "string" && (DOCUMENTED_ERRORS.has(text) || MISSING_FIELDS.test(text) || INVALID_FIELD.test(text));

@@ -3,7 +3,8 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { readFile } from "node:fs/promises";
 import { verificationKey } from "../../src/agent";
-import { identityCommitment, newSecret } from "../../src/identity/commitment";
+import { prove } from "../../src/agent";
+import { COMMITMENT_OF_ZERO, identityCommitment, isValidSecret, newSecret } from "../../src/identity/commitment";
 import { publicSignals } from "../../src/identity/encoding";
 import { FIELD_ORDER_R } from "../../src/identity/field";
 import { referenceVerify, snarkjs } from "../support/snarkjs";
@@ -66,5 +67,23 @@ describe("agreement with the circuit", () => {
     const sample = await sampleProof();
     expect(sample.publicSignals[0]).toBe(String(await identityCommitment(BigInt(sample.identity.secret))));
     expect(await referenceVerify(verificationKey, sample.publicSignals, JSON.parse(sample.proof))).toBe(true);
+  });
+});
+
+describe("issue 11: secret 0 is no secret", () => {
+  test("COMMITMENT_OF_ZERO is circomlibjs's Poseidon([0]), computed here independently", async () => {
+    const { buildPoseidon } = await import("circomlibjs");
+    const poseidon = await buildPoseidon();
+    expect(COMMITMENT_OF_ZERO).toBe((poseidon.F.toObject(poseidon([0n])) as bigint).toString());
+  });
+
+  test("the SDK refuses secret 0 (and r) in identityCommitment and prove; [1, r) is the range", async () => {
+    await expect(identityCommitment(0n)).rejects.toThrow(/\[1, r\)/);
+    await expect(identityCommitment(FIELD_ORDER_R)).rejects.toThrow(RangeError);
+    await expect(prove({ secret: "0", nonce: "7f".repeat(31), action: "a" })).rejects.toThrow(/\[1, r\)/);
+    await expect(prove({ secret: 0n, nonce: "7f".repeat(31), action: "a" })).rejects.toThrow(RangeError);
+    expect(isValidSecret(1n)).toBe(true);
+    expect(isValidSecret(FIELD_ORDER_R - 1n)).toBe(true);
+    expect(isValidSecret(0n)).toBe(false);
   });
 });

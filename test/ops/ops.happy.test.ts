@@ -1,6 +1,7 @@
 // GET /health, /ready and /metrics through app.handle, and what the request
 // hooks record for the other routes.
 import { beforeAll, describe, expect, test } from "bun:test";
+import { PENDING_REFRESH_MS } from "../../src/modules/ops";
 import { createHarness, type Harness } from "../support/harness";
 import { samples } from "./exposition";
 
@@ -66,13 +67,16 @@ describe("GET /metrics", () => {
     expect(s.get('zkagent_http_requests_total{method="POST",route="/v1/verify/challenge",status="415"}')).toBe(1);
   });
 
-  test("the pending-challenges gauge follows the store", async () => {
+  test("the pending-challenges gauge follows the store within its refresh interval", async () => {
     const before = (await metrics()).get("zkagent_challenges_pending")!;
     expect(before).toBe(await h.store.countPending(h.clock.now()));
     const res = await h.call("POST", "/v1/verify/challenge", { key, body: { agent_id: "pending-1", action: "purchase" } });
     expect(res.status).toBe(200);
+    // Counted at most every PENDING_REFRESH_MS (issue 11: no COUNT per scrape).
+    expect((await metrics()).get("zkagent_challenges_pending")).toBe(before);
+    h.clock.advance(PENDING_REFRESH_MS);
     expect((await metrics()).get("zkagent_challenges_pending")).toBe(before + 1);
-    // Expired challenges are no longer pending: the gauge is read at scrape time.
+    // Expired challenges are no longer pending.
     h.clock.advance(10 * 60_000);
     expect((await metrics()).get("zkagent_challenges_pending")).toBe(0);
   });

@@ -755,5 +755,98 @@ export function storeContract(name: string, open: () => Promise<Store>, cleanup?
     });
     mandateContract(() => store);
 
+
+    describe("issue 11: identifiers with NUL name nothing (PostgreSQL TEXT cannot hold U+0000)", () => {
+      test("lookups, revocation and decision by an id with NUL answer none, never throw", async () => {
+        const { key, challenge } = await keyWithChallenge();
+        await store.registerAgent(makeAgent(key.id));
+        for (const id of [`${challenge.id}\u0000`, "\u0000", `ch_\u0000x`]) {
+          expect(await store.getChallenge(id)).toBeNull();
+          expect(await store.decideChallenge(id, verified())).toEqual({ decided: false, record: null });
+        }
+        for (const agentId of ["agent-1\u0000", "\u0000"]) {
+          expect(await store.getAgent(key.id, agentId)).toBeNull();
+          expect(await store.revokeAgent(key.id, agentId, T0)).toBeNull();
+        }
+        expect(await store.getKey("key_\u0000")).toBeNull();
+        expect(await store.usage("key_\u0000")).toBeNull();
+        expect((await store.getChallenge(challenge.id))?.status).toBe("pending");
+      });
+    });
+
+    describe("issue 11: agent registration quota", () => {
+      const quota = (limit: number, maxAgents = 0, windowStart = T0) => ({ windowStart, limit, maxAgents });
+
+      test("at most `limit` registrations per window; refused attempts occupy the window; a new window starts afresh", async () => {
+        const key = makeKey();
+        await store.createKey(key);
+        for (let i = 0; i < 3; i++) expect(await store.registerAgent(makeAgent(key.id, { agentId: `a${i}` }), quota(3))).toBe("created");
+        expect(await store.registerAgent(makeAgent(key.id, { agentId: "a3" }), quota(3))).toBe("rate_limited");
+        expect(await store.getAgent(key.id, "a3")).toBeNull();
+        expect(await store.registerAgent(makeAgent(key.id, { agentId: "a3" }), quota(3, 0, T0 + MINUTE))).toBe("created");
+        // Another key has its own window.
+        const other = makeKey();
+        await store.createKey(other);
+        expect(await store.registerAgent(makeAgent(other.id, { agentId: "a0" }), quota(3))).toBe("created");
+      });
+
+      test("an active agent answers exists without using the window; re-registering a revoked one uses it", async () => {
+        const key = makeKey();
+        await store.createKey(key);
+        expect(await store.registerAgent(makeAgent(key.id), quota(2))).toBe("created");
+        for (let i = 0; i < 5; i++) expect(await store.registerAgent(makeAgent(key.id), quota(2))).toBe("exists");
+        await store.revokeAgent(key.id, "agent-1", T0 + 1);
+        expect(await store.registerAgent(makeAgent(key.id, { identityCommitment: "7" }), quota(2))).toBe("created");
+        await store.revokeAgent(key.id, "agent-1", T0 + 2);
+        expect(await store.registerAgent(makeAgent(key.id, { identityCommitment: "8" }), quota(2))).toBe("rate_limited");
+        expect((await store.getAgent(key.id, "agent-1"))?.identityCommitment).toBe("7");
+      });
+
+      test("a key holds at most maxAgents rows, revoked ones included; reviving a revoked one adds no row", async () => {
+        const key = makeKey();
+        await store.createKey(key);
+        expect(await store.registerAgent(makeAgent(key.id, { agentId: "a" }), quota(0, 2))).toBe("created");
+        expect(await store.registerAgent(makeAgent(key.id, { agentId: "b" }), quota(0, 2))).toBe("created");
+        expect(await store.registerAgent(makeAgent(key.id, { agentId: "c" }), quota(0, 2))).toBe("too_many_agents");
+        await store.revokeAgent(key.id, "b", T0 + 1);
+        expect(await store.registerAgent(makeAgent(key.id, { agentId: "c" }), quota(0, 2))).toBe("too_many_agents");
+        expect(await store.registerAgent(makeAgent(key.id, { agentId: "b", identityCommitment: "9" }), quota(0, 2))).toBe("created");
+        expect(await store.getAgent(key.id, "c")).toBeNull();
+      });
+
+      test("20 concurrent registrations under a cap of 5: exactly 5 rows", async () => {
+        const key = makeKey();
+        await store.createKey(key);
+        const results = await Promise.all(Array.from({ length: 20 }, (_, i) => store.registerAgent(makeAgent(key.id, { agentId: `r${i}` }), quota(0, 5))));
+        expect(results.filter((r) => r === "created")).toHaveLength(5);
+        expect(results.filter((r) => r === "too_many_agents")).toHaveLength(15);
+      });
+
+      test("setAgentRateLimit round-trips through getKey; null returns to the default (absent)", async () => {
+        const key = makeKey();
+        await store.createKey(key);
+        expect(await store.setAgentRateLimit(key.id, 42)).toBe(true);
+        expect((await store.getKey(key.id))?.agentRateLimit).toBe(42);
+        expect(await store.setAgentRateLimit(key.id, null)).toBe(true);
+        expect(await store.getKey(key.id)).toEqual(key);
+        expect(await store.setAgentRateLimit("key_missing", 1)).toBe(false);
+        const created = makeKey({ agentRateLimit: 0 });
+        await store.createKey(created);
+        expect((await store.getKey(created.id))?.agentRateLimit).toBe(0);
+      });
+    });
+
+    describe("issue 11: audit retention", () => {
+      test("purgeAudit deletes entries older than the cutoff and keeps the rest", async () => {
+        const { challenge } = await keyWithChallenge({ createdAt: T0 });
+        await store.decideChallenge(challenge.id, failed(T0 + 1_000));
+        await keyWithChallenge({ createdAt: T0 + 2_000, expiresAt: T0 + 2_000 + LIFETIME });
+        expect(await store.purgeAudit(T0 + 1_000)).toBe(1);
+        expect((await store.listAudit({ limit: 10 })).map((e) => e.at)).toEqual([T0 + 1_000, T0 + 2_000]);
+        expect(await store.purgeAudit(T0 + 1_000)).toBe(0);
+        expect(await store.purgeAudit(T0 + 10_000)).toBe(2);
+        expect(await store.listAudit({ limit: 10 })).toEqual([]);
+      });
+    });
   });
 }

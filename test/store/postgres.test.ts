@@ -6,7 +6,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
 import { openStore } from "../../src/store";
 import { migratePostgres, postgresMigrations } from "../../src/store/migrations/postgres";
-import { openPostgres, type PostgresStore } from "../../src/store/postgres";
+import { isConnectionFailure, openPostgres, type PostgresStore } from "../../src/store/postgres";
+import { StoreUnavailableError } from "../../src/store/interface";
+import { createOwnCluster } from "../support/pg-cluster";
 import { createTestDatabase, postgresTestUrl, truncateAll, type TestDatabase } from "../support/postgres";
 import { makeChallenge, makeKey, storeContract, T0 } from "./contract";
 
@@ -179,3 +181,41 @@ const serverUrl = await postgresTestUrl();
       });
     });
   });
+
+// Issue 11: the database going away is a typed, retryable failure, and the
+// store resumes by itself. A cluster of this test's own is stopped and
+// restarted; the shared one never is.
+describe("postgres unavailable (own throwaway cluster)", async () => {
+  const cluster = await createOwnCluster();
+  afterAll(() => cluster.destroy());
+
+  test("stopped: every method throws StoreUnavailableError; restarted: the same store answers again", async () => {
+    const store = await openPostgres(cluster.url, { poolSize: 2 });
+    const key = makeKey();
+    await store.createKey(key);
+    await cluster.stop();
+    const calls: (() => Promise<unknown>)[] = [
+      () => store.getKey(key.id),
+      () => store.getChallenge("ch_x"),
+      () => store.createChallenge(makeChallenge(key.id), { windowStart: T0, limit: 0 }),
+      () => store.decideChallenge("ch_x", { status: "failed", decidedAt: T0, confidence: null, reason: "proof_rejected" }),
+      () => store.reserveIdempotency(key.id, "i", "fp", T0, T0 - 1),
+      () => store.ping(),
+    ];
+    for (const call of calls) await expect(call()).rejects.toBeInstanceOf(StoreUnavailableError);
+    await cluster.start();
+    expect(await store.getKey(key.id)).toEqual(key);
+    await store.ping();
+    await store.close();
+  });
+
+  test("a query error that is not a connection failure is not mapped", async () => {
+    const store = await openPostgres(cluster.url, { poolSize: 1 });
+    const key = makeKey();
+    await store.createKey(key);
+    const error = await store.createKey(key).catch((e) => e);
+    expect(error).not.toBeInstanceOf(StoreUnavailableError);
+    expect(isConnectionFailure(error)).toBe(false);
+    await store.close();
+  });
+});

@@ -1,5 +1,7 @@
 import { t } from "elysia";
+import { COMMITMENT_OF_ZERO } from "../../identity/commitment";
 import { parseFieldElement } from "../../identity/field";
+import { identifierProblem } from "../../identity/identifiers";
 import { isSigningKey } from "../../identity/signature";
 import { explainMandate, mandateFields, mandateRequest } from "../mandates/model";
 
@@ -32,9 +34,19 @@ export const agentRequest = t.Object({
 
 export type AgentRequest = typeof agentRequest.static;
 
-/** What the patterns cannot say: the number is below r, the 32 bytes are a point Ed25519 accepts. */
+/**
+ * What the patterns cannot say: the agent_id is an identifier the stores and
+ * paths can hold (no NUL, not . or ..), the number is below r and not
+ * Poseidon(0) (a public constant: no secret behind it), the 32 bytes are a
+ * point Ed25519 accepts.
+ */
 export const agentRefinements = {
-  identity_commitment: (commitment: string): string | null => (parseFieldElement(commitment) === null ? COMMITMENT_REQUIREMENT : null),
+  agent_id: (agentId: string): string | null => identifierProblem("agent_id", agentId),
+  identity_commitment: (commitment: string): string | null => {
+    if (parseFieldElement(commitment) === null) return COMMITMENT_REQUIREMENT;
+    if (commitment === COMMITMENT_OF_ZERO) return "is Poseidon(0), a public constant anyone can prove for; derive it from a secret in [1, r)";
+    return null;
+  },
   signing_key: (signingKey: string): string | null => (isSigningKey(signingKey) ? null : SIGNING_KEY_REQUIREMENT),
   principal_key: (principalKey: string): string | null => (isSigningKey(principalKey) ? null : SIGNING_KEY_REQUIREMENT),
   // The schema checks the members; the rules between them (a limit's currency and period) are the mandate's own.

@@ -9,8 +9,6 @@ import type { AgentRequest } from "./model";
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
-type Deps = { store: Store; clock: Clock };
-
 /** The agent as the API shows it, with its mandate and the current period's spend. */
 export const agentView = async (store: Store, agent: AgentRecord, now: number) => ({
   agent_id: agent.agentId,
@@ -22,7 +20,22 @@ export const agentView = async (store: Store, agent: AgentRecord, now: number) =
   ...(await mandateView(store, agent, now)),
 });
 
-export async function registerAgent({ store, clock }: Deps, key: ApiKeyRecord, input: AgentRequest) {
+/** Write quotas on registration (issue 11): every row a key can make the service write is bounded. */
+export interface AgentLimits {
+  /** Registrations per minute for keys without their own setting; 0 = unlimited. */
+  defaultAgentRateLimit: number;
+  /** Agents (active or revoked) one key may hold; 0 = no cap. */
+  maxAgentsPerKey: number;
+}
+
+export const DEFAULT_AGENT_RATE_LIMIT = 1_000;
+export const DEFAULT_MAX_AGENTS_PER_KEY = 100_000;
+const RATE_WINDOW_MS = 60_000;
+
+type Deps = { store: Store; clock: Clock; limits?: Partial<AgentLimits> };
+
+export async function registerAgent({ store, clock, limits }: Deps, key: ApiKeyRecord, input: AgentRequest) {
+  const now = clock.now();
   const principalKey = input.principal_key ?? null;
   const mandate = await mandateForRegistration(input.mandate, { agentId: input.agent_id, identityCommitment: input.identity_commitment, principalKey });
   const record: AgentRecord = {
@@ -30,15 +43,25 @@ export async function registerAgent({ store, clock }: Deps, key: ApiKeyRecord, i
     agentId: input.agent_id,
     identityCommitment: input.identity_commitment,
     signingKey: input.signing_key ?? null,
-    createdAt: clock.now(),
+    createdAt: now,
     revokedAt: null,
     principalKey,
     mandate: mandate?.mandate ?? null,
     mandateJws: mandate?.mandateJws ?? null,
     mandateIat: mandate?.mandateIat ?? null,
   };
-  if ((await store.registerAgent(record)) === "exists") throw new ApiError("agent_exists");
-  return agentView(store, record, clock.now());
+  const windowStart = now - (now % RATE_WINDOW_MS);
+  const limit = key.agentRateLimit ?? limits?.defaultAgentRateLimit ?? DEFAULT_AGENT_RATE_LIMIT;
+  const maxAgents = limits?.maxAgentsPerKey ?? DEFAULT_MAX_AGENTS_PER_KEY;
+  const outcome = await store.registerAgent(record, { windowStart, limit, maxAgents });
+  if (outcome === "exists") throw new ApiError("agent_exists");
+  if (outcome === "rate_limited") {
+    const reset = Math.ceil((windowStart + RATE_WINDOW_MS - now) / 1000);
+    throw new ApiError("rate_limited", { message: `This key may register ${limit} agents per minute; retry in ${reset} s.` }, { retryAfterSeconds: reset });
+  }
+  if (outcome === "too_many_agents")
+    throw new ApiError("too_many_agents", { message: `This key holds ${maxAgents} agents (revoked ones included), the most one key may hold.` });
+  return agentView(store, record, now);
 }
 
 /** `agentId` is null when the path segment did not percent-decode: it names no agent. */

@@ -15,24 +15,30 @@ export const newChallengeId = (): string => `ch_${randomBytes(16).toString("base
 export interface ChallengeDeps {
   store: Store;
   clock: Clock;
-  limits?: { maxPendingPerKey: number };
+  limits?: { maxPendingPerKey?: number };
 }
 
 /**
  * A key may hold at most `max` live pending challenges. A rate-limited key
- * whose limit × lifetime is within the cap can never exceed it, and is not
- * counted. For the others the count comes from the store at most once a
+ * whose limit × WINDOWS_PER_LIFETIME is within the cap can never exceed it,
+ * and is not counted. For the others the count comes from the store at most once a
  * second per process and is estimated in between (+1 per creation here):
  * a bound on abuse, not an invariant — concurrent processes may overshoot by
  * what they create within that second.
  */
 const RECOUNT_INTERVAL_MS = 1_000;
+/**
+ * How many fixed rate windows one challenge can be pending in: created at
+ * the last instant of a window and live until exactly 300 s later (still
+ * pending then), it spans floor(300 / 60) + 1 = 6 of them, so a key may hold
+ * up to 6 × its rate (issue 11: 5 × let the cap be exceeded by 20 %).
+ */
+export const WINDOWS_PER_LIFETIME = Math.floor(CHALLENGE_LIFETIME_MS / RATE_WINDOW_MS) + 1;
 const pendingEstimates = new WeakMap<Store, Map<string, { count: number; countedAt: number }>>();
 
 async function checkPendingCap(store: Store, key: ApiKeyRecord, now: number, max: number): Promise<void> {
   if (max === 0) return;
-  const lifetimeMinutes = CHALLENGE_LIFETIME_MS / RATE_WINDOW_MS;
-  if (key.rateLimit > 0 && key.rateLimit * lifetimeMinutes <= max) return;
+  if (key.rateLimit > 0 && key.rateLimit * WINDOWS_PER_LIFETIME <= max) return;
   let perKey = pendingEstimates.get(store);
   if (!perKey) pendingEstimates.set(store, (perKey = new Map()));
   let estimate = perKey.get(key.id);

@@ -44,6 +44,8 @@ export interface KeyView {
   prefix: string;
   name: string;
   rate_limit_per_minute: number;
+  /** Agent registrations per minute; null: the server's default (DEFAULT_AGENT_RATE_LIMIT). */
+  agent_rate_limit_per_minute: number | null;
   created_at: string;
   revoked_at: string | null;
 }
@@ -53,6 +55,7 @@ export const keyView = (record: ApiKeyRecord): KeyView => ({
   prefix: keyPrefix(record.id),
   name: record.name,
   rate_limit_per_minute: record.rateLimit,
+  agent_rate_limit_per_minute: record.agentRateLimit ?? null,
   created_at: new Date(record.createdAt).toISOString(),
   revoked_at: record.revokedAt === null ? null : new Date(record.revokedAt).toISOString(),
 });

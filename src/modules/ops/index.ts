@@ -1,6 +1,9 @@
 // Operations endpoints: liveness, readiness, Prometheus metrics. Public (no
 // API key): probes and scrapers carry none; none of them reveals tenant data.
 import { Elysia, t } from "elysia";
+import { createHash, timingSafeEqual } from "node:crypto";
+import { ApiError } from "../../errors";
+import { cachedRead } from "../../observability/cached";
 import type { AppDeps } from "../../deps";
 import { Lifecycle, readiness } from "../../lifecycle";
 import { Gauge, PROMETHEUS_CONTENT_TYPE } from "../../observability/registry";
@@ -18,6 +21,16 @@ export const notReadyResponse = t.Object(
   { examples: [{ status: "not_ready", failing: "draining", checks: { database: "ok", verifier: "ok", draining: "fail" } }] },
 );
 
+/** How stale the pending gauge may be: one COUNT per interval, not one per scrape (issue 11). */
+export const PENDING_REFRESH_MS = 15_000;
+
+/** `Authorization: Bearer <token>` with the configured token, compared in constant time (by hash, so lengths agree). */
+function bearerMatches(header: string | null, tokenHash: Buffer): boolean {
+  const match = /^Bearer +(\S+)\s*$/i.exec(header ?? "");
+  if (!match) return false;
+  return timingSafeEqual(createHash("sha256").update(match[1]!).digest(), tokenHash);
+}
+
 const METRICS_EXAMPLE = `# HELP zkagent_http_requests_total HTTP requests answered, by method, route template and status.
 # TYPE zkagent_http_requests_total counter
 zkagent_http_requests_total{method="POST",route="/v1/verify/challenge",status="200"} 42
@@ -26,7 +39,10 @@ zkagent_http_requests_total{method="POST",route="/v1/verify/challenge",status="2
 export const ops = (deps: AppDeps) => {
   // An app built without a lifecycle (tests) was given a constructed verifier, so it is loaded.
   const lifecycle = deps.lifecycle ?? Object.assign(new Lifecycle(), { verifierLoaded: true });
-  const pending = new Gauge("zkagent_challenges_pending", "Challenges issued and neither decided nor expired.", () => deps.store.countPending(deps.clock.now()));
+  // A COUNT over every key's pending rows: at most once per PENDING_REFRESH_MS, however often scraped.
+  const pendingNow = cachedRead(() => deps.store.countPending(deps.clock.now()), deps.clock, PENDING_REFRESH_MS);
+  const pending = new Gauge("zkagent_challenges_pending", `Challenges issued and neither decided nor expired (counted at most every ${PENDING_REFRESH_MS / 1000} s).`, pendingNow);
+  const metricsToken = deps.metricsToken ? createHash("sha256").update(deps.metricsToken).digest() : undefined;
 
   return new Elysia({ name: "ops" })
     .get("/health", () => ({ status: "ok" as const }), {
@@ -53,7 +69,10 @@ export const ops = (deps: AppDeps) => {
     )
     .get(
       "/metrics",
-      async () => {
+      async ({ request }) => {
+        if (metricsToken && !bearerMatches(request.headers.get("authorization"), metricsToken)) {
+          throw new ApiError("metrics_unauthorized", {}, { wwwAuthenticate: 'Bearer realm="metrics"' });
+        }
         const text = deps.metrics ? await deps.metrics.render([pending]) : `${await pending.collect()}\n`;
         return new Response(text, { headers: { "content-type": PROMETHEUS_CONTENT_TYPE } });
       },
@@ -62,7 +81,7 @@ export const ops = (deps: AppDeps) => {
           tags: ["Operations"],
           summary: "Prometheus metrics",
           description:
-            "Text exposition format 0.0.4: requests by route template and status, request latency, verifications by result and reason, verification time, pending challenges.",
+            "Text exposition format 0.0.4: requests by route template and status, request latency, verifications by result and reason, verification time, pending challenges. When the server has METRICS_TOKEN, send it as Authorization: Bearer <token> (else 401).",
           security: [],
           responses: { 200: { description: "Metrics", content: { "text/plain": { schema: { type: "string" }, example: METRICS_EXAMPLE } } } },
         },

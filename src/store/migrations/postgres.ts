@@ -142,6 +142,25 @@ export const postgresMigrations: string[] = [
      count         BIGINT NOT NULL,
      PRIMARY KEY (key_id, agent_id, action, currency, period, period_start)
    );`,
+  // 6: write quotas and audit retention (see migrations/sqlite.ts). The
+  // purge opens the gate with a transaction-local setting
+  // (zkagent.audit_purge_before); any other DELETE, and every UPDATE, is refused.
+  `ALTER TABLE api_keys ADD COLUMN agent_rate_limit BIGINT;
+   ALTER TABLE api_keys ADD COLUMN agents BIGINT NOT NULL DEFAULT 0;
+   UPDATE api_keys SET agents = (SELECT count(*) FROM agents WHERE agents.key_id = api_keys.id);
+   CREATE TABLE agent_rate_windows (
+     key_id       TEXT NOT NULL,
+     window_start BIGINT NOT NULL,
+     count        BIGINT NOT NULL,
+     PRIMARY KEY (key_id, window_start)
+   );
+   CREATE OR REPLACE FUNCTION audit_log_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+   BEGIN
+     IF TG_OP = 'DELETE' AND OLD.at < coalesce(nullif(current_setting('zkagent.audit_purge_before', true), '')::bigint, 0) THEN
+       RETURN OLD;
+     END IF;
+     RAISE EXCEPTION 'audit_log is append-only';
+   END $$;`,
 ];
 
 /**

@@ -119,4 +119,29 @@ export const sqliteMigrations: string[] = [
      count         INTEGER NOT NULL,
      PRIMARY KEY (key_id, agent_id, action, currency, period, period_start)
    );`,
+  // 5: write quotas and audit retention (issue 11). Agent registrations get
+  // their own rate windows and a per-key row count (maintained here, never
+  // counted per request); agent_rate_limit NULL means the configured default.
+  // The audit log stays append-only except for the retention purge: DELETE is
+  // refused unless the row is older than the gate's `before`, which only the
+  // purge sets, inside its own transaction (store.purgeAudit).
+  `ALTER TABLE api_keys ADD COLUMN agent_rate_limit INTEGER;
+   ALTER TABLE api_keys ADD COLUMN agents INTEGER NOT NULL DEFAULT 0;
+   UPDATE api_keys SET agents = (SELECT count(*) FROM agents WHERE agents.key_id = api_keys.id);
+   CREATE TABLE agent_rate_windows (
+     key_id       TEXT NOT NULL,
+     window_start INTEGER NOT NULL,
+     count        INTEGER NOT NULL,
+     PRIMARY KEY (key_id, window_start)
+   );
+   CREATE TABLE audit_purge_gate (
+     id     INTEGER PRIMARY KEY CHECK (id = 1),
+     before INTEGER NOT NULL
+   );
+   INSERT INTO audit_purge_gate (id, before) VALUES (1, 0);
+   DROP TRIGGER audit_log_no_delete;
+   CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log
+   WHEN OLD.at >= (SELECT before FROM audit_purge_gate WHERE id = 1) BEGIN
+     SELECT RAISE(ABORT, 'audit_log is append-only');
+   END;`,
 ];

@@ -40,9 +40,27 @@ test("the cap counts only the calling key's challenges", async () => {
   expect((await create(b)).status).toBe(200);
 });
 
+test("issue 11: a 300 s lifetime spans six one-minute windows; rate × 5 = cap does not keep a key under it", async () => {
+  // 2/min, cap 10: created late in the first window, challenges are still
+  // pending in the sixth, so 6 × 2 = 12 could be pending at once.
+  const { h, create } = await cappedHarness(10);
+  const key = await h.newKey("fast", 2);
+  h.clock.advance(59_000);
+  for (let window = 0; window < 5; window++) {
+    expect([(await create(key)).status, (await create(key)).status]).toEqual([200, 200]);
+    h.clock.advance(60_000);
+  }
+  // t = 359 s: the first two (expiring at exactly 359 s) are still pending; 10 are.
+  expect(await h.store.countPending(h.clock.now())).toBe(10);
+  const refused = await create(key);
+  expect(refused.status).toBe(429);
+  expect(((await refused.json()) as any).error).toBe("Too many pending challenges");
+  expect(await h.store.countPending(h.clock.now())).toBe(10);
+});
+
 test("a key whose rate limit cannot reach the cap is not counted", async () => {
-  // 1/min × 5 min = 5 ≤ cap 5: the cap can never bind, so only the rate limit answers.
-  const { h, create } = await cappedHarness(5);
+  // 1/min × 6 windows = 6 ≤ cap 6: the cap can never bind, so only the rate limit answers.
+  const { h, create } = await cappedHarness(6);
   const key = await h.newKey("slow", 1);
   expect((await create(key)).status).toBe(200);
   const second = await create(key);
