@@ -97,7 +97,13 @@ function summarise(key: string, result: WrkResult, row: Row, expected: readonly 
     else if (code < 200 || code > 299) non2xxExpected += n;
   }
   const round = (x: number) => Math.round(x * 100) / 100;
-  scenarios[key] = { rps: row.rps, p50_ms: round(row.p50), p99_ms: round(row.p99), non_2xx_expected: non2xxExpected, errors: result.socket_errors + unexpected };
+  scenarios[key] = {
+    rps: row.rps,
+    p50_ms: round(row.p50),
+    p99_ms: round(row.p99),
+    non_2xx_expected: non2xxExpected,
+    errors: result.socket_errors + unexpected,
+  };
 }
 
 function freePort(): number {
@@ -113,7 +119,10 @@ async function waitHealthy(url: string, child: Subprocess): Promise<void> {
   while (ok < 5) {
     if (child.exitCode !== null) throw new Error(`server for ${url} exited with ${child.exitCode}`);
     if (Date.now() > deadline) throw new Error(`${url} not healthy in time`);
-    const healthy = await fetch(url).then((r) => r.ok, () => false);
+    const healthy = await fetch(url).then(
+      (r) => r.ok,
+      () => false,
+    );
     ok = healthy ? ok + 1 : 0;
     if (!healthy) await Bun.sleep(50);
   }
@@ -150,10 +159,14 @@ function peakRssMb(pid: number): number {
 
 function record(scenario: string, result: WrkResult, rssMb: number | null, note = ""): Row {
   const row = { scenario, rps: Math.round(result.requests / (result.duration_us / 1e6)), p50: result.p50_us / 1000, p99: result.p99_us / 1000, rssMb, note };
-  const statuses = Object.entries(result.statuses).map(([s, n]) => `${s}×${n}`).join(" ");
+  const statuses = Object.entries(result.statuses)
+    .map(([s, n]) => `${s}×${n}`)
+    .join(" ");
   row.note = [note, statuses, result.socket_errors ? `${result.socket_errors} socket errors` : ""].filter(Boolean).join("; ");
   rows.push(row);
-  say(`  ${scenario}: ${row.rps} req/s, p50 ${row.p50.toFixed(2)} ms, p99 ${row.p99.toFixed(2)} ms${rssMb === null ? "" : `, peak RSS ${rssMb} MB/worker`} (${row.note})`);
+  say(
+    `  ${scenario}: ${row.rps} req/s, p50 ${row.p50.toFixed(2)} ms, p99 ${row.p99.toFixed(2)} ms${rssMb === null ? "" : `, peak RSS ${rssMb} MB/worker`} (${row.note})`,
+  );
   return row;
 }
 
@@ -195,7 +208,14 @@ async function fixture(databaseUrl: string): Promise<Fixture> {
   // Unlimited rate: the bench measures the service, not the limiter's refusals.
   const { key, record } = await createKey(store, systemClock, "bench", 0);
   const agent = await createIdentity();
-  await store.registerAgent({ keyId: record.id, agentId: "bench-agent", identityCommitment: agent.identity_commitment, signingKey: null, createdAt: Date.now(), revokedAt: null });
+  await store.registerAgent({
+    keyId: record.id,
+    agentId: "bench-agent",
+    identityCommitment: agent.identity_commitment,
+    signingKey: null,
+    createdAt: Date.now(),
+    revokedAt: null,
+  });
   return { store, key, keyId: record.id, agent };
 }
 
@@ -207,7 +227,20 @@ async function preCreate(f: Fixture, count: number, action = "purchase", nonce?:
     await Promise.all(
       made.slice(i, i + 500).map(({ id, nonce }) =>
         f.store.createChallenge(
-          { id, keyId: f.keyId, agentId: "bench-agent", action, context: null, nonce, createdAt: now, expiresAt: now + CHALLENGE_LIFETIME_MS, status: "pending", decidedAt: null, confidence: null, reason: null },
+          {
+            id,
+            keyId: f.keyId,
+            agentId: "bench-agent",
+            action,
+            context: null,
+            nonce,
+            createdAt: now,
+            expiresAt: now + CHALLENGE_LIFETIME_MS,
+            status: "pending",
+            decidedAt: null,
+            confidence: null,
+            reason: null,
+          },
           { windowStart: now - (now % 60_000), limit: 0 },
         ),
       ),
@@ -249,7 +282,8 @@ async function batchSizes(url: string): Promise<{ runs: number; proofs: number; 
     // No series yet (nothing verified): zero.
     runs += Number(/^zkagent_verification_batch_size_count (\S+)$/m.exec(text)?.[1] ?? 0);
     proofs += Number(/^zkagent_verification_batch_size_sum (\S+)$/m.exec(text)?.[1] ?? 0);
-    for (const m of text.matchAll(/^zkagent_verification_batch_size_bucket\{le="([^"]+)"\} (\S+)$/gm)) buckets.set(m[1]!, (buckets.get(m[1]!) ?? 0) + Number(m[2]));
+    for (const m of text.matchAll(/^zkagent_verification_batch_size_bucket\{le="([^"]+)"\} (\S+)$/gm))
+      buckets.set(m[1]!, (buckets.get(m[1]!) ?? 0) + Number(m[2]));
   }
   return seen.size === 0 ? null : { runs, proofs, buckets };
 }
@@ -287,7 +321,10 @@ async function service(kind: "sqlite" | "postgres", databaseUrl: string, singleV
     await waitHealthy(`${url}/health`, server);
 
     const createFile = join(dir, `${kind}-create.txt`);
-    writeFileSync(createFile, `/v1/verify/challenge\t${JSON.stringify({ agent_id: "bench-agent", action: "purchase", context: { amount: 20, currency: "EUR", merchant: "shop-a" } })}\n`);
+    writeFileSync(
+      createFile,
+      `/v1/verify/challenge\t${JSON.stringify({ agent_id: "bench-agent", action: "purchase", context: { amount: 20, currency: "EUR", merchant: "shop-a" } })}\n`,
+    );
     const created = await wrk(url, "POST", createFile, f.key);
     summarise(`${kind}_challenge`, created, record(`${kind}: POST /v1/verify/challenge`, created, peakRssMb(server.pid)), [200]);
 
@@ -330,10 +367,21 @@ async function service(kind: "sqlite" | "postgres", databaseUrl: string, singleV
     // A lone proof at a time on the idle server (the flood has drained by now).
     const n = QUICK ? 30 : 100;
     const lone = await preCreate(f, n, "purchase", nonce);
-    const idle = await loneProofLatency(url, f.key, lone.map((c) => JSON.stringify({ challenge_id: c.id, proof })));
+    const idle = await loneProofLatency(
+      url,
+      f.key,
+      lone.map((c) => JSON.stringify({ challenge_id: c.id, proof })),
+    );
     const line = `lone proof on the idle server, ${n} one after another: p50 ${idle.p50.toFixed(2)} ms, p99 ${idle.p99.toFixed(2)} ms (${JSON.stringify(idle.statuses)})`;
     say(`    ${line}`);
-    rows.push({ scenario: `${kind}: lone proof, idle server (${n} sequential)`, rps: Math.round(1000 / idle.p50), p50: idle.p50, p99: idle.p99, rssMb: null, note: line });
+    rows.push({
+      scenario: `${kind}: lone proof, idle server (${n} sequential)`,
+      rps: Math.round(1000 / idle.p50),
+      p50: idle.p50,
+      p99: idle.p99,
+      rssMb: null,
+      note: line,
+    });
   } finally {
     await stop(server);
     await f.store.close();
@@ -348,7 +396,9 @@ async function main(): Promise<number> {
     );
     return 2;
   }
-  say(`machine: ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}; wrk -t${WRK_THREADS} -c${CONNECTIONS} -d${DURATION_S}s on the same machine; ${WORKERS} server workers`);
+  say(
+    `machine: ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}; wrk -t${WRK_THREADS} -c${CONNECTIONS} -d${DURATION_S}s on the same machine; ${WORKERS} server workers`,
+  );
 
   // The single-verification rate of the verifier the service uses, in this process.
   const verifier = await serviceVerifier();

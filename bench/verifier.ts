@@ -91,17 +91,32 @@ async function profile(): Promise<void> {
     [2, "projective line coefficients of B"],
     [3, "multi-Miller loop, 3 pairs"],
   ];
-  const row = (name: string, ms: number) => console.log(`${name.padEnd(58)} ${(ms * 1000).toFixed(1).padStart(8)} µs  ${((ms / total) * 100).toFixed(0).padStart(3)} %`);
+  const row = (name: string, ms: number) =>
+    console.log(`${name.padEnd(58)} ${(ms * 1000).toFixed(1).padStart(8)} µs  ${((ms / total) * 100).toFixed(0).padStart(3)} %`);
   console.log(`verify() on the test build, minimum of 200: ${(total * 1000).toFixed(1)} µs`);
-  for (const [stage, name] of stages) row(name, minOf(200, () => w.benchStage(stage)));
+  for (const [stage, name] of stages)
+    row(
+      name,
+      minOf(200, () => w.benchStage(stage)),
+    );
   const N = 1000;
   const op = (code: number, n = N) => minOf(30, () => w.benchOp(code, n)) / n;
   row("final exponentiation", op(8, 1));
   console.log("primitives (per call):");
   const prims: [number, string][] = [
-    [0, "fpMul"], [1, "fpAdd"], [3, "fp2Mul"], [4, "fp2Sqr"], [5, "fp12Mul"], [6, "fp12Sqr"],
-    [7, "fp12CyclotomicSqr"], [11, "fp12ExpByU"], [12, "fp12Frobenius"], [13, "fp12Inv"],
-    [14, "fp6Mul"], [15, "fp6MulBy01"], [16, "fpAddLazy"],
+    [0, "fpMul"],
+    [1, "fpAdd"],
+    [3, "fp2Mul"],
+    [4, "fp2Sqr"],
+    [5, "fp12Mul"],
+    [6, "fp12Sqr"],
+    [7, "fp12CyclotomicSqr"],
+    [11, "fp12ExpByU"],
+    [12, "fp12Frobenius"],
+    [13, "fp12Inv"],
+    [14, "fp6Mul"],
+    [15, "fp6MulBy01"],
+    [16, "fpAddLazy"],
   ];
   for (const [code, name] of prims) {
     const n = code === 11 || code === 13 ? 20 : code >= 5 && code <= 15 ? 200 : N;
@@ -150,10 +165,7 @@ const mclVerify = (proof: any, signals: string[]) => {
     return f;
   });
   const vkx = mcl.add(ic[0]!, mcl.mulVec(ic.slice(1), s));
-  const f = mcl.mul(
-    mcl.precomputedMillerLoop2mixed(A, B, mcl.neg(vkx), gammaPre),
-    mcl.precomputedMillerLoop(mcl.neg(C), deltaPre),
-  );
+  const f = mcl.mul(mcl.precomputedMillerLoop2mixed(A, B, mcl.neg(vkx), gammaPre), mcl.precomputedMillerLoop(mcl.neg(C), deltaPre));
   return mcl.finalExp(f).isEqual(eAB);
 };
 const mclOnce = (i: number) => {
@@ -202,7 +214,16 @@ const snark = (mode: string) => {
   return JSON.parse(r.stdout.toString().trim().split("\n").at(-1)!).median_ms as number;
 };
 
-type Round = { ours: number; mcl: number; mclRatio: number; snark: number; snarkRatio: number; single: number; singleRatio: number; batch: Record<number, number> };
+type Round = {
+  ours: number;
+  mcl: number;
+  mclRatio: number;
+  snark: number;
+  snarkRatio: number;
+  single: number;
+  singleRatio: number;
+  batch: Record<number, number>;
+};
 const results: Round[] = [];
 const bracket = Math.max(30, Math.round(iterations / 5));
 for (let r = 0; r < rounds; r++) {
@@ -216,9 +237,10 @@ for (let r = 0; r < rounds; r++) {
   for (const size of [1, 8, 64]) {
     const list = Array.from({ length: size }, (_, i) => items[i % items.length]!);
     const reps = Math.max(5, Math.round((iterations * 2) / size));
-    batch[size] = timeIt(reps, () => {
-      if (!verifier.verifyBatch(list).every((x) => x.ok)) throw new Error("batch rejected valid proofs");
-    }) / size;
+    batch[size] =
+      timeIt(reps, () => {
+        if (!verifier.verifyBatch(list).every((x) => x.ok)) throw new Error("batch rejected valid proofs");
+      }) / size;
   }
   results.push({
     ours: pair.ours,
@@ -243,14 +265,22 @@ const ms = (x: number) => `${x.toFixed(3)} ms`;
 const x = (r: number) => `${r.toFixed(1)}×`;
 const ours = med((r) => r.ours);
 console.log(`Groth16 BN254 verification, agent_identity (4 public inputs), ${rounds} rounds of ${iterations} runs, medians over rounds`);
-console.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? "?"}, bun ${Bun.version}, node ${Bun.spawnSync(["node", "--version"]).stdout.toString().trim()}`);
+console.log(
+  `machine: ${cpus().length} × ${cpus()[0]?.model ?? "?"}, bun ${Bun.version}, node ${Bun.spawnSync(["node", "--version"]).stdout.toString().trim()}`,
+);
 console.log("");
 console.log(`zkagent verify()                 ${ms(ours)}`);
 for (const size of [1, 8, 64]) {
   const b = med((r) => r.batch[size]!);
   console.log(`zkagent verifyBatch(${String(size).padEnd(2)}) /proof   ${ms(b)}   (${x(ours / b)} cheaper than single)`);
 }
-console.log(`mcl-wasm precomputed (Bun)       ${ms(med((r) => r.mcl))}   zkagent is ${x(med((r) => r.mclRatio))} faster (rounds: ${spread((r) => r.mclRatio)})`);
-console.log(`snarkjs (Node, default curve)    ${ms(med((r) => r.snark))}   zkagent is ${x(med((r) => r.snarkRatio))} faster (rounds: ${spread((r) => r.snarkRatio)})`);
-console.log(`snarkjs (Node, single-threaded)  ${ms(med((r) => r.single))}   zkagent is ${x(med((r) => r.singleRatio))} faster (rounds: ${spread((r) => r.singleRatio)})`);
+console.log(
+  `mcl-wasm precomputed (Bun)       ${ms(med((r) => r.mcl))}   zkagent is ${x(med((r) => r.mclRatio))} faster (rounds: ${spread((r) => r.mclRatio)})`,
+);
+console.log(
+  `snarkjs (Node, default curve)    ${ms(med((r) => r.snark))}   zkagent is ${x(med((r) => r.snarkRatio))} faster (rounds: ${spread((r) => r.snarkRatio)})`,
+);
+console.log(
+  `snarkjs (Node, single-threaded)  ${ms(med((r) => r.single))}   zkagent is ${x(med((r) => r.singleRatio))} faster (rounds: ${spread((r) => r.singleRatio)})`,
+);
 process.exit(0);

@@ -42,15 +42,20 @@ export function buildWasm(path: string = WASM_PATH): void {
   const cmd = [
     join(root, "node_modules", ".bin", "asc"),
     ENTRY[path]!,
-    "--outFile", tmp,
-    "--optimizeLevel", "3",
-    "--shrinkLevel", "0",
+    "--outFile",
+    tmp,
+    "--optimizeLevel",
+    "3",
+    "--shrinkLevel",
+    "0",
     "--converge",
     "--noAssert",
-    "--runtime", "stub",
+    "--runtime",
+    "stub",
     // 128-bit SIMD (standard WebAssembly, in every engine Bun and Node ship):
     // the paired limb products of fp2mul.ts.
-    "--enable", "simd",
+    "--enable",
+    "simd",
   ];
   const r = Bun.spawnSync(cmd, { cwd: root, stdout: "pipe", stderr: "pipe" });
   if (r.exitCode !== 0) throw new Error(`${cmd.join(" ")} failed:\n${r.stdout.toString()}${r.stderr.toString()}`);

@@ -104,7 +104,6 @@ const ATE_LINES = ATE.length - 1 + ATE.slice(0, -1).filter((d) => d !== 0).lengt
 // ψ acts on G2 as [p], so Q ∈ G2 ⇒ [u+1]Q + ψ([u]Q) + ψ²([u]Q) = ψ³([2u]Q).
 if (mod(U + 1n + U * P + U * P * P - 2n * U * P ** 3n, R) !== 0n) throw new Error("ψ relation");
 
-
 // Width-4 NAF of u (digits 0, ±1, ±3, ±5, ±7, at most one non-zero in any 4
 // consecutive; Solinas 2000 / Möller 2001): 14 non-zero digits against the
 // NAF's 24, so fp12ExpByU needs 13 multiplications plus 3 for the odd powers

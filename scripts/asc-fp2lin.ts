@@ -62,7 +62,12 @@ const FORMS: Form[] = [
   { name: "fp2SubTwelve", doc: "out = t − 12u", args: ["t", "u"], body: ({ t, u }) => sub(t!, scale(u!, 12)) },
   { name: "fp2SubSubDouble", doc: "out = t − u − 2v", args: ["t", "u", "v"], body: ({ t, u, v }) => sub(sub(t!, u!), scale(v!, 2)) },
   // Cyclotomic squaring with fp4 squares from two products (fp12.ts): t = (x + y)(x + ξy), u = xy.
-  { name: "fp2CycRe", doc: "out = 3(t − u − ξu) − 2z = 3(x² + ξy²) − 2z", args: ["t", "u", "z"], body: ({ t, u, z }) => sub(scale(sub(sub(t!, u!), xi(u!)), 3), scale(z!, 2)) },
+  {
+    name: "fp2CycRe",
+    doc: "out = 3(t − u − ξu) − 2z = 3(x² + ξy²) − 2z",
+    args: ["t", "u", "z"],
+    body: ({ t, u, z }) => sub(scale(sub(sub(t!, u!), xi(u!)), 3), scale(z!, 2)),
+  },
   { name: "fp2CycIm", doc: "out = 6u + 2z = 3·2xy + 2z", args: ["u", "z"], body: ({ u, z }) => add(scale(u!, 6), scale(z!, 2)) },
   { name: "fp2CycXiIm", doc: "out = 6ξu + 2z = 3ξ·2xy + 2z", args: ["u", "z"], body: ({ u, z }) => add(scale(xi(u!), 6), scale(z!, 2)) },
 ];
@@ -94,8 +99,16 @@ function emitForm(f: Form): string {
   };
   const re = coeff(r.re, "re", "r");
   const im = coeff(r.im, "im", "s");
-  lines.push(`  fpStoreSmall(out + RE, ${range(N).map((k) => `r${k}`).join(", ")});`);
-  lines.push(`  fpStoreSmall(out + IM, ${range(N).map((k) => `s${k}`).join(", ")});`);
+  lines.push(
+    `  fpStoreSmall(out + RE, ${range(N)
+      .map((k) => `r${k}`)
+      .join(", ")});`,
+  );
+  lines.push(
+    `  fpStoreSmall(out + IM, ${range(N)
+      .map((k) => `s${k}`)
+      .join(", ")});`,
+  );
   const bound = `value before reduction < ${re.pos + re.neg}p (re), ${im.pos + im.neg}p (im)`;
   return `/** ${f.doc}; inputs reduced, out may alias any. ${bound}. */
 export function ${f.name}(out: usize, ${f.args.map((a) => `${a}: usize`).join(", ")}): void {

@@ -118,10 +118,16 @@ w(`let m: i64, n: i64;`);
 // one after the other. (Both in the two lanes of i64x2 vectors: 87 ns,
 // slower, so the reduction stays scalar.)
 for (let i = 0; i < N; i++) {
-  for (const [c, m] of [["c", "m"], ["d", "n"]] as const) {
+  for (const [c, m] of [
+    ["c", "m"],
+    ["d", "n"],
+  ] as const) {
     w(`${m} = (((${c}${i} as u32) * MU) & LIMB_MASK) as i64; // ${c}${i} + ${m}·p ≡ 0 (mod 2^29)`);
   }
-  for (const [c, m] of [["c", "m"], ["d", "n"]] as const) {
+  for (const [c, m] of [
+    ["c", "m"],
+    ["d", "n"],
+  ] as const) {
     w(`${c}${i + 1} += ((${c}${i} + ${m} * (P0 as i64)) >> LIMB_SHIFT) + ${m} * (P1 as i64);`);
   }
   for (let j = 2; j < N; j++) w(`c${i + j} += m * (P${j} as i64); d${i + j} += n * (P${j} as i64);`);

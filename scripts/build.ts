@@ -87,7 +87,8 @@ async function smoke(binary: string, log: (line: string) => void): Promise<void>
     const copy = join(dir, "zkagent");
     await Bun.write(copy, Bun.file(binary));
     chmodSync(copy, 0o755);
-    const run = (args: string[]) => Bun.spawnSync([copy, ...args], { cwd: dir, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", DATABASE_URL: join(dir, "smoke.db") } });
+    const run = (args: string[]) =>
+      Bun.spawnSync([copy, ...args], { cwd: dir, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", DATABASE_URL: join(dir, "smoke.db") } });
     const help = run(["--help"]);
     if (help.exitCode !== 0 || !help.stdout.toString().includes("zkagent")) throw new Error(`--help failed: ${help.stderr}`);
     const identity = run(["identity", "new", "--json"]);
@@ -103,7 +104,10 @@ async function smoke(binary: string, log: (line: string) => void): Promise<void>
 }
 
 if (import.meta.main) {
-  const { values } = parseArgs({ args: Bun.argv.slice(2), options: { outfile: { type: "string" }, target: { type: "string" }, "no-smoke": { type: "boolean" } } });
+  const { values } = parseArgs({
+    args: Bun.argv.slice(2),
+    options: { outfile: { type: "string" }, target: { type: "string" }, "no-smoke": { type: "boolean" } },
+  });
   const say = (line: string) => process.stdout.write(`${line}\n`);
   const outfile = resolve(values.outfile ?? DEFAULT_OUTFILE);
   say(`[1/3] checking inputs`);

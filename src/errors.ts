@@ -32,7 +32,11 @@ const catalogue = {
   },
   mandate_superseded: { status: 409, error: "Mandate superseded", message: "The stored mandate was issued later (iat); have the principal sign a new one." },
   idempotency_mismatch: { status: 422, error: "Idempotency key reused", message: "This Idempotency-Key was used with a different request; use a new key." },
-  idempotency_in_progress: { status: 409, error: "Idempotent request in progress", message: "A request with this Idempotency-Key is still running; retry shortly." },
+  idempotency_in_progress: {
+    status: 409,
+    error: "Idempotent request in progress",
+    message: "A request with this Idempotency-Key is still running; retry shortly.",
+  },
   route_not_found: { status: 404, error: "Not found" }, // + message naming the method and path
   internal: { status: 500, error: "Internal server error" },
   unavailable: { status: 503, error: "Service unavailable", message: "The database cannot be reached; retry later." },

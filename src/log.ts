@@ -39,12 +39,14 @@ function redact(value: unknown, depth = 0): unknown {
 }
 
 export function createLogger(level: LogLevel, write: (line: string) => void = (line) => process.stderr.write(line)): Logger {
-  const emit = (at: Exclude<LogLevel, "silent">) => (msg: string, fields: Record<string, unknown> = {}) => {
-    if (rank[at] < rank[level]) return;
-    const request_id = requestContext.getStore()?.requestId;
-    const line = { time: new Date().toISOString(), level: at, msg, ...(request_id ? { request_id } : {}), ...(redact(fields) as Record<string, unknown>) };
-    write(`${JSON.stringify(line)}\n`);
-  };
+  const emit =
+    (at: Exclude<LogLevel, "silent">) =>
+    (msg: string, fields: Record<string, unknown> = {}) => {
+      if (rank[at] < rank[level]) return;
+      const request_id = requestContext.getStore()?.requestId;
+      const line = { time: new Date().toISOString(), level: at, msg, ...(request_id ? { request_id } : {}), ...(redact(fields) as Record<string, unknown>) };
+      write(`${JSON.stringify(line)}\n`);
+    };
   return { debug: emit("debug"), info: emit("info"), warn: emit("warn"), error: emit("error") };
 }
 

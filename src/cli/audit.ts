@@ -12,7 +12,7 @@ const PAGE = 1000;
 
 export async function auditCommand(argv: string[], config: Config): Promise<number> {
   const { values } = parse(argv, { key: { type: "string" }, after: { type: "string" }, limit: { type: "string" } });
-  if (values.help) return say(auditHelp), 0;
+  if (values.help) return (say(auditHelp), 0);
   let afterSeq = nonNegativeInteger(values.after, "after") ?? 0;
   let remaining = nonNegativeInteger(values.limit, "limit") ?? Number.POSITIVE_INFINITY;
   const store = await openStore(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });

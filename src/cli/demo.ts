@@ -17,7 +17,7 @@ export const demoHelp = `zkagent demo [--url URL] [--key API_KEY] [--json]
 
 export async function demoCommand(argv: string[], config: Config): Promise<number> {
   const { values } = parse(argv, { url: { type: "string" }, key: { type: "string" }, json: { type: "boolean" } });
-  if (values.help) return say(demoHelp), 0;
+  if (values.help) return (say(demoHelp), 0);
   const url = (values.url ?? `http://localhost:${config.port}`).replace(/\/$/, "");
   const step = (line: string) => (values.json ? process.stderr : process.stdout).write(`${line}\n`);
 
@@ -68,6 +68,7 @@ export async function demoCommand(argv: string[], config: Config): Promise<numbe
   const agent = await call("GET", `/v1/agents/${encodeURIComponent(agentId)}`);
   const spent = agent.spend?.[0];
   step(`8. today's spend under the mandate: ${spent?.total} EUR in ${spent?.count} purchase(s)`);
-  if (values.json) printJson({ agent_id: agentId, challenge_id: challenge.challenge_id, verification: verdict, session, over_limit: refused, spend: agent.spend });
+  if (values.json)
+    printJson({ agent_id: agentId, challenge_id: challenge.challenge_id, verification: verdict, session, over_limit: refused, spend: agent.spend });
   return session.status === "verified" && refused.reason === "mandate_violation" && refused.detail === "max_total" ? 0 : 1;
 }

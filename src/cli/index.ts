@@ -30,7 +30,20 @@ Usage: zkagent <command> [options]     (zkagent <command> --help for details)
   demo                   run the whole flow against a running server
   audit                  export the audit trail as JSON lines`;
 
-const helps: Record<string, string> = { serve: serveHelp, keys: keysHelp, identity: identityHelp, prove: proveHelp, sign: signHelp, demo: demoHelp, audit: auditHelp, verify: verifyHelp, receipts: receiptsHelp, receipt: receiptHelp, principal: principalHelp, mandate: mandateHelp };
+const helps: Record<string, string> = {
+  serve: serveHelp,
+  keys: keysHelp,
+  identity: identityHelp,
+  prove: proveHelp,
+  sign: signHelp,
+  demo: demoHelp,
+  audit: auditHelp,
+  verify: verifyHelp,
+  receipts: receiptsHelp,
+  receipt: receiptHelp,
+  principal: principalHelp,
+  mandate: mandateHelp,
+};
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;

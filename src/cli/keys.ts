@@ -18,7 +18,11 @@ export const keysHelp = `zkagent keys — manage API keys (uses DATABASE_URL, al
       At least one of them; "default" returns the key to DEFAULT_AGENT_RATE_LIMIT.`;
 
 export async function keysCommand(argv: string[], config: Config): Promise<number> {
-  const { values, positionals: words } = parse(argv, { name: { type: "string" }, "rate-limit": { type: "string" }, "agent-rate-limit": { type: "string" }, json: { type: "boolean" } }, true);
+  const { values, positionals: words } = parse(
+    argv,
+    { name: { type: "string" }, "rate-limit": { type: "string" }, "agent-rate-limit": { type: "string" }, json: { type: "boolean" } },
+    true,
+  );
   const [sub, ...positionals] = words;
   if (values.help || !sub) {
     say(keysHelp);
@@ -48,7 +52,9 @@ export async function keysCommand(argv: string[], config: Config): Promise<numbe
       case "list": {
         const keys = (await store.listKeys()).map(keyView);
         if (values.json) printJson({ keys });
-        else for (const k of keys) say(`${k.id}  ${k.prefix}_…  ${k.name}  ${k.rate_limit_per_minute || "unlimited"}/min  ${k.revoked_at ? `revoked ${k.revoked_at}` : "active"}`);
+        else
+          for (const k of keys)
+            say(`${k.id}  ${k.prefix}_…  ${k.name}  ${k.rate_limit_per_minute || "unlimited"}/min  ${k.revoked_at ? `revoked ${k.revoked_at}` : "active"}`);
         return 0;
       }
       case "revoke": {
@@ -64,7 +70,10 @@ export async function keysCommand(argv: string[], config: Config): Promise<numbe
         if (!record) return fail(`no key ${id}`, values.json);
         const usage = usageView(record, (await store.usage(record.id))!);
         if (values.json) printJson(usage);
-        else say(`${keyPrefix(record.id)} (${record.name}): ${usage.challenges} challenges, ${usage.verifications.verified} verified, ${usage.verifications.failed} failed`);
+        else
+          say(
+            `${keyPrefix(record.id)} (${record.name}): ${usage.challenges} challenges, ${usage.verifications.verified} verified, ${usage.verifications.failed} failed`,
+          );
         return 0;
       }
       case "set-limit": {
@@ -77,7 +86,8 @@ export async function keysCommand(argv: string[], config: Config): Promise<numbe
         if (agentRateLimit !== undefined) await store.setAgentRateLimit(needId(), agentRateLimit);
         const record = (await store.getKey(needId()))!;
         if (values.json) printJson(keyView(record));
-        else say(`${keyPrefix(record.id)}: ${record.rateLimit || "unlimited"} challenges/min, ${agentLimitText(record.agentRateLimit)} agent registrations/min.`);
+        else
+          say(`${keyPrefix(record.id)}: ${record.rateLimit || "unlimited"} challenges/min, ${agentLimitText(record.agentRateLimit)} agent registrations/min.`);
         return 0;
       }
       default:

@@ -19,7 +19,7 @@ export async function proveCommand(argv: string[]): Promise<number> {
     context: { type: "string" },
     json: { type: "boolean" },
   });
-  if (values.help) return say(proveHelp), 0;
+  if (values.help) return (say(proveHelp), 0);
   const secret = parseFieldElement(secretOption(values, "secret"));
   // 0 is refused like any value outside the range: Poseidon(0) is public, anyone can prove it.
   if (secret === null || !isValidSecret(secret)) throw new UsageError(`the secret must be a decimal field element in ${SECRET_RANGE}`);
@@ -50,7 +50,7 @@ export async function signCommand(argv: string[]): Promise<number> {
     context: { type: "string" },
     json: { type: "boolean" },
   });
-  if (values.help) return say(signHelp), 0;
+  if (values.help) return (say(signHelp), 0);
   const agent_signature = sign({
     signingSecret: secretOption(values, "signing-secret"),
     challengeId: requireString(values, "challenge-id"),

@@ -56,7 +56,10 @@ export async function receiptsCommand(argv: string[], config: Config): Promise<n
         const next = await newSigningKey(Date.now(), config.receiptKeySecret || undefined);
         const previous = await store.rotateSigningKey(next);
         if (values.json) printJson({ active: next.kid, previous, refresh_seconds: KEY_REFRESH_MS / 1000 });
-        else say(`Active signing key: ${next.kid}${previous ? ` (${previous} stays published)` : ""}. Every node signs with it within ${KEY_REFRESH_MS / 1000} s.`);
+        else
+          say(
+            `Active signing key: ${next.kid}${previous ? ` (${previous} stays published)` : ""}. Every node signs with it within ${KEY_REFRESH_MS / 1000} s.`,
+          );
         return 0;
       }
       case "retire": {

@@ -37,7 +37,7 @@ const SHUTDOWN_GRACE_MS = 30_000;
 
 export async function serveCommand(argv: string[], config: Config): Promise<number> {
   const { values } = parse(argv, { workers: { type: "string" } });
-  if (values.help) return say(serveHelp), 0;
+  if (values.help) return (say(serveHelp), 0);
   const workers = values.workers === undefined ? config.workers : parseWorkers(values.workers);
   if (process.env[WORKER_ENV] !== undefined) return runWorker(config);
   if (workers === 1) return runSingle(config);

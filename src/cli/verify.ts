@@ -18,7 +18,7 @@ export const verifyHelp = `zkagent verify --vk <verification_key.json> --proof <
 
 export async function verifyCommand(argv: string[]): Promise<number> {
   const { values } = parse(argv, { vk: { type: "string" }, proof: { type: "string" }, public: { type: "string" } });
-  if (values.help) return say(verifyHelp), 0;
+  if (values.help) return (say(verifyHelp), 0);
   const args = { vk: requireString(values, "vk"), proof: requireString(values, "proof"), pub: requireString(values, "public") };
   let vkText: string, proofText: string, publicJson: unknown;
   try {

@@ -42,7 +42,9 @@ export async function idempotent(
   if (idemKey === null) return { status: 200, body: await run() };
   if (!KEY_PATTERN.test(idemKey)) throw invalidField("Idempotency-Key", "must be 1 to 255 visible ASCII characters");
 
-  const fingerprint = createHash("sha256").update(`${route}\n${canonicalize(body)}`).digest("hex");
+  const fingerprint = createHash("sha256")
+    .update(`${route}\n${canonicalize(body)}`)
+    .digest("hex");
   const now = deps.clock.now();
   const held = await deps.store.reserveIdempotency(key.id, idemKey, fingerprint, now, now - STALE_RESERVATION_MS);
   if (held.state === "mismatch") throw new ApiError("idempotency_mismatch");

@@ -34,10 +34,28 @@ export const BATCH_SIZE_BUCKETS = [1, 2, 4, 8, 16, 32] as const;
 
 export function createMetrics(options: { version?: string } = {}): Metrics {
   const requests = new Counter("zkagent_http_requests_total", "HTTP requests answered, by method, route template and status.", ["method", "route", "status"]);
-  const latency = new Histogram("zkagent_http_request_duration_seconds", "Time from request received to response handed to the server, by route template.", ["method", "route"], REQUEST_BUCKETS);
-  const verifications = new Counter("zkagent_verifications_total", "Proof verifications decided, by result and failure reason (\"none\" when verified).", ["result", "reason"]);
-  const verificationTime = new Histogram("zkagent_verification_duration_seconds", "Time to evaluate a proof and its signature, by result.", ["result"], VERIFICATION_BUCKETS);
-  const batchSizes = new Histogram("zkagent_verification_batch_size", "Proofs per verifier run: 1 for a proof verified alone, more when queued proofs were verified as one batch.", [], BATCH_SIZE_BUCKETS);
+  const latency = new Histogram(
+    "zkagent_http_request_duration_seconds",
+    "Time from request received to response handed to the server, by route template.",
+    ["method", "route"],
+    REQUEST_BUCKETS,
+  );
+  const verifications = new Counter("zkagent_verifications_total", 'Proof verifications decided, by result and failure reason ("none" when verified).', [
+    "result",
+    "reason",
+  ]);
+  const verificationTime = new Histogram(
+    "zkagent_verification_duration_seconds",
+    "Time to evaluate a proof and its signature, by result.",
+    ["result"],
+    VERIFICATION_BUCKETS,
+  );
+  const batchSizes = new Histogram(
+    "zkagent_verification_batch_size",
+    "Proofs per verifier run: 1 for a proof verified alone, more when queued proofs were verified as one batch.",
+    [],
+    BATCH_SIZE_BUCKETS,
+  );
   const started = Date.now() / 1000;
   const process_ = [
     new Gauge("process_start_time_seconds", "Start time of the process since the Unix epoch, in seconds.", () => started),

@@ -6,7 +6,10 @@ import { createHash } from "node:crypto";
 import canonicalize from "canonicalize";
 import { verificationKey } from "../verifier/circuit-key";
 
-export const vkHash = (key: unknown): string => `sha256:${createHash("sha256").update(canonicalize(key) as string).digest("hex")}`;
+export const vkHash = (key: unknown): string =>
+  `sha256:${createHash("sha256")
+    .update(canonicalize(key) as string)
+    .digest("hex")}`;
 
 /** The hash of the key the service verifies proofs with. */
 export const SERVICE_VK_HASH = vkHash(verificationKey);

@@ -23,9 +23,7 @@ export type ReceiptFailure =
   /** The signature does not verify under that key: something was changed. */
   | "bad_signature";
 
-export type ReceiptVerification =
-  | { valid: true; kid: string; claims: ReceiptClaims }
-  | { valid: false; reason: ReceiptFailure; kid?: string };
+export type ReceiptVerification = { valid: true; kid: string; claims: ReceiptClaims } | { valid: false; reason: ReceiptFailure; kid?: string };
 
 export interface JsonWebKeySet {
   keys: JWK[];

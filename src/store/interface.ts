@@ -141,9 +141,7 @@ export interface AgentQuota {
 
 export type RegisterAgentResult = "created" | "exists" | "rate_limited" | "too_many_agents";
 
-export type CreateChallengeResult =
-  | { created: true; used: number }
-  | { created: false; used: number };
+export type CreateChallengeResult = { created: true; used: number } | { created: false; used: number };
 
 export interface Decision {
   status: "verified" | "failed";
@@ -183,11 +181,7 @@ export interface AuditQuery {
  * caller), a request still running, a finished one (replay its response), or
  * a different request under the same key (`mismatch`).
  */
-export type IdempotencyState =
-  | { state: "new" }
-  | { state: "in_progress" }
-  | { state: "mismatch" }
-  | { state: "done"; status: number; body: string };
+export type IdempotencyState = { state: "new" } | { state: "in_progress" } | { state: "mismatch" } | { state: "done"; status: number; body: string };
 
 /**
  * `decided` is true only for the one caller whose conditional update won.
@@ -195,9 +189,7 @@ export type IdempotencyState =
  * decision was checked against: null when the agent has no mandate or the
  * proposed decision was already a failure.
  */
-export type DecideResult =
-  | { decided: true; record: ChallengeRecord; mandate?: MandateDecision | null }
-  | { decided: false; record: ChallengeRecord | null };
+export type DecideResult = { decided: true; record: ChallengeRecord; mandate?: MandateDecision | null } | { decided: false; record: ChallengeRecord | null };
 
 export interface Store {
   readonly kind: "sqlite" | "postgres";

@@ -10,7 +10,24 @@
 import { SQL } from "bun";
 import { applyMandate, type MandateDecision, type MandateScope, planMandate, type StoredMandate } from "../mandates/enforce";
 import { type MandateResult, NO_SPEND, type Spend, type SpendKey, spendKeyId } from "../mandates/evaluate";
-import type { AgentQuota, AgentRecord, ApiKeyRecord, AuditEntry, AuditQuery, ChallengeRecord, CreateChallengeResult, DecideResult, Decision, IdempotencyState, RateWindow, RegisterAgentResult, SetMandateResult, SigningKeyRecord, Store, Usage } from "./interface";
+import type {
+  AgentQuota,
+  AgentRecord,
+  ApiKeyRecord,
+  AuditEntry,
+  AuditQuery,
+  ChallengeRecord,
+  CreateChallengeResult,
+  DecideResult,
+  Decision,
+  IdempotencyState,
+  RateWindow,
+  RegisterAgentResult,
+  SetMandateResult,
+  SigningKeyRecord,
+  Store,
+  Usage,
+} from "./interface";
 import { StoreUnavailableError } from "./interface";
 import { migratePostgres } from "./migrations/postgres";
 import { evidenceText, heldIdempotency, setMandateRefusal, toAgent, toAudit, toChallenge, toKey, toSigningKey, toSpend, toUsage } from "./rows";
@@ -36,7 +53,9 @@ export function isConnectionFailure(error: unknown): boolean {
   if (typeof code === "string" && /^ERR_POSTGRES_(CONNECTION_|IDLE_TIMEOUT|LIFETIME_TIMEOUT|TLS)/.test(code)) return true;
   if (typeof code === "string" && /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENETUNREACH)$/.test(code)) return true;
   const state = typeof errno === "string" ? errno : "";
-  return state.startsWith("08") || state.startsWith("28") || state === "57P01" || state === "57P02" || state === "57P03" || state === "53300" || state === "3D000";
+  return (
+    state.startsWith("08") || state.startsWith("28") || state === "57P01" || state === "57P02" || state === "57P03" || state === "53300" || state === "3D000"
+  );
 }
 
 /**
@@ -141,7 +160,12 @@ export class PostgresStore implements Store {
 
   async registerAgent(agent: AgentRecord, quota?: AgentQuota): Promise<RegisterAgentResult> {
     const { keyId, agentId, identityCommitment, signingKey, createdAt } = agent;
-    const [principalKey, mandate, mandateJws, mandateIat] = [agent.principalKey ?? null, agent.mandate ?? null, agent.mandateJws ?? null, agent.mandateIat ?? null];
+    const [principalKey, mandate, mandateJws, mandateIat] = [
+      agent.principalKey ?? null,
+      agent.mandate ?? null,
+      agent.mandateJws ?? null,
+      agent.mandateIat ?? null,
+    ];
     return this.sql.begin(async (tx): Promise<RegisterAgentResult> => {
       // The key's row, locked: registrations of one key are serialised, so the
       // row count and the cap stay exact across nodes.

@@ -1,6 +1,18 @@
 // Row ↔ record mapping shared by the SQL stores (snake_case columns).
 import type { Spend } from "../mandates/evaluate";
-import type { AgentRecord, ApiKeyRecord, AuditEntry, ChallengeRecord, DecisionEvidence, IdempotencyState, SetMandateResult, SigningKeyRecord, SigningKeyState, StoredStatus, Usage } from "./interface";
+import type {
+  AgentRecord,
+  ApiKeyRecord,
+  AuditEntry,
+  ChallengeRecord,
+  DecisionEvidence,
+  IdempotencyState,
+  SetMandateResult,
+  SigningKeyRecord,
+  SigningKeyState,
+  StoredStatus,
+  Usage,
+} from "./interface";
 
 const int = (value: unknown): number => Number(value);
 const intOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));

@@ -9,7 +9,24 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { applyMandate, type MandateDecision, type MandateScope, planMandate, type StoredMandate } from "../mandates/enforce";
 import { type MandateResult, NO_SPEND, type Spend, type SpendKey, spendKeyId } from "../mandates/evaluate";
-import type { AgentQuota, AgentRecord, ApiKeyRecord, AuditEntry, AuditQuery, ChallengeRecord, CreateChallengeResult, Decision, DecideResult, IdempotencyState, RateWindow, RegisterAgentResult, SetMandateResult, SigningKeyRecord, Store, Usage } from "./interface";
+import type {
+  AgentQuota,
+  AgentRecord,
+  ApiKeyRecord,
+  AuditEntry,
+  AuditQuery,
+  ChallengeRecord,
+  CreateChallengeResult,
+  Decision,
+  DecideResult,
+  IdempotencyState,
+  RateWindow,
+  RegisterAgentResult,
+  SetMandateResult,
+  SigningKeyRecord,
+  Store,
+  Usage,
+} from "./interface";
 import { StoreUnavailableError } from "./interface";
 import { sqliteMigrations } from "./migrations/sqlite";
 import { evidenceText, heldIdempotency, setMandateRefusal, toAgent, toAudit, toChallenge, toKey, toSigningKey, toSpend, toUsage } from "./rows";
@@ -54,8 +71,7 @@ export const LOCK_WAIT_MS = 5_000;
 const LOCK_RETRY_FIRST_MS = 1;
 const LOCK_RETRY_MAX_MS = 25;
 
-const locked = (what: string, waitedMs: number) =>
-  new StoreUnavailableError(`SQLite: another connection has held the write lock for ${waitedMs} ms (${what})`);
+const locked = (what: string, waitedMs: number) => new StoreUnavailableError(`SQLite: another connection has held the write lock for ${waitedMs} ms (${what})`);
 
 export class SqliteStore implements Store {
   readonly kind = "sqlite" as const;
@@ -134,9 +150,7 @@ export class SqliteStore implements Store {
       countFailed: db.query("UPDATE api_keys SET failed = failed + 1 WHERE id = ?"),
       purge: db.query("DELETE FROM challenges WHERE expires_at < ?"),
       purgeWindows: db.query("DELETE FROM rate_windows WHERE window_start < ?"),
-      audit: db.query(
-        `SELECT * FROM audit_log WHERE seq > $afterSeq AND ($keyId IS NULL OR key_id = $keyId) ORDER BY seq LIMIT $limit`,
-      ),
+      audit: db.query(`SELECT * FROM audit_log WHERE seq > $afterSeq AND ($keyId IS NULL OR key_id = $keyId) ORDER BY seq LIMIT $limit`),
       reserveIdem: db.query(
         `INSERT INTO idempotency_keys (key_id, idem_key, fingerprint, status, body, created_at) VALUES (?, ?, ?, NULL, NULL, ?)
          ON CONFLICT (key_id, idem_key) DO NOTHING`,
@@ -214,7 +228,12 @@ export class SqliteStore implements Store {
         if (quota && quota.maxAgents > 0 && rows >= quota.maxAgents) return "too_many_agents";
         this.q.countAgentRow.run(keyId);
       }
-      const mandate = { principalKey: agent.principalKey ?? null, mandate: agent.mandate ?? null, mandateJws: agent.mandateJws ?? null, mandateIat: agent.mandateIat ?? null };
+      const mandate = {
+        principalKey: agent.principalKey ?? null,
+        mandate: agent.mandate ?? null,
+        mandateJws: agent.mandateJws ?? null,
+        mandateIat: agent.mandateIat ?? null,
+      };
       this.q.insertAgent.run({ keyId, agentId, identityCommitment, signingKey, createdAt, ...mandate });
       return "created";
     });
@@ -513,7 +532,9 @@ export class SqliteStore implements Store {
   async storeReceipt(id: string, receipt: string): Promise<string | null> {
     // Conditional: the first receipt stored stays (see postgres.ts).
     // On the proof path: waits for another process's lock on timers, like decideChallenge.
-    const row = (await this.immediate("store receipt", () => this.q.storeReceipt.get(receipt, id) ?? this.q.getReceipt.get(id))) as { receipt: string | null } | null;
+    const row = (await this.immediate("store receipt", () => this.q.storeReceipt.get(receipt, id) ?? this.q.getReceipt.get(id))) as {
+      receipt: string | null;
+    } | null;
     return row?.receipt ?? null;
   }
 

@@ -163,7 +163,11 @@ export function toSnarkjsProof(proof: SnarkjsProof | string): SnarkjsProof {
   const s = (x: bigint) => x.toString();
   return {
     pi_a: [s(fromBytes32(b, PROOF_A)), s(fromBytes32(b, PROOF_A + FIELD_BYTES)), "1"],
-    pi_b: [[s(bx[0]), s(bx[1])], [s(by[0]), s(by[1])], ["1", "0"]],
+    pi_b: [
+      [s(bx[0]), s(bx[1])],
+      [s(by[0]), s(by[1])],
+      ["1", "0"],
+    ],
     pi_c: [s(fromBytes32(b, PROOF_C)), s(fromBytes32(b, PROOF_C + FIELD_BYTES)), "1"],
     protocol: "groth16",
     curve: "bn128",

@@ -39,9 +39,7 @@ async function wasmBytes(): Promise<Uint8Array> {
   try {
     path = (await import("../../build/verifier.wasm", { with: { type: "file" } })).default as unknown as string;
   } catch (e) {
-    throw new Error(
-      `zkagent verifier: build/verifier.wasm is missing; run \`bun scripts/asc-build.ts\` (package script build:wasm). Cause: ${e}`,
-    );
+    throw new Error(`zkagent verifier: build/verifier.wasm is missing; run \`bun scripts/asc-build.ts\` (package script build:wasm). Cause: ${e}`);
   }
   return new Uint8Array(await Bun.file(path).arrayBuffer());
 }

@@ -8,7 +8,9 @@ const PRODUCTION = ["batchCheck", "batchPrepare", "io", "loadKey", "maxBatch", "
 
 describe("entry points", () => {
   test("build/verifier.wasm exports exactly the production ABI", async () => {
-    const names = WebAssembly.Module.exports(await verifierModule()).map((e) => e.name).sort();
+    const names = WebAssembly.Module.exports(await verifierModule())
+      .map((e) => e.name)
+      .sort();
     expect(names).toEqual(PRODUCTION);
   });
 

@@ -111,8 +111,23 @@ describe("fp2Mul lazy-reduction input bound (operands < 4p)", () => {
   const extremes = [FOUR_P - 1n, FOUR_P - 2n, 3n * S.P + 12345n, 2n * S.P, S.P, S.P - 1n, 0n, 1n];
   const randomLazy = () => S.randomBelow(FOUR_P);
   const cases: [S.F2, S.F2][] = [];
-  for (const x of extremes) for (const y of extremes) cases.push([[x, y], [y, x]], [[x, x], [y, y]]);
-  for (let i = 0; i < 60; i++) cases.push([[randomLazy(), randomLazy()], [randomLazy(), randomLazy()]]);
+  for (const x of extremes)
+    for (const y of extremes)
+      cases.push(
+        [
+          [x, y],
+          [y, x],
+        ],
+        [
+          [x, x],
+          [y, y],
+        ],
+      );
+  for (let i = 0; i < 60; i++)
+    cases.push([
+      [randomLazy(), randomLazy()],
+      [randomLazy(), randomLazy()],
+    ]);
 
   test(`${cases.length} products of raw operands in [0, 4p) equal the BigInt twin's, fully reduced`, () => {
     for (const [a, b] of cases) {
@@ -132,5 +147,4 @@ describe("fp2Mul lazy-reduction input bound (operands < 4p)", () => {
       expect([elem(got[0]), elem(got[1])]).toEqual(want);
     }
   });
-
 });

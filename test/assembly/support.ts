@@ -180,8 +180,7 @@ export function g2Mul(a: G2, k: bigint): G2 {
 }
 export const g1Bytes = (p: G1) => (p ? concat(toBytes32(p.x), toBytes32(p.y)) : new Uint8Array(64));
 export const g2Bytes = (p: G2) => (p ? concat(f2Bytes(p.x), f2Bytes(p.y)) : new Uint8Array(128));
-export const g2OnCurve = (p: { x: F2; y: F2 }) =>
-  f2.eq(f2.sqr(p.y), f2.add(f2.mul(f2.sqr(p.x), p.x), TWIST_B));
+export const g2OnCurve = (p: { x: F2; y: F2 }) => f2.eq(f2.sqr(p.y), f2.add(f2.mul(f2.sqr(p.x), p.x), TWIST_B));
 
 /** A point of E'(Fp2) found by hashing a seed to x (no cofactor clearing): almost never in G2. */
 export function twistPointFromSeed(seed: bigint): { x: F2; y: F2 } {

@@ -85,7 +85,10 @@ test("serve (two workers, re-executing the binary) + demo to a verified session 
     // The primary picks the port (PORT=0) and logs it.
     let port: number | undefined;
     for (let i = 0; i < 500 && port === undefined; i++) {
-      const line = stderr.join("").split("\n").find((l) => l.includes('"cluster started"'));
+      const line = stderr
+        .join("")
+        .split("\n")
+        .find((l) => l.includes('"cluster started"'));
       if (line) port = JSON.parse(line).port;
       else await Bun.sleep(10);
     }
@@ -116,11 +119,14 @@ test("serve (two workers, re-executing the binary) + demo to a verified session 
   }
 }, 60_000);
 
-test("a WebAssembly file imported with { type: \"file\" } is embedded and instantiates from the binary", async () => {
+test('a WebAssembly file imported with { type: "file" } is embedded and instantiates from the binary', async () => {
   // The pattern the verifier's WebAssembly will use. The module: (func (export "add") (param i32 i32) (result i32) local.get 0 local.get 1 i32.add)
   const src = join(root, "wasm-fixture");
   mkdirSync(src);
-  const wasm = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x07, 0x01, 0x60, 0x02, 0x7f, 0x7f, 0x01, 0x7f, 0x03, 0x02, 0x01, 0x00, 0x07, 0x07, 0x01, 0x03, 0x61, 0x64, 0x64, 0x00, 0x00, 0x0a, 0x09, 0x01, 0x07, 0x00, 0x20, 0x00, 0x20, 0x01, 0x6a, 0x0b];
+  const wasm = [
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x07, 0x01, 0x60, 0x02, 0x7f, 0x7f, 0x01, 0x7f, 0x03, 0x02, 0x01, 0x00, 0x07, 0x07, 0x01, 0x03, 0x61,
+    0x64, 0x64, 0x00, 0x00, 0x0a, 0x09, 0x01, 0x07, 0x00, 0x20, 0x00, 0x20, 0x01, 0x6a, 0x0b,
+  ];
   writeFileSync(join(src, "add.wasm"), new Uint8Array(wasm));
   writeFileSync(
     join(src, "entry.ts"),

@@ -137,7 +137,18 @@ describe("agent side", () => {
     const id = oneJson((await cli(["identity", "new", "--json"])).stdout);
     const nonce = "7f".repeat(31);
     const context = { amount: 20, currency: "EUR" };
-    const { stdout, code } = await cli(["prove", "--secret", id.secret, "--nonce", nonce, "--action", "purchase", "--context", JSON.stringify(context), "--json"]);
+    const { stdout, code } = await cli([
+      "prove",
+      "--secret",
+      id.secret,
+      "--nonce",
+      nonce,
+      "--action",
+      "purchase",
+      "--context",
+      JSON.stringify(context),
+      "--json",
+    ]);
     expect(code).toBe(0);
     const { proof } = oneJson(stdout);
     const signals = publicSignals({ identityCommitment: BigInt(id.identity_commitment), nonce, action: "purchase", context });

@@ -76,104 +76,141 @@ async function settleAfterRotation() {
 }
 
 describe("zkagent receipts", () => {
-  test("list on an empty database says so; rotate creates the first key", async () => {
-    expect(json((await cli(["receipts", "list", "--json"])).stdout)).toEqual({ keys: [] });
-    const rotated = await cli(["receipts", "rotate", "--json"]);
-    expect(rotated.code).toBe(0);
-    const { active, previous, refresh_seconds } = json(rotated.stdout);
-    expect(previous).toBeNull();
-    expect(refresh_seconds).toBe(5);
-    const { keys } = json((await cli(["receipts", "list", "--json"])).stdout);
-    expect(keys).toHaveLength(1);
-    expect(keys[0]).toMatchObject({ kid: active, state: "active", retired_at: null, public_jwk: { kty: "OKP", crv: "Ed25519", kid: active } });
-  }, SPAWNS_TIMEOUT_MS);
+  test(
+    "list on an empty database says so; rotate creates the first key",
+    async () => {
+      expect(json((await cli(["receipts", "list", "--json"])).stdout)).toEqual({ keys: [] });
+      const rotated = await cli(["receipts", "rotate", "--json"]);
+      expect(rotated.code).toBe(0);
+      const { active, previous, refresh_seconds } = json(rotated.stdout);
+      expect(previous).toBeNull();
+      expect(refresh_seconds).toBe(5);
+      const { keys } = json((await cli(["receipts", "list", "--json"])).stdout);
+      expect(keys).toHaveLength(1);
+      expect(keys[0]).toMatchObject({ kid: active, state: "active", retired_at: null, public_jwk: { kty: "OKP", crv: "Ed25519", kid: active } });
+    },
+    SPAWNS_TIMEOUT_MS,
+  );
 
-  test("list never prints private key material, in either form", async () => {
-    const store = openSqlite(db);
-    const stored = (await store.listSigningKeys()).map((k) => k.privateKey);
-    await store.close();
-    for (const args of [["receipts", "list"], ["receipts", "list", "--json"]]) {
-      const { stdout } = await cli(args);
-      for (const privateKey of stored) expect(stdout).not.toContain(privateKey.split(":")[1]!.slice(0, 24));
-      expect(stdout).not.toContain('"d"');
-    }
-  }, SPAWNS_TIMEOUT_MS);
-
-  test("rotate keeps the old key published; retire refuses the active key, withdraws the old one", async () => {
-    const before = json((await cli(["receipts", "list", "--json"])).stdout).keys.find((k: any) => k.state === "active").kid;
-    const { active } = json((await cli(["receipts", "rotate", "--json"])).stdout);
-    const states = Object.fromEntries(json((await cli(["receipts", "list", "--json"])).stdout).keys.map((k: any) => [k.kid, k.state]));
-    expect(states[before]).toBe("published");
-    expect(states[active]).toBe("active");
-
-    // Right after a rotation, nodes may still sign with the old key: retiring it is refused.
-    const early = await cli(["receipts", "retire", before]);
-    expect(early.code).toBe(1);
-    expect(early.stderr).toContain("nodes may still sign with earlier keys");
-    await settleAfterRotation();
-
-    const refused = await cli(["receipts", "retire", active]);
-    expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain("rotate first");
-    const retired = await cli(["receipts", "retire", before, "--json"]);
-    expect(retired.code).toBe(0);
-    expect(json(retired.stdout)).toEqual({ kid: before, state: "retired" });
-    expect((await cli(["receipts", "retire", "no-such-kid"])).code).toBe(1);
-  }, SPAWNS_TIMEOUT_MS);
-
-  test("rotate seals the new key with RECEIPT_KEY_SECRET: without it no process can sign", async () => {
-    const store = openSqlite(db);
-    try {
-      expect((await store.activeSigningKey())!.privateKey.startsWith("aes256gcm:")).toBe(true);
-      await expect(new ReceiptSigner(store).activeKid()).rejects.toThrow(/RECEIPT_KEY_SECRET/);
-      expect(await new ReceiptSigner(store, { secret: SECRET }).activeKid()).toBe((await store.activeSigningKey())!.kid);
-    } finally {
+  test(
+    "list never prints private key material, in either form",
+    async () => {
+      const store = openSqlite(db);
+      const stored = (await store.listSigningKeys()).map((k) => k.privateKey);
       await store.close();
-    }
-  }, SPAWNS_TIMEOUT_MS);
+      for (const args of [
+        ["receipts", "list"],
+        ["receipts", "list", "--json"],
+      ]) {
+        const { stdout } = await cli(args);
+        for (const privateKey of stored) expect(stdout).not.toContain(privateKey.split(":")[1]!.slice(0, 24));
+        expect(stdout).not.toContain('"d"');
+      }
+    },
+    SPAWNS_TIMEOUT_MS,
+  );
 
-  test("usage errors exit 2", async () => {
-    expect((await cli(["receipts", "retire"])).code).toBe(2);
-    expect((await cli(["receipts", "frobnicate"])).code).toBe(2);
-    expect((await cli(["receipts", "list"], { env: { RECEIPT_KEY_SECRET: "short" } })).code).toBe(2);
-  }, SPAWNS_TIMEOUT_MS);
+  test(
+    "rotate keeps the old key published; retire refuses the active key, withdraws the old one",
+    async () => {
+      const before = json((await cli(["receipts", "list", "--json"])).stdout).keys.find((k: any) => k.state === "active").kid;
+      const { active } = json((await cli(["receipts", "rotate", "--json"])).stdout);
+      const states = Object.fromEntries(json((await cli(["receipts", "list", "--json"])).stdout).keys.map((k: any) => [k.kid, k.state]));
+      expect(states[before]).toBe("published");
+      expect(states[active]).toBe("active");
+
+      // Right after a rotation, nodes may still sign with the old key: retiring it is refused.
+      const early = await cli(["receipts", "retire", before]);
+      expect(early.code).toBe(1);
+      expect(early.stderr).toContain("nodes may still sign with earlier keys");
+      await settleAfterRotation();
+
+      const refused = await cli(["receipts", "retire", active]);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain("rotate first");
+      const retired = await cli(["receipts", "retire", before, "--json"]);
+      expect(retired.code).toBe(0);
+      expect(json(retired.stdout)).toEqual({ kid: before, state: "retired" });
+      expect((await cli(["receipts", "retire", "no-such-kid"])).code).toBe(1);
+    },
+    SPAWNS_TIMEOUT_MS,
+  );
+
+  test(
+    "rotate seals the new key with RECEIPT_KEY_SECRET: without it no process can sign",
+    async () => {
+      const store = openSqlite(db);
+      try {
+        expect((await store.activeSigningKey())!.privateKey.startsWith("aes256gcm:")).toBe(true);
+        await expect(new ReceiptSigner(store).activeKid()).rejects.toThrow(/RECEIPT_KEY_SECRET/);
+        expect(await new ReceiptSigner(store, { secret: SECRET }).activeKid()).toBe((await store.activeSigningKey())!.kid);
+      } finally {
+        await store.close();
+      }
+    },
+    SPAWNS_TIMEOUT_MS,
+  );
+
+  test(
+    "usage errors exit 2",
+    async () => {
+      expect((await cli(["receipts", "retire"])).code).toBe(2);
+      expect((await cli(["receipts", "frobnicate"])).code).toBe(2);
+      expect((await cli(["receipts", "list"], { env: { RECEIPT_KEY_SECRET: "short" } })).code).toBe(2);
+    },
+    SPAWNS_TIMEOUT_MS,
+  );
 });
 
 describe("zkagent receipt verify", () => {
-  test("valid against a JWKS file: exit 0 and the claims; --json gives the SDK's result", async () => {
-    const receipt = await signedReceipt();
-    const file = await jwksFile();
-    const human = await cli(["receipt", "verify", receipt, "--jwks", file]);
-    expect(human.code).toBe(0);
-    expect(human.stdout).toContain('"status": "verified"');
-    const machine = await cli(["receipt", "verify", receipt, "--jwks", file, "--json"]);
-    expect(machine.code).toBe(0);
-    expect(json(machine.stdout)).toMatchObject({ valid: true, claims: { iss: "https://zk.example", status: "verified" } });
-  }, SPAWNS_TIMEOUT_MS);
+  test(
+    "valid against a JWKS file: exit 0 and the claims; --json gives the SDK's result",
+    async () => {
+      const receipt = await signedReceipt();
+      const file = await jwksFile();
+      const human = await cli(["receipt", "verify", receipt, "--jwks", file]);
+      expect(human.code).toBe(0);
+      expect(human.stdout).toContain('"status": "verified"');
+      const machine = await cli(["receipt", "verify", receipt, "--jwks", file, "--json"]);
+      expect(machine.code).toBe(0);
+      expect(json(machine.stdout)).toMatchObject({ valid: true, claims: { iss: "https://zk.example", status: "verified" } });
+    },
+    SPAWNS_TIMEOUT_MS,
+  );
 
-  test("from stdin (-) and with the JWKS fetched from a URL", async () => {
-    const receipt = await signedReceipt();
-    const jwks = await Bun.file(await jwksFile()).text();
-    const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response(jwks, { headers: { "content-type": "application/json" } }) });
-    try {
-      const result = await cli(["receipt", "verify", "-", "--jwks", `http://127.0.0.1:${server.port}/.well-known/jwks.json`, "--json"], { stdin: `${receipt}\n` });
-      expect(result.code).toBe(0);
-      expect(json(result.stdout).valid).toBe(true);
-    } finally {
-      server.stop(true);
-    }
-  }, SPAWNS_TIMEOUT_MS);
+  test(
+    "from stdin (-) and with the JWKS fetched from a URL",
+    async () => {
+      const receipt = await signedReceipt();
+      const jwks = await Bun.file(await jwksFile()).text();
+      const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response(jwks, { headers: { "content-type": "application/json" } }) });
+      try {
+        const result = await cli(["receipt", "verify", "-", "--jwks", `http://127.0.0.1:${server.port}/.well-known/jwks.json`, "--json"], {
+          stdin: `${receipt}\n`,
+        });
+        expect(result.code).toBe(0);
+        expect(json(result.stdout).valid).toBe(true);
+      } finally {
+        server.stop(true);
+      }
+    },
+    SPAWNS_TIMEOUT_MS,
+  );
 
-  test("a changed receipt exits 1 with the reason; an unreadable JWKS exits 2", async () => {
-    const receipt = await signedReceipt();
-    const file = await jwksFile();
-    const [h, p, s] = receipt.split(".") as [string, string, string];
-    const claims = JSON.parse(Buffer.from(p, "base64url").toString());
-    const forged = [h, Buffer.from(JSON.stringify({ ...claims, sub: "mallory" })).toString("base64url"), s].join(".");
-    const result = await cli(["receipt", "verify", forged, "--jwks", file, "--json"]);
-    expect(result.code).toBe(1);
-    expect(json(result.stdout)).toMatchObject({ valid: false, reason: "bad_signature" });
-    expect((await cli(["receipt", "verify", receipt, "--jwks", join(dir, "missing.json")])).code).toBe(2);
-    expect((await cli(["receipt", "verify", receipt])).code).toBe(2);
-  }, SPAWNS_TIMEOUT_MS);
+  test(
+    "a changed receipt exits 1 with the reason; an unreadable JWKS exits 2",
+    async () => {
+      const receipt = await signedReceipt();
+      const file = await jwksFile();
+      const [h, p, s] = receipt.split(".") as [string, string, string];
+      const claims = JSON.parse(Buffer.from(p, "base64url").toString());
+      const forged = [h, Buffer.from(JSON.stringify({ ...claims, sub: "mallory" })).toString("base64url"), s].join(".");
+      const result = await cli(["receipt", "verify", forged, "--jwks", file, "--json"]);
+      expect(result.code).toBe(1);
+      expect(json(result.stdout)).toMatchObject({ valid: false, reason: "bad_signature" });
+      expect((await cli(["receipt", "verify", receipt, "--jwks", join(dir, "missing.json")])).code).toBe(2);
+      expect((await cli(["receipt", "verify", receipt])).code).toBe(2);
+    },
+    SPAWNS_TIMEOUT_MS,
+  );
 });

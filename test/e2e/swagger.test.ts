@@ -95,7 +95,9 @@ test("Swagger UI lists every operation, authorizes with a key, executes a challe
   const op = page.locator(".opblock-post").filter({ has: page.locator('.opblock-summary-path[data-path="/v1/verify/challenge"]') });
   await op.locator(".opblock-summary").first().click();
   await op.locator("button.try-out__btn").click();
-  await op.locator("textarea.body-param__text").fill(JSON.stringify({ agent_id: "swagger-agent", action: "purchase", context: { amount: 20, currency: "EUR" } }));
+  await op
+    .locator("textarea.body-param__text")
+    .fill(JSON.stringify({ agent_id: "swagger-agent", action: "purchase", context: { amount: 20, currency: "EUR" } }));
   const response = page.waitForResponse((r) => r.url() === `${origin}/v1/verify/challenge` && r.request().method() === "POST");
   await op.locator("button.execute").click();
   const sent = await response;

@@ -17,16 +17,7 @@ import { createKey } from "../../src/modules/keys/service";
 import { openPostgres } from "../../src/store/postgres";
 import { BASE, createHarness, type Harness } from "../support/harness";
 import { createTestDatabase, postgresTestUrl } from "../support/postgres";
-import {
-  announce,
-  expectNoInternals,
-  expectPrototypeClean,
-  fuzzParams,
-  FUZZ_RUNS,
-  isDocumentedError,
-  prototypeSnapshot,
-  REASONS,
-} from "./support";
+import { announce, expectNoInternals, expectPrototypeClean, fuzzParams, FUZZ_RUNS, isDocumentedError, prototypeSnapshot, REASONS } from "./support";
 
 // A property runs FUZZ_RUNS cases; at 1000 (the long setting) on PostgreSQL that
 // outlasts bun's 5 s default, and a timed-out property keeps running into the next.
@@ -91,7 +82,11 @@ interface Reply {
   headers: Headers;
 }
 
-async function send(method: string, path: string, opts: { keys?: string[]; contentType?: string | null; body?: Uint8Array | ReadableStream | null; extra?: Record<string, string> } = {}): Promise<Reply> {
+async function send(
+  method: string,
+  path: string,
+  opts: { keys?: string[]; contentType?: string | null; body?: Uint8Array | ReadableStream | null; extra?: Record<string, string> } = {},
+): Promise<Reply> {
   const headers = new Headers(opts.extra);
   for (const k of opts.keys ?? []) headers.append("x-api-key", k);
   if (opts.contentType !== undefined && opts.contentType !== null) headers.set("content-type", opts.contentType);
@@ -127,7 +122,14 @@ function expectWellFormed(r: Reply, echoed: string[] = [], method = "GET") {
 type KeyCase = { kind: "valid" | "missing" | "invalid" | "foreign"; headers: string[] };
 
 const latin1 = (min: number, max: number) =>
-  fc.string({ unit: fc.integer({ min: 0x20, max: 0xff }).filter((c) => c !== 0x7f).map((c) => String.fromCharCode(c)), minLength: min, maxLength: max });
+  fc.string({
+    unit: fc
+      .integer({ min: 0x20, max: 0xff })
+      .filter((c) => c !== 0x7f)
+      .map((c) => String.fromCharCode(c)),
+    minLength: min,
+    maxLength: max,
+  });
 
 const keyArb = (): fc.Arbitrary<KeyCase> =>
   fc.oneof(
@@ -215,11 +217,13 @@ const jsonLeaf = fc.oneof(fc.string({ maxLength: 20 }), fc.integer(), fc.double(
 
 /** A JSON object as an entries tree, so `__proto__` survives into the text. */
 const nastyObject: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
-  obj: fc.array(fc.tuple(nastyKey, fc.oneof({ depthSize: "small" }, jsonLeaf, tie("obj"), fc.array(jsonLeaf, { maxLength: 4 }))), { maxLength: 6 }).map((entries) => {
-    const o = Object.create(null);
-    for (const [k, v] of entries) Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
-    return o;
-  }),
+  obj: fc
+    .array(fc.tuple(nastyKey, fc.oneof({ depthSize: "small" }, jsonLeaf, tie("obj"), fc.array(jsonLeaf, { maxLength: 4 }))), { maxLength: 6 })
+    .map((entries) => {
+      const o = Object.create(null);
+      for (const [k, v] of entries) Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+      return o;
+    }),
 })).obj;
 
 const wrongType = fc.oneof(fc.integer(), fc.boolean(), fc.array(jsonLeaf, { maxLength: 3 }), nastyObject, fc.double({ noNaN: true, noDefaultInfinity: true }));
@@ -262,12 +266,21 @@ const contextField: fc.Arbitrary<Val> = fc.oneof(
   fc.constant(raw('{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}')),
 );
 
-const extraFields = fc.array(fc.tuple(fc.oneof(fc.constantFrom("__proto__", "constructor", "prototype", "extra", "toString"), fc.string({ maxLength: 10 })), fc.oneof(jsonLeaf, nastyObject)), { maxLength: 4 });
+const extraFields = fc.array(
+  fc.tuple(
+    fc.oneof(fc.constantFrom("__proto__", "constructor", "prototype", "extra", "toString"), fc.string({ maxLength: 10 })),
+    fc.oneof(jsonLeaf, nastyObject),
+  ),
+  { maxLength: 4 },
+);
 
 /** Body: structured fields, or junk of several kinds. `parsed` is what JSON.parse gives the server. */
 type BodyCase = { kind: string; bytes: Uint8Array };
 const junkBody: fc.Arbitrary<BodyCase> = fc.oneof(
-  fc.jsonValue({ maxDepth: 3 }).filter((v) => typeof v !== "object" || v === null || Array.isArray(v)).map((v) => ({ kind: "json-non-object", bytes: enc.encode(JSON.stringify(v)) })),
+  fc
+    .jsonValue({ maxDepth: 3 })
+    .filter((v) => typeof v !== "object" || v === null || Array.isArray(v))
+    .map((v) => ({ kind: "json-non-object", bytes: enc.encode(JSON.stringify(v)) })),
   fc.string({ unit: "binary", maxLength: 200 }).map((s) => ({ kind: "text", bytes: enc.encode(s) })),
   fc.uint8Array({ maxLength: 300 }).map((b) => ({ kind: "bytes", bytes: b })),
   fc
@@ -281,7 +294,9 @@ const junkBody: fc.Arbitrary<BodyCase> = fc.oneof(
       out.set(text.subarray(pos), pos + bad.length);
       return { kind: "invalid-utf8", bytes: out };
     }),
-  fc.constantFrom("", "{", "}", "{}}", '{"a":1,}', "{'a':1}", "nul\u0000", "\ufeff{}", "[1,2", '{"a":"\\x"}', "NaN", "undefined", '{"a":1}garbage').map((s) => ({ kind: "syntax", bytes: enc.encode(s) })),
+  fc
+    .constantFrom("", "{", "}", "{}}", '{"a":1,}', "{'a':1}", "nul\u0000", "\ufeff{}", "[1,2", '{"a":"\\x"}', "NaN", "undefined", '{"a":1}garbage')
+    .map((s) => ({ kind: "syntax", bytes: enc.encode(s) })),
   fc.integer({ min: LIMIT + 1, max: LIMIT * 3 }).map((n) => ({ kind: "oversized", bytes: enc.encode(`{"agent_id":"${"a".repeat(n - 30)}","action":"b"}`) })),
 );
 
@@ -292,22 +307,30 @@ const junkBody: fc.Arbitrary<BodyCase> = fc.oneof(
  * for the endpoint (`base`: its opening without the closing brace). Each is
  * refused with 400 `Invalid field <path>: …` before anything is stored.
  */
-const BAD_NUMBERS = ["1e400", "-1e400", "9".repeat(400), "9007199254740993", "-9007199254740992", "1234567890123456768", "1e300", "0.1000000000000000000001", "1e-400"];
+const BAD_NUMBERS = [
+  "1e400",
+  "-1e400",
+  "9".repeat(400),
+  "9007199254740993",
+  "-9007199254740992",
+  "1234567890123456768",
+  "1e300",
+  "0.1000000000000000000001",
+  "1e-400",
+];
 const BAD_STRINGS = ['"\\ud800"', '"a\\udc00"', '"\\udbff\\udbff"', '"\\ude00\\ud83d"'];
 const ijsonBody = (base: string): fc.Arbitrary<BodyCase> =>
-  fc
-    .tuple(fc.constantFrom(...BAD_NUMBERS, ...BAD_STRINGS), fc.constantFrom(...BAD_STRINGS), fc.nat(5))
-    .map(([value, badName, where]) => {
-      const text = [
-        `${base},"x":${value}}`,
-        `${base},"context":{"k":[1,{"deep":${value}}]}}`,
-        `${base},"context":{${badName}:1}}`,
-        `${base},"d":1,"d":1}`,
-        `${base},"context":{"amount":20,"amount":2000}}`,
-        `{"x":${value},${base.slice(1)}}`,
-      ][where]!;
-      return { kind: "ijson", bytes: enc.encode(text) };
-    });
+  fc.tuple(fc.constantFrom(...BAD_NUMBERS, ...BAD_STRINGS), fc.constantFrom(...BAD_STRINGS), fc.nat(5)).map(([value, badName, where]) => {
+    const text = [
+      `${base},"x":${value}}`,
+      `${base},"context":{"k":[1,{"deep":${value}}]}}`,
+      `${base},"context":{${badName}:1}}`,
+      `${base},"d":1,"d":1}`,
+      `${base},"context":{"amount":20,"amount":2000}}`,
+      `{"x":${value},${base.slice(1)}}`,
+    ][where]!;
+    return { kind: "ijson", bytes: enc.encode(text) };
+  });
 
 /** Whether the drawn top-level members (those objectText writes) name one member twice: an I-JSON breach JSON.parse hides. */
 const duplicateNames = (entries: [string, Val][]) => {
@@ -378,57 +401,68 @@ function expectOracle(r: Reply, want: { status: number; error?: string | RegExp 
 // ------------------------------------------------------------------ suites
 
 describe("POST /v1/verify/challenge", () => {
-  const structured = fc
-    .tuple(textField(256), textField(256), contextField, extraFields, fc.boolean())
-    .map(([agent_id, action, context, extra, extraFirst]) => {
-      const fields: [string, Val][] = [["agent_id", agent_id], ["action", action], ["context", context]];
-      const entries = extraFirst ? [...extra.filter(([k]) => !["agent_id", "action", "context"].includes(k)), ...fields] : [...fields, ...extra.filter(([k]) => !["agent_id", "action", "context"].includes(k))];
-      return { kind: duplicateNames(entries as [string, Val][]) ? "ijson" : "fields", bytes: enc.encode(objectText(entries as [string, Val][])) };
-    });
+  const structured = fc.tuple(textField(256), textField(256), contextField, extraFields, fc.boolean()).map(([agent_id, action, context, extra, extraFirst]) => {
+    const fields: [string, Val][] = [
+      ["agent_id", agent_id],
+      ["action", action],
+      ["context", context],
+    ];
+    const entries = extraFirst
+      ? [...extra.filter(([k]) => !["agent_id", "action", "context"].includes(k)), ...fields]
+      : [...fields, ...extra.filter(([k]) => !["agent_id", "action", "context"].includes(k))];
+    return { kind: duplicateNames(entries as [string, Val][]) ? "ijson" : "fields", bytes: enc.encode(objectText(entries as [string, Val][])) };
+  });
 
   test("random requests: the oracle's answer, nothing stored unless 200, no pollution", async () => {
     await fc.assert(
-      fc.asyncProperty(keyArb(), ctArb, fc.oneof({ weight: 3, arbitrary: structured }, junkBody, ijsonBody('{"agent_id":"agent-1","action":"buy"')), async (key, ct, body) => {
-        count("POST /v1/verify/challenge");
-        const usageBefore = (await h.store.usage(keyA.split("_")[1]!))!;
-        const pendingBefore = await h.store.countPending(h.clock.now());
-        const r = await send("POST", "/v1/verify/challenge", { keys: key.headers, contentType: ct.value, body: body.bytes });
-        expectWellFormed(r);
+      fc.asyncProperty(
+        keyArb(),
+        ctArb,
+        fc.oneof({ weight: 3, arbitrary: structured }, junkBody, ijsonBody('{"agent_id":"agent-1","action":"buy"')),
+        async (key, ct, body) => {
+          count("POST /v1/verify/challenge");
+          const usageBefore = (await h.store.usage(keyA.split("_")[1]!))!;
+          const pendingBefore = await h.store.countPending(h.clock.now());
+          const r = await send("POST", "/v1/verify/challenge", { keys: key.headers, contentType: ct.value, body: body.bytes });
+          expectWellFormed(r);
 
-        let want = frontOracle(key, ct, body.bytes, true, body.kind);
-        const o = want ? null : parsedObject(body.bytes)!;
-        if (o) {
-          const missing = missingOf(o, ["agent_id", "action"]);
-          const context = own(o, "context");
-          if (missing.length) want = { status: 400, error: `Missing required fields: ${missing.join(", ")}` };
-          else if (!identifierOk(o.agent_id, true)) want = { status: 400, error: "Invalid field agent_id" };
-          else if (!identifierOk(o.action)) want = { status: 400, error: "Invalid field action" };
-          else if (context !== undefined && (typeof context !== "object" || context === null || Array.isArray(context)))
-            want = { status: 400, error: "Invalid field context" };
-          else if (context !== undefined && (enc.encode(JSON.stringify(context)).length > 16384 || depthOf(context) > 16))
-            want = { status: 400, error: "Invalid field context" };
-        }
-        if (typeof want?.error === "string" && want.error.startsWith("Invalid field")) expectOracle(r, { status: 400, error: new RegExp(`^${want.error}: `) });
-        else if (want) expectOracle(r, want);
-        else if (key.kind === "foreign") expect(r.status).toBe(200); // any valid key may ask for a challenge
-        else expect(r.status).toBe(200);
+          let want = frontOracle(key, ct, body.bytes, true, body.kind);
+          const o = want ? null : parsedObject(body.bytes)!;
+          if (o) {
+            const missing = missingOf(o, ["agent_id", "action"]);
+            const context = own(o, "context");
+            if (missing.length) want = { status: 400, error: `Missing required fields: ${missing.join(", ")}` };
+            else if (!identifierOk(o.agent_id, true)) want = { status: 400, error: "Invalid field agent_id" };
+            else if (!identifierOk(o.action)) want = { status: 400, error: "Invalid field action" };
+            else if (context !== undefined && (typeof context !== "object" || context === null || Array.isArray(context)))
+              want = { status: 400, error: "Invalid field context" };
+            else if (context !== undefined && (enc.encode(JSON.stringify(context)).length > 16384 || depthOf(context) > 16))
+              want = { status: 400, error: "Invalid field context" };
+          }
+          if (typeof want?.error === "string" && want.error.startsWith("Invalid field"))
+            expectOracle(r, { status: 400, error: new RegExp(`^${want.error}: `) });
+          else if (want) expectOracle(r, want);
+          else if (key.kind === "foreign")
+            expect(r.status).toBe(200); // any valid key may ask for a challenge
+          else expect(r.status).toBe(200);
 
-        const usageAfter = (await h.store.usage(keyA.split("_")[1]!))!;
-        const pendingAfter = await h.store.countPending(h.clock.now());
-        if (r.status === 200) {
-          expect(pendingAfter).toBe(pendingBefore + 1);
-          expect(usageAfter.challenges).toBe(usageBefore.challenges + (key.kind === "valid" ? 1 : 0));
-          const stored = await h.store.getChallenge(r.json.challenge_id);
-          expect(stored?.agentId).toBe(o!.agent_id as string);
-          expect(stored?.action).toBe(o!.action as string);
-          expect(stored?.nonce).toBe(r.json.nonce);
-          expect(r.json.expires_in).toBe(300);
-        } else {
-          expect(pendingAfter).toBe(pendingBefore);
-          expect(usageAfter).toEqual(usageBefore);
-        }
-        expectPrototypeClean(protoBefore);
-      }),
+          const usageAfter = (await h.store.usage(keyA.split("_")[1]!))!;
+          const pendingAfter = await h.store.countPending(h.clock.now());
+          if (r.status === 200) {
+            expect(pendingAfter).toBe(pendingBefore + 1);
+            expect(usageAfter.challenges).toBe(usageBefore.challenges + (key.kind === "valid" ? 1 : 0));
+            const stored = await h.store.getChallenge(r.json.challenge_id);
+            expect(stored?.agentId).toBe(o!.agent_id as string);
+            expect(stored?.action).toBe(o!.action as string);
+            expect(stored?.nonce).toBe(r.json.nonce);
+            expect(r.json.expires_in).toBe(300);
+          } else {
+            expect(pendingAfter).toBe(pendingBefore);
+            expect(usageAfter).toEqual(usageBefore);
+          }
+          expectPrototypeClean(protoBefore);
+        },
+      ),
       fuzzParams(),
     );
   });
@@ -446,7 +480,12 @@ describe("POST /v1/verify/challenge", () => {
 
   test("a lying or odd Content-Length never breaks the size check", async () => {
     for (const cl of ["999999999", "-1", "abc", "1e9", "0"]) {
-      const small = await send("POST", "/v1/verify/challenge", { keys: [keyA], contentType: "application/json", body: enc.encode('{"agent_id":"a","action":"b"}'), extra: { "content-length": cl } });
+      const small = await send("POST", "/v1/verify/challenge", {
+        keys: [keyA],
+        contentType: "application/json",
+        body: enc.encode('{"agent_id":"a","action":"b"}'),
+        extra: { "content-length": cl },
+      });
       expectWellFormed(small);
       expect([200, 413]).toContain(small.status);
     }
@@ -456,16 +495,19 @@ describe("POST /v1/verify/challenge", () => {
     // 64 chunks of 64 KiB (4 MiB) offered; a bounded reader stops pulling soon after the limit.
     let pulled = 0;
     const chunk = enc.encode("a".repeat(LIMIT));
-    const stream = new ReadableStream<Uint8Array>({
-      start(c) {
-        c.enqueue(enc.encode('{"agent_id":"'));
+    const stream = new ReadableStream<Uint8Array>(
+      {
+        start(c) {
+          c.enqueue(enc.encode('{"agent_id":"'));
+        },
+        pull(c) {
+          if (pulled >= 64) return c.close();
+          pulled++;
+          c.enqueue(chunk);
+        },
       },
-      pull(c) {
-        if (pulled >= 64) return c.close();
-        pulled++;
-        c.enqueue(chunk);
-      },
-    }, { highWaterMark: 0 });
+      { highWaterMark: 0 },
+    );
     const r = await send("POST", "/v1/verify/challenge", { keys: [keyA], contentType: "application/json", body: stream });
     expect(r.status).toBe(413);
     expect(r.json.error).toBe("Payload too large");
@@ -494,11 +536,18 @@ describe("POST /v1/verify/proof", () => {
     fc.string({ unit: "binary", minLength: 1, maxLength: 200 }),
     fc.base64String({ minLength: 4, maxLength: 400 }).map((s) => s.replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "") || "AA"),
     fc.uint8Array({ minLength: 256, maxLength: 256 }).map((b) => Buffer.from(b).toString("base64url")),
-    fc
-      .tuple(fc.array(fc.bigInt({ min: 0n, max: 2n ** 256n }), { minLength: 8, maxLength: 8 }), fc.boolean())
-      .map(([n, withMeta]) =>
-        JSON.stringify({ pi_a: [String(n[0]), String(n[1]), "1"], pi_b: [[String(n[2]), String(n[3])], [String(n[4]), String(n[5])], ["1", "0"]], pi_c: [String(n[6]), String(n[7]), "1"], ...(withMeta ? { protocol: "groth16", curve: "bn128" } : {}) }),
-      ),
+    fc.tuple(fc.array(fc.bigInt({ min: 0n, max: 2n ** 256n }), { minLength: 8, maxLength: 8 }), fc.boolean()).map(([n, withMeta]) =>
+      JSON.stringify({
+        pi_a: [String(n[0]), String(n[1]), "1"],
+        pi_b: [
+          [String(n[2]), String(n[3])],
+          [String(n[4]), String(n[5])],
+          ["1", "0"],
+        ],
+        pi_c: [String(n[6]), String(n[7]), "1"],
+        ...(withMeta ? { protocol: "groth16", curve: "bn128" } : {}),
+      }),
+    ),
     nastyObject.map((o) => ser(o)),
   );
   const proofField: fc.Arbitrary<Val> = fc.oneof(
@@ -519,67 +568,83 @@ describe("POST /v1/verify/proof", () => {
 
   test("random requests: the oracle's answer; the challenge stays pending unless the proof is judged", async () => {
     await fc.assert(
-      fc.asyncProperty(keyArb(), ctArb, fc.oneof({ weight: 4, arbitrary: fc.tuple(cidField, proofField, sigField, extraFields) }, junkBody, ijsonBody('{"challenge_id":"CURRENT","proof":"p"')), async (key, ct, bodyDraw) => {
-        count("POST /v1/verify/proof");
-        const created = await h.call("POST", "/v1/verify/challenge", { key: keyA, body: { agent_id: "agent-1", action: "buy" } });
-        expect(created.status).toBe(200);
-        challengeId = created.body.challenge_id;
-        const usageBefore = (await h.store.usage(keyA.split("_")[1]!))!;
+      fc.asyncProperty(
+        keyArb(),
+        ctArb,
+        fc.oneof({ weight: 4, arbitrary: fc.tuple(cidField, proofField, sigField, extraFields) }, junkBody, ijsonBody('{"challenge_id":"CURRENT","proof":"p"')),
+        async (key, ct, bodyDraw) => {
+          count("POST /v1/verify/proof");
+          const created = await h.call("POST", "/v1/verify/challenge", { key: keyA, body: { agent_id: "agent-1", action: "buy" } });
+          expect(created.status).toBe(200);
+          challengeId = created.body.challenge_id;
+          const usageBefore = (await h.store.usage(keyA.split("_")[1]!))!;
 
-        let bytes: Uint8Array;
-        let duplicated = false;
-        if (Array.isArray(bodyDraw)) {
-          const [cid, proof, sig, extra] = bodyDraw;
-          const cidValue =
-            cid === "CURRENT" ? challengeId
-            : cid === "CURRENT+x" ? `${challengeId}x`
-            : cid === "CURRENT-upper" ? challengeId.toUpperCase()
-            : cid === "CURRENT-trunc" ? challengeId.slice(0, -1)
-            : cid === "CURRENT-ws" ? ` ${challengeId}`
-            : cid;
-          const names = ["challenge_id", "proof", "agent_signature"];
-          const entries: [string, Val][] = [["challenge_id", cidValue], ["proof", proof], ["agent_signature", sig], ...(extra.filter(([k]) => !names.includes(k)) as [string, Val][])];
-          duplicated = duplicateNames(entries);
-          bytes = enc.encode(objectText(entries));
-        } else if (bodyDraw.kind === "ijson") bytes = enc.encode(new TextDecoder().decode(bodyDraw.bytes).replace('"CURRENT"', JSON.stringify(challengeId)));
-        else bytes = bodyDraw.bytes;
-        const kind = Array.isArray(bodyDraw) ? (duplicated ? "ijson" : "fields") : bodyDraw.kind;
+          let bytes: Uint8Array;
+          let duplicated = false;
+          if (Array.isArray(bodyDraw)) {
+            const [cid, proof, sig, extra] = bodyDraw;
+            const cidValue =
+              cid === "CURRENT"
+                ? challengeId
+                : cid === "CURRENT+x"
+                  ? `${challengeId}x`
+                  : cid === "CURRENT-upper"
+                    ? challengeId.toUpperCase()
+                    : cid === "CURRENT-trunc"
+                      ? challengeId.slice(0, -1)
+                      : cid === "CURRENT-ws"
+                        ? ` ${challengeId}`
+                        : cid;
+            const names = ["challenge_id", "proof", "agent_signature"];
+            const entries: [string, Val][] = [
+              ["challenge_id", cidValue],
+              ["proof", proof],
+              ["agent_signature", sig],
+              ...(extra.filter(([k]) => !names.includes(k)) as [string, Val][]),
+            ];
+            duplicated = duplicateNames(entries);
+            bytes = enc.encode(objectText(entries));
+          } else if (bodyDraw.kind === "ijson") bytes = enc.encode(new TextDecoder().decode(bodyDraw.bytes).replace('"CURRENT"', JSON.stringify(challengeId)));
+          else bytes = bodyDraw.bytes;
+          const kind = Array.isArray(bodyDraw) ? (duplicated ? "ijson" : "fields") : bodyDraw.kind;
 
-        const r = await send("POST", "/v1/verify/proof", { keys: key.headers, contentType: ct.value, body: bytes });
-        expectWellFormed(r);
+          const r = await send("POST", "/v1/verify/proof", { keys: key.headers, contentType: ct.value, body: bytes });
+          expectWellFormed(r);
 
-        let want: { status: number; error: string | RegExp } | null = frontOracle(key, ct, bytes, true, kind);
-        let judged = false;
-        if (!want) {
-          const o = parsedObject(bytes)!;
-          const missing = missingOf(o, ["challenge_id", "proof"]);
-          const sig = own(o, "agent_signature");
-          if (missing.length) want = { status: 400, error: `Missing required fields: ${missing.join(", ")}` };
-          else if (!boundedOk(o.challenge_id)) want = { status: 400, error: /^Invalid field challenge_id: / };
-          else if (!boundedOk(o.proof, 8192)) want = { status: 400, error: /^Invalid field proof: / };
-          else if (sig !== undefined && sig !== null && (typeof sig !== "string" || sig.length > 256)) want = { status: 400, error: /^Invalid field agent_signature: / };
-          else if (o.challenge_id !== challengeId) want = { status: 404, error: "Challenge not found" };
-          else if (key.kind === "foreign") want = { status: 403, error: "Unauthorized access to session" };
-          else {
-            want = { status: 400, error: "Proof verification failed" };
-            judged = true;
+          let want: { status: number; error: string | RegExp } | null = frontOracle(key, ct, bytes, true, kind);
+          let judged = false;
+          if (!want) {
+            const o = parsedObject(bytes)!;
+            const missing = missingOf(o, ["challenge_id", "proof"]);
+            const sig = own(o, "agent_signature");
+            if (missing.length) want = { status: 400, error: `Missing required fields: ${missing.join(", ")}` };
+            else if (!boundedOk(o.challenge_id)) want = { status: 400, error: /^Invalid field challenge_id: / };
+            else if (!boundedOk(o.proof, 8192)) want = { status: 400, error: /^Invalid field proof: / };
+            else if (sig !== undefined && sig !== null && (typeof sig !== "string" || sig.length > 256))
+              want = { status: 400, error: /^Invalid field agent_signature: / };
+            else if (o.challenge_id !== challengeId) want = { status: 404, error: "Challenge not found" };
+            else if (key.kind === "foreign") want = { status: 403, error: "Unauthorized access to session" };
+            else {
+              want = { status: 400, error: "Proof verification failed" };
+              judged = true;
+            }
           }
-        }
-        expectOracle(r, want);
+          expectOracle(r, want);
 
-        const after = await h.store.getChallenge(challengeId);
-        const usageAfter = (await h.store.usage(keyA.split("_")[1]!))!;
-        if (judged) {
-          expect(r.json.verified).toBe(false);
-          expect(REASONS.has(r.json.reason)).toBe(true);
-          expect(after?.status).toBe("failed");
-          expect(usageAfter.failed).toBe(usageBefore.failed + 1);
-        } else {
-          expect(after?.status).toBe("pending");
-          expect(usageAfter).toEqual(usageBefore);
-        }
-        expectPrototypeClean(protoBefore);
-      }),
+          const after = await h.store.getChallenge(challengeId);
+          const usageAfter = (await h.store.usage(keyA.split("_")[1]!))!;
+          if (judged) {
+            expect(r.json.verified).toBe(false);
+            expect(REASONS.has(r.json.reason)).toBe(true);
+            expect(after?.status).toBe("failed");
+            expect(usageAfter.failed).toBe(usageBefore.failed + 1);
+          } else {
+            expect(after?.status).toBe("pending");
+            expect(usageAfter).toEqual(usageBefore);
+          }
+          expectPrototypeClean(protoBefore);
+        },
+      ),
       fuzzParams(),
     );
   });
@@ -587,14 +652,44 @@ describe("POST /v1/verify/proof", () => {
 
 describe("GET /v1/verify/status/:sessionId", () => {
   const NASTY_SEGMENTS = [
-    "..", ".", "%2e%2e", "%2E%2E%2F%2E%2E%2Fusage", "..%2F..%2Fusage", "%00", "ch_%00", "%0a", "%0d%0a", "%20", "a%2Fb", "%C3%A9", "%F0%9F%98%80",
-    "'%20OR%201=1--", "%22", "%3Cscript%3E", "%25", "%25%32%65", "ch_", "a".repeat(257), "a".repeat(20000), "%E2%80%AE", "null", "undefined", "__proto__", "constructor",
+    "..",
+    ".",
+    "%2e%2e",
+    "%2E%2E%2F%2E%2E%2Fusage",
+    "..%2F..%2Fusage",
+    "%00",
+    "ch_%00",
+    "%0a",
+    "%0d%0a",
+    "%20",
+    "a%2Fb",
+    "%C3%A9",
+    "%F0%9F%98%80",
+    "'%20OR%201=1--",
+    "%22",
+    "%3Cscript%3E",
+    "%25",
+    "%25%32%65",
+    "ch_",
+    "a".repeat(257),
+    "a".repeat(20000),
+    "%E2%80%AE",
+    "null",
+    "undefined",
+    "__proto__",
+    "constructor",
   ];
   test("random and hostile ids: own → 200, foreign → 403, else 404; auth first", async () => {
     const own = (await h.call("POST", "/v1/verify/challenge", { key: keyA, body: { agent_id: "agent-1", action: "look" } })).body.challenge_id as string;
     const foreign = (await h.call("POST", "/v1/verify/challenge", { key: keyB, body: { agent_id: "agent-1", action: "look" } })).body.challenge_id as string;
     const segment = fc.oneof(
-      { weight: 3, arbitrary: fc.string({ unit: "grapheme", maxLength: 60 }).filter((s) => s !== "" && s !== "." && s !== "..").map((s) => ({ path: encodeURIComponent(s), id: s as string | null })) },
+      {
+        weight: 3,
+        arbitrary: fc
+          .string({ unit: "grapheme", maxLength: 60 })
+          .filter((s) => s !== "" && s !== "." && s !== "..")
+          .map((s) => ({ path: encodeURIComponent(s), id: s as string | null })),
+      },
       fc.constant({ path: "OWN", id: "OWN" as string | null }),
       fc.constant({ path: "FOREIGN", id: "FOREIGN" as string | null }),
       fc.constantFrom(...NASTY_SEGMENTS).map((s) => ({ path: s, id: null as string | null })),
@@ -619,7 +714,8 @@ describe("GET /v1/verify/status/:sessionId", () => {
           expect(r.status).toBe(200);
           expect(r.json.session_id).toBe(own);
           expect(r.json.status).toBe("pending");
-        } else if ((id === own && key.kind === "foreign") || (id === foreign && key.kind === "valid")) expectOracle(r, { status: 403, error: "Unauthorized access to session" });
+        } else if ((id === own && key.kind === "foreign") || (id === foreign && key.kind === "valid"))
+          expectOracle(r, { status: 403, error: "Unauthorized access to session" });
         else if (id === foreign && key.kind === "foreign") expect(r.status).toBe(200);
         else expectOracle(r, { status: 404, error: "Session not found" });
         expectPrototypeClean(protoBefore);
@@ -678,71 +774,109 @@ describe("/v1/agents", () => {
     fc.constant(""),
     fc.string({ maxLength: 42 }),
     fc.uint8Array({ minLength: 33, maxLength: 64 }).map((b) => Buffer.from(b).toString("base64url")),
-    fc.uint8Array({ minLength: 32, maxLength: 32 }).map((b) => `${Buffer.from(b).toString("base64")}`).filter((s) => /[+/=]/.test(s)),
+    fc
+      .uint8Array({ minLength: 32, maxLength: 32 })
+      .map((b) => `${Buffer.from(b).toString("base64")}`)
+      .filter((s) => /[+/=]/.test(s)),
     wrongType,
   );
-  const agentIdField = fc.oneof({ weight: 5, arbitrary: fc.string({ unit: "binary", minLength: 1, maxLength: 30 }) }, fc.constantFrom("agent-1", "__proto__", "constructor"), textField(256));
+  const agentIdField = fc.oneof(
+    { weight: 5, arbitrary: fc.string({ unit: "binary", minLength: 1, maxLength: 30 }) },
+    fc.constantFrom("agent-1", "__proto__", "constructor"),
+    textField(256),
+  );
 
   test("POST random registrations: the oracle's answer; a 201 is readable back", async () => {
     await fc.assert(
-      fc.asyncProperty(keyArb(), ctArb, fc.oneof({ weight: 3, arbitrary: fc.tuple(agentIdField, commitmentField, sigKeyField, extraFields) }, junkBody, ijsonBody('{"agent_id":"fz","identity_commitment":"5"')), async (key, ct, draw) => {
-        count("POST /v1/agents");
-        let bytes: Uint8Array;
-        let agentsDuplicated = false;
-        if (Array.isArray(draw)) {
-          const [agentId, commitment, sig, extra] = draw;
-          const names = ["agent_id", "identity_commitment", "signing_key"];
-          const entries: [string, Val][] = [["agent_id", agentId], ["identity_commitment", commitment], ["signing_key", sig === "REAL" ? signingKey() : sig], ...(extra.filter(([k]) => !names.includes(k)) as [string, Val][])];
-          agentsDuplicated = duplicateNames(entries);
-          bytes = enc.encode(objectText(entries));
-        } else bytes = draw.bytes;
-        const r = await send("POST", "/v1/agents", { keys: key.headers, contentType: ct.value, body: bytes });
-        expectWellFormed(r);
-        let want: { status: number; error?: string | RegExp } | null = frontOracle(key, ct, bytes, true, Array.isArray(draw) ? (agentsDuplicated ? "ijson" : "fields") : draw.kind);
-        if (!want && key.kind === "valid") {
-          const o = parsedObject(bytes)!;
-          const missing = missingOf(o, ["agent_id", "identity_commitment"]);
-          const c = o.identity_commitment;
-          const s = own(o, "signing_key");
-          if (missing.length) want = { status: 400, error: `Missing required fields: ${missing.join(", ")}` };
-          else if (!identifierOk(o.agent_id, true)) want = { status: 400, error: /^Invalid field agent_id: / };
-          else if (typeof c !== "string" || !/^(0|[1-9][0-9]*)$/.test(c) || BigInt(c) >= R || c === COMMITMENT_OF_ZERO) want = { status: 400, error: /^Invalid field identity_commitment: / };
-          else if (s !== undefined && s !== null && (typeof s !== "string" || !/^[A-Za-z0-9_-]{43}$/.test(s))) want = { status: 400, error: /^Invalid field signing_key: / };
-          else if (registered.has(o.agent_id as string)) want = { status: 409, error: "Agent already registered" };
-          else {
-            want = { status: 201 };
-            registered.add(o.agent_id as string);
-          }
-          if (want.status === 201) {
-            expectOracle(r, want);
-            const back = await send("GET", `/v1/agents/${encodeURIComponent(o.agent_id as string)}`, { keys: [keyA] });
-            expect(back.status).toBe(200);
-            expect(back.json.identity_commitment).toBe(c as string);
-          } else if (r.status === 400 && want.status === 400 && String(want.error).includes("signing_key")) {
-            expect(r.json.error).toMatch(/^Invalid field signing_key: /);
-          } else expectOracle(r, want);
-        } else if (want) expectOracle(r, want);
-        else expect([201, 400, 409]).toContain(r.status); // key B: its own namespace
-        expectPrototypeClean(protoBefore);
-      }),
+      fc.asyncProperty(
+        keyArb(),
+        ctArb,
+        fc.oneof(
+          { weight: 3, arbitrary: fc.tuple(agentIdField, commitmentField, sigKeyField, extraFields) },
+          junkBody,
+          ijsonBody('{"agent_id":"fz","identity_commitment":"5"'),
+        ),
+        async (key, ct, draw) => {
+          count("POST /v1/agents");
+          let bytes: Uint8Array;
+          let agentsDuplicated = false;
+          if (Array.isArray(draw)) {
+            const [agentId, commitment, sig, extra] = draw;
+            const names = ["agent_id", "identity_commitment", "signing_key"];
+            const entries: [string, Val][] = [
+              ["agent_id", agentId],
+              ["identity_commitment", commitment],
+              ["signing_key", sig === "REAL" ? signingKey() : sig],
+              ...(extra.filter(([k]) => !names.includes(k)) as [string, Val][]),
+            ];
+            agentsDuplicated = duplicateNames(entries);
+            bytes = enc.encode(objectText(entries));
+          } else bytes = draw.bytes;
+          const r = await send("POST", "/v1/agents", { keys: key.headers, contentType: ct.value, body: bytes });
+          expectWellFormed(r);
+          let want: { status: number; error?: string | RegExp } | null = frontOracle(
+            key,
+            ct,
+            bytes,
+            true,
+            Array.isArray(draw) ? (agentsDuplicated ? "ijson" : "fields") : draw.kind,
+          );
+          if (!want && key.kind === "valid") {
+            const o = parsedObject(bytes)!;
+            const missing = missingOf(o, ["agent_id", "identity_commitment"]);
+            const c = o.identity_commitment;
+            const s = own(o, "signing_key");
+            if (missing.length) want = { status: 400, error: `Missing required fields: ${missing.join(", ")}` };
+            else if (!identifierOk(o.agent_id, true)) want = { status: 400, error: /^Invalid field agent_id: / };
+            else if (typeof c !== "string" || !/^(0|[1-9][0-9]*)$/.test(c) || BigInt(c) >= R || c === COMMITMENT_OF_ZERO)
+              want = { status: 400, error: /^Invalid field identity_commitment: / };
+            else if (s !== undefined && s !== null && (typeof s !== "string" || !/^[A-Za-z0-9_-]{43}$/.test(s)))
+              want = { status: 400, error: /^Invalid field signing_key: / };
+            else if (registered.has(o.agent_id as string)) want = { status: 409, error: "Agent already registered" };
+            else {
+              want = { status: 201 };
+              registered.add(o.agent_id as string);
+            }
+            if (want.status === 201) {
+              expectOracle(r, want);
+              const back = await send("GET", `/v1/agents/${encodeURIComponent(o.agent_id as string)}`, { keys: [keyA] });
+              expect(back.status).toBe(200);
+              expect(back.json.identity_commitment).toBe(c as string);
+            } else if (r.status === 400 && want.status === 400 && String(want.error).includes("signing_key")) {
+              expect(r.json.error).toMatch(/^Invalid field signing_key: /);
+            } else expectOracle(r, want);
+          } else if (want) expectOracle(r, want);
+          else expect([201, 400, 409]).toContain(r.status); // key B: its own namespace
+          expectPrototypeClean(protoBefore);
+        },
+      ),
       fuzzParams(),
     );
   });
 
   test("GET and DELETE random agent ids: 200 for a registered one, documented 404 otherwise", async () => {
     await fc.assert(
-      fc.asyncProperty(keyArb(), fc.constantFrom("GET", "DELETE"), fc.oneof(fc.string({ unit: "grapheme", minLength: 1, maxLength: 60 }), fc.constantFrom("agent-1", "__proto__", "constructor", "%00", "..", "a".repeat(5000))), async (key, method, id) => {
-        count(`${method} /v1/agents/:id`);
-        const path = `/v1/agents/${encodeURIComponent(id)}`;
-        const r = await send(method === "DELETE" && id === "agent-1" ? "GET" : method, path, { keys: key.headers }); // keep agent-1 alive for the other suites
-        expectWellFormed(r, [path, id]);
-        if (!/^\/v1\/agents\/[^/]+$/.test(new URL(BASE + path).pathname)) return void expect([200, 401, 403, 404]).toContain(r.status); // dot segments resolved elsewhere
-        const want = frontOracle(key, { json: true, value: null }, null, false);
-        if (want) return expectOracle(r, want);
-        if (registered.has(id) && key.kind === "valid") expect(r.status).toBe(200);
-        else if (id === "agent-1") expect(r.status).toBe(200); // key B registered its own agent-1
-        else if (!registered.has(id)) expectOracle(r, { status: 404, error: "Agent not found" });
-      }),
+      fc.asyncProperty(
+        keyArb(),
+        fc.constantFrom("GET", "DELETE"),
+        fc.oneof(
+          fc.string({ unit: "grapheme", minLength: 1, maxLength: 60 }),
+          fc.constantFrom("agent-1", "__proto__", "constructor", "%00", "..", "a".repeat(5000)),
+        ),
+        async (key, method, id) => {
+          count(`${method} /v1/agents/:id`);
+          const path = `/v1/agents/${encodeURIComponent(id)}`;
+          const r = await send(method === "DELETE" && id === "agent-1" ? "GET" : method, path, { keys: key.headers }); // keep agent-1 alive for the other suites
+          expectWellFormed(r, [path, id]);
+          if (!/^\/v1\/agents\/[^/]+$/.test(new URL(BASE + path).pathname)) return void expect([200, 401, 403, 404]).toContain(r.status); // dot segments resolved elsewhere
+          const want = frontOracle(key, { json: true, value: null }, null, false);
+          if (want) return expectOracle(r, want);
+          if (registered.has(id) && key.kind === "valid") expect(r.status).toBe(200);
+          else if (id === "agent-1")
+            expect(r.status).toBe(200); // key B registered its own agent-1
+          else if (!registered.has(id)) expectOracle(r, { status: 404, error: "Agent not found" });
+        },
+      ),
       fuzzParams(),
     );
   });
@@ -778,21 +912,30 @@ describe("odd methods on every route", () => {
   ];
   test("undeclared methods: route-level 404 (HEAD of a GET route may answer as GET), nothing changes", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...ROUTES), fc.constantFrom("PUT", "PATCH", "OPTIONS", "HEAD", "DELETE", "GET", "POST"), keyArb(), async ([path, declared], method, key) => {
-        if (declared.includes(method)) return;
-        count(`${method} (undeclared)`);
-        const pending = await h.store.countPending(h.clock.now());
-        const agent = await h.store.getAgent(keyA.split("_")[1]!, "agent-1");
-        const r = await send(method, path, { keys: key.headers, contentType: "application/json", body: method === "GET" || method === "HEAD" ? null : enc.encode('{"agent_id":"agent-1","action":"x"}') });
-        expectWellFormed(r, [path], method);
-        if (method === "HEAD" && declared.includes("GET")) expect([200, 401, 403, 404]).toContain(r.status);
-        else {
-          expect(r.status).toBe(404);
-          if (method !== "HEAD") expect(r.json.error).toBe("Not found");
-        }
-        expect(await h.store.countPending(h.clock.now())).toBe(pending);
-        expect(await h.store.getAgent(keyA.split("_")[1]!, "agent-1")).toEqual(agent);
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...ROUTES),
+        fc.constantFrom("PUT", "PATCH", "OPTIONS", "HEAD", "DELETE", "GET", "POST"),
+        keyArb(),
+        async ([path, declared], method, key) => {
+          if (declared.includes(method)) return;
+          count(`${method} (undeclared)`);
+          const pending = await h.store.countPending(h.clock.now());
+          const agent = await h.store.getAgent(keyA.split("_")[1]!, "agent-1");
+          const r = await send(method, path, {
+            keys: key.headers,
+            contentType: "application/json",
+            body: method === "GET" || method === "HEAD" ? null : enc.encode('{"agent_id":"agent-1","action":"x"}'),
+          });
+          expectWellFormed(r, [path], method);
+          if (method === "HEAD" && declared.includes("GET")) expect([200, 401, 403, 404]).toContain(r.status);
+          else {
+            expect(r.status).toBe(404);
+            if (method !== "HEAD") expect(r.json.error).toBe("Not found");
+          }
+          expect(await h.store.countPending(h.clock.now())).toBe(pending);
+          expect(await h.store.getAgent(keyA.split("_")[1]!, "agent-1")).toEqual(agent);
+        },
+      ),
       fuzzParams(Math.max(60, Math.round(FUZZ_RUNS / 2))),
     );
   });

@@ -6,8 +6,7 @@ import { expect } from "bun:test";
 /** Runs per property. CI default is small; FUZZ_RUNS=5000 is the long setting (docs/reliability.md). */
 export const FUZZ_RUNS = Number(process.env.FUZZ_RUNS ?? 150);
 /** Fixed by default so CI is reproducible; FUZZ_SEED=random draws a new one (printed). */
-export const FUZZ_SEED =
-  process.env.FUZZ_SEED === "random" ? (Math.random() * 2 ** 31) | 0 : Number(process.env.FUZZ_SEED ?? 20250605);
+export const FUZZ_SEED = process.env.FUZZ_SEED === "random" ? (Math.random() * 2 ** 31) | 0 : Number(process.env.FUZZ_SEED ?? 20250605);
 
 export const fuzzParams = (runs = FUZZ_RUNS) => ({ seed: FUZZ_SEED, numRuns: runs, endOnFailure: true });
 
@@ -48,7 +47,8 @@ export const isDocumentedError = (text: unknown): boolean =>
 
 export { REASONS } from "../support/reasons";
 
-const INTERNALS = /\bat [^\s]+ \(|\bat .+:\d+:\d+|\.(ts|js):\d+|node_modules|\/work\/|\/src\/|\bError:|TypeError|RangeError|SyntaxError|SQLITE|sqlite|\bSELECT\b|\bINSERT\b|\bUPDATE\b.*\bSET\b|constraint failed|bun:|undefined is not|Cannot read/;
+const INTERNALS =
+  /\bat [^\s]+ \(|\bat .+:\d+:\d+|\.(ts|js):\d+|node_modules|\/work\/|\/src\/|\bError:|TypeError|RangeError|SyntaxError|SQLITE|sqlite|\bSELECT\b|\bINSERT\b|\bUPDATE\b.*\bSET\b|constraint failed|bun:|undefined is not|Cannot read/;
 
 /**
  * A body must not leak internals. `echoed` is user input the service is

@@ -54,16 +54,28 @@ const be32 = (n: bigint) => Buffer.from(n.toString(16).padStart(64, "0"), "hex")
 function compact(p: Json): string {
   const n = (s: string) => BigInt(s);
   return Buffer.concat([
-    be32(n(p.pi_a[0]!)), be32(n(p.pi_a[1]!)),
-    be32(n(p.pi_b[0]![1]!)), be32(n(p.pi_b[0]![0]!)), be32(n(p.pi_b[1]![1]!)), be32(n(p.pi_b[1]![0]!)),
-    be32(n(p.pi_c[0]!)), be32(n(p.pi_c[1]!)),
+    be32(n(p.pi_a[0]!)),
+    be32(n(p.pi_a[1]!)),
+    be32(n(p.pi_b[0]![1]!)),
+    be32(n(p.pi_b[0]![0]!)),
+    be32(n(p.pi_b[1]![1]!)),
+    be32(n(p.pi_b[1]![0]!)),
+    be32(n(p.pi_c[0]!)),
+    be32(n(p.pi_c[1]!)),
   ]).toString("base64url");
 }
 const clone = (p: Json): Json => JSON.parse(JSON.stringify(p));
 
 /** The eight affine coordinates of a proof as paths into its JSON. */
 const COORDS: [keyof Json, number, number?][] = [
-  ["pi_a", 0], ["pi_a", 1], ["pi_b", 0, 0], ["pi_b", 0, 1], ["pi_b", 1, 0], ["pi_b", 1, 1], ["pi_c", 0], ["pi_c", 1],
+  ["pi_a", 0],
+  ["pi_a", 1],
+  ["pi_b", 0, 0],
+  ["pi_b", 0, 1],
+  ["pi_b", 1, 0],
+  ["pi_b", 1, 1],
+  ["pi_c", 0],
+  ["pi_c", 1],
 ];
 function getCoord(p: Json, [k, i, j]: (typeof COORDS)[number]): string {
   return j === undefined ? (p[k] as string[])[i]! : (p[k] as string[][])[i]![j]!;
@@ -122,7 +134,17 @@ describe("random input", () => {
   test("random field elements as coordinates (JSON and compact): not on the curve → invalid_curve_point", async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(fc.bigInt({ min: 0n, max: P - 1n }), { minLength: 8, maxLength: 8 }), fc.boolean(), async (n, asCompact) => {
-        const p: Json = { pi_a: [String(n[0]), String(n[1]), "1"], pi_b: [[String(n[2]), String(n[3])], [String(n[4]), String(n[5])], ["1", "0"]], pi_c: [String(n[6]), String(n[7]), "1"], protocol: "groth16", curve: "bn128" };
+        const p: Json = {
+          pi_a: [String(n[0]), String(n[1]), "1"],
+          pi_b: [
+            [String(n[2]), String(n[3])],
+            [String(n[4]), String(n[5])],
+            ["1", "0"],
+          ],
+          pi_c: [String(n[6]), String(n[7]), "1"],
+          protocol: "groth16",
+          curve: "bn128",
+        };
         await expectRejected("random field elements", asCompact ? compact(p) : JSON.stringify(p), real[0]!.signals, ["invalid_curve_point"]);
       }),
       fuzzParams(),
@@ -133,12 +155,19 @@ describe("random input", () => {
 describe("a valid proof, damaged", () => {
   test("one coordinate moved off the curve (±k): invalid_curve_point", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...COORDS), fc.bigInt({ min: 1n, max: 1000n }), fc.boolean(), fc.boolean(), fc.integer({ min: 0, max: 1 }), async (coord, k, up, asCompact, which) => {
-        const p = clone(real[which]!.json);
-        const v = BigInt(getCoord(p, coord));
-        setCoord(p, coord, String((((up ? v + k : v - k) % P) + P) % P));
-        await expectRejected("moved off curve", asCompact ? compact(p) : JSON.stringify(p), real[which]!.signals, ["invalid_curve_point"]);
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...COORDS),
+        fc.bigInt({ min: 1n, max: 1000n }),
+        fc.boolean(),
+        fc.boolean(),
+        fc.integer({ min: 0, max: 1 }),
+        async (coord, k, up, asCompact, which) => {
+          const p = clone(real[which]!.json);
+          const v = BigInt(getCoord(p, coord));
+          setCoord(p, coord, String((((up ? v + k : v - k) % P) + P) % P));
+          await expectRejected("moved off curve", asCompact ? compact(p) : JSON.stringify(p), real[which]!.signals, ["invalid_curve_point"]);
+        },
+      ),
       fuzzParams(),
     );
   });
@@ -161,10 +190,28 @@ describe("a valid proof, damaged", () => {
     const cases: [string, (p: Json) => void, string[]][] = [
       ["A = (0,0)", (p) => (p.pi_a = ["0", "0", "1"]), ["invalid_curve_point"]],
       ["C = (0,0)", (p) => (p.pi_c = ["0", "0", "1"]), ["invalid_curve_point"]],
-      ["B = (0,0)", (p) => (p.pi_b = [["0", "0"], ["0", "0"], ["1", "0"]]), ["invalid_curve_point"]],
+      [
+        "B = (0,0)",
+        (p) =>
+          (p.pi_b = [
+            ["0", "0"],
+            ["0", "0"],
+            ["1", "0"],
+          ]),
+        ["invalid_curve_point"],
+      ],
       ["A projective infinity", (p) => (p.pi_a = ["0", "1", "0"]), ["invalid_curve_point", "invalid_proof_format"]],
       ["C projective infinity", (p) => (p.pi_c = ["0", "1", "0"]), ["invalid_curve_point", "invalid_proof_format"]],
-      ["B projective infinity", (p) => (p.pi_b = [["0", "0"], ["1", "0"], ["0", "0"]]), ["invalid_curve_point", "invalid_proof_format"]],
+      [
+        "B projective infinity",
+        (p) =>
+          (p.pi_b = [
+            ["0", "0"],
+            ["1", "0"],
+            ["0", "0"],
+          ]),
+        ["invalid_curve_point", "invalid_proof_format"],
+      ],
     ];
     for (const [label, damage, reasons] of cases) {
       const p = clone(real[0]!.json);
@@ -176,15 +223,21 @@ describe("a valid proof, damaged", () => {
 
   test("single decimal digit changed in any coordinate: rejected", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...COORDS), fc.nat(), fc.integer({ min: 1, max: 9 }), fc.integer({ min: 0, max: 1 }), async (coord, at, delta, which) => {
-        const p = clone(real[which]!.json);
-        const s = getCoord(p, coord);
-        const i = at % s.length;
-        let next = s.slice(0, i) + String((Number(s[i]) + delta) % 10) + s.slice(i + 1);
-        if (next.length > 1 && next.startsWith("0")) next = next.slice(1); // keep it canonical so the curve check is what rejects
-        setCoord(p, coord, next);
-        await expectRejected("digit flipped", JSON.stringify(p), real[which]!.signals);
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...COORDS),
+        fc.nat(),
+        fc.integer({ min: 1, max: 9 }),
+        fc.integer({ min: 0, max: 1 }),
+        async (coord, at, delta, which) => {
+          const p = clone(real[which]!.json);
+          const s = getCoord(p, coord);
+          const i = at % s.length;
+          let next = s.slice(0, i) + String((Number(s[i]) + delta) % 10) + s.slice(i + 1);
+          if (next.length > 1 && next.startsWith("0")) next = next.slice(1); // keep it canonical so the curve check is what rejects
+          setCoord(p, coord, next);
+          await expectRejected("digit flipped", JSON.stringify(p), real[which]!.signals);
+        },
+      ),
       fuzzParams(),
     );
   });
@@ -204,7 +257,14 @@ describe("a valid proof, damaged", () => {
     const base = real[0]!.json;
     const variants: Json[] = [
       { ...clone(base), pi_a: base.pi_c, pi_c: base.pi_a },
-      { ...clone(base), pi_b: [[base.pi_b[0]![1]!, base.pi_b[0]![0]!], [base.pi_b[1]![1]!, base.pi_b[1]![0]!], ["1", "0"]] },
+      {
+        ...clone(base),
+        pi_b: [
+          [base.pi_b[0]![1]!, base.pi_b[0]![0]!],
+          [base.pi_b[1]![1]!, base.pi_b[1]![0]!],
+          ["1", "0"],
+        ],
+      },
       { ...clone(base), pi_a: [base.pi_a[0]!, String(P - BigInt(base.pi_a[1]!)), "1"] }, // −A: on the curve, wrong proof
       { ...clone(base), pi_a: real[1]!.json.pi_a }, // A from another valid proof
     ];
@@ -235,7 +295,8 @@ describe("a valid proof, damaged", () => {
     ];
     for (const s of shapes) await expectRejected("shape damage", JSON.stringify(s), real[0]!.signals, ["invalid_proof_format"]);
     const c = Buffer.from(compact(base), "base64url");
-    for (const bad of [c.subarray(0, 255), Buffer.concat([c, Buffer.from([0])]), Buffer.alloc(0)]) await expectRejected("compact wrong length", bad.toString("base64url"), real[0]!.signals, ["invalid_proof_format"]);
+    for (const bad of [c.subarray(0, 255), Buffer.concat([c, Buffer.from([0])]), Buffer.alloc(0)])
+      await expectRejected("compact wrong length", bad.toString("base64url"), real[0]!.signals, ["invalid_proof_format"]);
     await expectRejected("compact with padding/std alphabet", `${c.toString("base64")}==`, real[0]!.signals, ["invalid_proof_format"]);
     await expectRejected("huge input", "9".repeat(1 << 20), real[0]!.signals);
   });
@@ -244,10 +305,14 @@ describe("a valid proof, damaged", () => {
 describe("public signals", () => {
   test("wrong count (0–3, 5–8) with a valid proof: invalid_public_input", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 0, max: 8 }).filter((n) => n !== 4), fc.integer({ min: 0, max: 1 }), async (n, which) => {
-        const signals = Array.from({ length: n }, (_, i) => real[which]!.signals[i % 4]!);
-        await expectRejected("wrong signal count", real[which]!.text, signals, ["invalid_public_input"]);
-      }),
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: 8 }).filter((n) => n !== 4),
+        fc.integer({ min: 0, max: 1 }),
+        async (n, which) => {
+          const signals = Array.from({ length: n }, (_, i) => real[which]!.signals[i % 4]!);
+          await expectRejected("wrong signal count", real[which]!.text, signals, ["invalid_public_input"]);
+        },
+      ),
       fuzzParams(Math.min(FUZZ_RUNS, 60)),
     );
   });

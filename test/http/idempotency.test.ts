@@ -39,8 +39,16 @@ describe("challenge creation", () => {
   });
 
   test("key order in the body does not make it a different request", async () => {
-    const first = await h.call("POST", "/v1/verify/challenge", { key, body: { action: "purchase", agent_id: "idem-agent" }, headers: { "idempotency-key": "c-3" } });
-    const retry = await h.call("POST", "/v1/verify/challenge", { key, body: { agent_id: "idem-agent", action: "purchase" }, headers: { "idempotency-key": "c-3" } });
+    const first = await h.call("POST", "/v1/verify/challenge", {
+      key,
+      body: { action: "purchase", agent_id: "idem-agent" },
+      headers: { "idempotency-key": "c-3" },
+    });
+    const retry = await h.call("POST", "/v1/verify/challenge", {
+      key,
+      body: { agent_id: "idem-agent", action: "purchase" },
+      headers: { "idempotency-key": "c-3" },
+    });
     expect(retry.body.challenge_id).toBe(first.body.challenge_id);
   });
 
@@ -68,7 +76,11 @@ describe("challenge creation", () => {
     expect(bad.body.error).toContain("Idempotency-Key");
     const invalid = await h.call("POST", "/v1/verify/challenge", { key, body: { agent_id: "idem-agent" }, headers: { "idempotency-key": "c-5" } });
     expect(invalid.status).toBe(400);
-    const fixed = await h.call("POST", "/v1/verify/challenge", { key, body: { agent_id: "idem-agent" , action: "purchase" }, headers: { "idempotency-key": "c-5" } });
+    const fixed = await h.call("POST", "/v1/verify/challenge", {
+      key,
+      body: { agent_id: "idem-agent", action: "purchase" },
+      headers: { "idempotency-key": "c-5" },
+    });
     expect(fixed.status).toBe(200);
   });
 

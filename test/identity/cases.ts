@@ -42,9 +42,4 @@ export const CONTEXT_CASES: { description: string; context_json: string; jcs: st
 
 export const ACTION_CASES: string[] = ["purchase", "refund", "", "héllo ☃ 😀", "a\u0000b", "x".repeat(256)];
 
-export const NONCE_CASES: string[] = [
-  "00".repeat(31),
-  "ff".repeat(31),
-  "0123456789abcdef".repeat(3) + "0123456789abcd",
-  "80" + "00".repeat(30),
-];
+export const NONCE_CASES: string[] = ["00".repeat(31), "ff".repeat(31), "0123456789abcdef".repeat(3) + "0123456789abcd", "80" + "00".repeat(30)];

@@ -51,7 +51,13 @@ describe("agreement with the circuit", () => {
     const secret = 987654321n;
     const signals = publicSignals({ identityCommitment: await identityCommitment(secret), ...SAMPLE });
     const [identity_commitment, nonce, action_hash, context_hash] = signals;
-    const { proof, publicSignals: proved } = await fullProve({ secret: String(secret), identity_commitment: identity_commitment!, nonce: nonce!, action_hash: action_hash!, context_hash: context_hash! });
+    const { proof, publicSignals: proved } = await fullProve({
+      secret: String(secret),
+      identity_commitment: identity_commitment!,
+      nonce: nonce!,
+      action_hash: action_hash!,
+      context_hash: context_hash!,
+    });
     expect(proved).toEqual(signals);
     expect(await referenceVerify(verificationKey, signals, proof)).toBe(true);
   });
@@ -60,7 +66,9 @@ describe("agreement with the circuit", () => {
     const secret = 987654321n;
     const [, nonce, action_hash, context_hash] = publicSignals({ identityCommitment: 0n, ...SAMPLE });
     const wrong = String((await identityCommitment(secret)) + 1n);
-    await expect(fullProve({ secret: String(secret), identity_commitment: wrong, nonce: nonce!, action_hash: action_hash!, context_hash: context_hash! })).rejects.toThrow();
+    await expect(
+      fullProve({ secret: String(secret), identity_commitment: wrong, nonce: nonce!, action_hash: action_hash!, context_hash: context_hash! }),
+    ).rejects.toThrow();
   });
 
   test("the pooled sample proof is for the sample identity's commitment", async () => {

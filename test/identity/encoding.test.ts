@@ -3,15 +3,7 @@
 // expectations written out by hand (cases.ts). The same answers live in
 // test/vectors/encoding-v1.json for the docs; both must agree with the code.
 import { describe, expect, test } from "bun:test";
-import {
-  actionHash,
-  canonicalContextHash,
-  canonicalJson,
-  contextHash,
-  newNonce,
-  nonceToField,
-  publicSignals,
-} from "../../src/identity/encoding";
+import { actionHash, canonicalContextHash, canonicalJson, contextHash, newNonce, nonceToField, publicSignals } from "../../src/identity/encoding";
 import { FIELD_ORDER_R, parseFieldElement } from "../../src/identity/field";
 import vectors from "../vectors/encoding-v1.json";
 import { ACTION_CASES, CONTEXT_CASES, NONCE_CASES } from "./cases";

@@ -16,7 +16,10 @@ beforeAll(async () => {
 
 describe("agents", () => {
   test("POST registers with 201 and returns the agent view", async () => {
-    const response = await h.call("POST", "/v1/agents", { key, body: { agent_id: "shop-bot", identity_commitment: alice.identity_commitment, signing_key: alice.signing_key } });
+    const response = await h.call("POST", "/v1/agents", {
+      key,
+      body: { agent_id: "shop-bot", identity_commitment: alice.identity_commitment, signing_key: alice.signing_key },
+    });
     expect(response.status).toBe(201);
     expect(response.body).toEqual({
       agent_id: "shop-bot",

@@ -42,7 +42,11 @@ describe("signing fails after the decision", () => {
     const jwk = jwks.keys.find((k) => k.kid === JSON.parse(Buffer.from(header, "base64url").toString()).kid)!;
     const publicKey = createPublicKey({ key: { kty: jwk.kty, crv: jwk.crv, x: jwk.x } as any, format: "jwk" });
     expect(verify(null, Buffer.from(`${header}.${payload}`), publicKey, Buffer.from(signature, "base64url"))).toBe(true);
-    expect(JSON.parse(Buffer.from(payload, "base64url").toString())).toMatchObject({ iss: "https://zk.example", jti: challenge.challenge_id, status: "verified" });
+    expect(JSON.parse(Buffer.from(payload, "base64url").toString())).toMatchObject({
+      iss: "https://zk.example",
+      jti: challenge.challenge_id,
+      status: "verified",
+    });
     expect((await store.getChallenge(challenge.challenge_id))?.receipt).toBe(receipt);
   });
 });

@@ -18,7 +18,9 @@ let key: string;
 let alice: AgentIdentity;
 const context = { merchant: "shop-a", amount: 20, currency: "EUR" };
 // Computed here from the committed artifact, not by the code under test.
-const VK_HASH = `sha256:${createHash("sha256").update(canonicalize(JSON.parse(readFileSync("circuits/artifacts/verification_key.json", "utf8"))) as string).digest("hex")}`;
+const VK_HASH = `sha256:${createHash("sha256")
+  .update(canonicalize(JSON.parse(readFileSync("circuits/artifacts/verification_key.json", "utf8"))) as string)
+  .digest("hex")}`;
 
 beforeAll(async () => {
   h = await createHarness();
@@ -37,7 +39,9 @@ async function checked(receipt: string): Promise<any> {
   const jwk = (await jwks()).keys.find((k) => k.kid === kid);
   if (!jwk) return null;
   const publicKey = createPublicKey({ key: { kty: jwk.kty, crv: jwk.crv, x: jwk.x } as any, format: "jwk" });
-  return verify(null, Buffer.from(`${header}.${payload}`), publicKey, Buffer.from(signature, "base64url")) ? JSON.parse(Buffer.from(payload, "base64url").toString()) : null;
+  return verify(null, Buffer.from(`${header}.${payload}`), publicKey, Buffer.from(signature, "base64url"))
+    ? JSON.parse(Buffer.from(payload, "base64url").toString())
+    : null;
 }
 
 describe("GET /.well-known/jwks.json", () => {
@@ -99,7 +103,13 @@ describe("receipts on decisions", () => {
     const { receipt, ...rest } = verdict.body;
     expect(rest).toEqual({ verified: false, error: "Proof verification failed", reason: "proof_rejected" });
     const claims = await checked(receipt);
-    expect(claims).toMatchObject({ status: "failed", reason: "proof_rejected", confidence: null, signature: "absent", identity_commitment: alice.identity_commitment });
+    expect(claims).toMatchObject({
+      status: "failed",
+      reason: "proof_rejected",
+      confidence: null,
+      signature: "absent",
+      identity_commitment: alice.identity_commitment,
+    });
     expect(claims.checks).toEqual(["challenge_owner", "challenge_unexpired", "challenge_pending", "agent_registered", "agent_active"]);
   });
 
@@ -108,7 +118,12 @@ describe("receipts on decisions", () => {
     const proof = await proofFor({ secret: alice.secret, ...SAMPLE });
     const verdict = await submitProof(h, key, challenge, proof);
     expect(verdict.body.reason).toBe("unknown_agent");
-    expect(await checked(verdict.body.receipt)).toMatchObject({ status: "failed", reason: "unknown_agent", identity_commitment: null, checks: ["challenge_owner", "challenge_unexpired", "challenge_pending"] });
+    expect(await checked(verdict.body.receipt)).toMatchObject({
+      status: "failed",
+      reason: "unknown_agent",
+      identity_commitment: null,
+      checks: ["challenge_owner", "challenge_unexpired", "challenge_pending"],
+    });
   });
 
   test("requests refused before a decision carry no receipt", async () => {
@@ -146,7 +161,12 @@ describe("status", () => {
 
   test("failed: the reason and the failed receipt", async () => {
     const challenge = await requestChallenge(h, key, "alice", "purchase", context);
-    const verdict = await submitProof(h, key, challenge.challenge_id, await proofFor({ secret: alice.secret, nonce: SAMPLE.nonce, action: "purchase", context }));
+    const verdict = await submitProof(
+      h,
+      key,
+      challenge.challenge_id,
+      await proofFor({ secret: alice.secret, nonce: SAMPLE.nonce, action: "purchase", context }),
+    );
     const status = await readStatus(h, key, challenge.challenge_id);
     expect(status.body).toMatchObject({ status: "failed", reason: "proof_rejected", receipt: verdict.body.receipt, verified_at: null, confidence: null });
   });
@@ -154,7 +174,12 @@ describe("status", () => {
   test("expired without a decision: no receipt", async () => {
     const challenge = await requestChallenge(h, key, "alice", "purchase");
     h.clock.advance(300_001);
-    expect((await readStatus(h, key, challenge.challenge_id)).body).toMatchObject({ status: "expired", receipt: null, reason: null, context_hash: contextHash({}).toString() });
+    expect((await readStatus(h, key, challenge.challenge_id)).body).toMatchObject({
+      status: "expired",
+      receipt: null,
+      reason: null,
+      context_hash: contextHash({}).toString(),
+    });
   });
 
   test("a decision whose process died before its receipt was stored is signed by the status read", async () => {
@@ -165,7 +190,11 @@ describe("status", () => {
       decidedAt: h.clock.now(),
       confidence: 0.99,
       reason: null,
-      evidence: { checks: ["challenge_owner", "challenge_unexpired", "challenge_pending", "agent_registered", "agent_active", "proof"], identityCommitment: alice.identity_commitment, vkHash: VK_HASH },
+      evidence: {
+        checks: ["challenge_owner", "challenge_unexpired", "challenge_pending", "agent_registered", "agent_active", "proof"],
+        identityCommitment: alice.identity_commitment,
+        vkHash: VK_HASH,
+      },
     });
     expect(decided.record?.receipt).toBeNull();
     const first = await readStatus(h, key, challenge.challenge_id);

@@ -25,7 +25,13 @@ const usage = async (key: string) => {
 describe("GET /v1/usage", () => {
   test("a new key reports zero counters, its name, id and rate limit", async () => {
     const key = await h.newKey("fresh", 7);
-    expect(await usage(key)).toEqual({ key_id: keyIdOf(key), name: "fresh", challenges: 0, verifications: { verified: 0, failed: 0 }, rate_limit_per_minute: 7 });
+    expect(await usage(key)).toEqual({
+      key_id: keyIdOf(key),
+      name: "fresh",
+      challenges: 0,
+      verifications: { verified: 0, failed: 0 },
+      rate_limit_per_minute: 7,
+    });
   });
 
   test("each successful challenge increments challenges, in the endpoint and in the store", async () => {

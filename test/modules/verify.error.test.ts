@@ -40,7 +40,9 @@ describe("errors: challenge endpoint", () => {
   test("400 lists only the field that is missing", async () => {
     expect((await h.call("POST", "/v1/verify/challenge", { key, body: { agent_id: "a" } })).body).toEqual({ error: "Missing required fields: action" });
     expect((await h.call("POST", "/v1/verify/challenge", { key, body: { action: "a" } })).body).toEqual({ error: "Missing required fields: agent_id" });
-    expect((await h.call("POST", "/v1/verify/challenge", { key, body: { agent_id: null, action: "a" } })).body).toEqual({ error: "Missing required fields: agent_id" });
+    expect((await h.call("POST", "/v1/verify/challenge", { key, body: { agent_id: null, action: "a" } })).body).toEqual({
+      error: "Missing required fields: agent_id",
+    });
   });
 
   test("a rejected challenge request creates nothing and counts nothing", async () => {
@@ -304,7 +306,10 @@ describe("request validation on POST /v1/verify/challenge", () => {
   });
 
   test("application/json with a charset parameter is accepted", async () => {
-    const response = await post("/v1/verify/challenge", '{"agent_id":"a","action":"x"}', { "x-api-key": key, "content-type": "application/json; charset=utf-8" });
+    const response = await post("/v1/verify/challenge", '{"agent_id":"a","action":"x"}', {
+      "x-api-key": key,
+      "content-type": "application/json; charset=utf-8",
+    });
     expect(response.status).toBe(200);
   });
 
@@ -367,7 +372,10 @@ describe("malformed and tampered proofs: 400 with a reason, never 5xx", () => {
   });
 
   test("a coordinate + p (same point mod p) is rejected as invalid_proof_format", async () => {
-    for (const path of [["pi_a", 0], ["pi_c", 1]] as const) {
+    for (const path of [
+      ["pi_a", 0],
+      ["pi_c", 1],
+    ] as const) {
       const proof = proofObject();
       proof[path[0]][path[1]] = String(BigInt(proof[path[0]][path[1]]) + P);
       expect(await rejects(JSON.stringify(proof))).toBe("invalid_proof_format");

@@ -148,7 +148,13 @@ describe("agent_signature fails closed", () => {
   test("a signature over another challenge's message → invalid_signature", async () => {
     const challenge = await requestChallenge(h, key, "alice", "purchase", { amount: 20 });
     const proof = await proveFor(alice, challenge, "purchase", { amount: 20 });
-    const signature = sign({ signingSecret: alice.signing_secret, challengeId: challenge.challenge_id, nonce: challenge.nonce, action: "purchase", context: { amount: 21 } });
+    const signature = sign({
+      signingSecret: alice.signing_secret,
+      challengeId: challenge.challenge_id,
+      nonce: challenge.nonce,
+      action: "purchase",
+      context: { amount: 21 },
+    });
     await expectFailed(await submitProof(h, key, challenge.challenge_id, proof, signature), "invalid_signature", challenge.challenge_id);
   });
 

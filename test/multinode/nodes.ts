@@ -41,7 +41,10 @@ export async function startNode(databaseUrl: string, workers = 1, extraEnv: Reco
   while (ok < workers * 3) {
     if (child.exitCode !== null) throw new Error(`node on ${url} exited with ${child.exitCode}`);
     if (Date.now() > deadline) throw new Error(`node on ${url} not healthy after ${READY_TIMEOUT_MS} ms`);
-    const healthy = await fetch(`${url}/health`).then((r) => r.ok, () => false);
+    const healthy = await fetch(`${url}/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
     ok = healthy ? ok + 1 : 0;
     if (!healthy) await Bun.sleep(50);
   }

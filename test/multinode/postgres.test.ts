@@ -15,116 +15,116 @@ setDefaultTimeout(30_000);
 
 const serverUrl = await postgresTestUrl();
 
-  describe("three nodes on one PostgreSQL", () => {
-    let database: TestDatabase;
-    let nodes: Node[] = [];
-    let store: Store;
+describe("three nodes on one PostgreSQL", () => {
+  let database: TestDatabase;
+  let nodes: Node[] = [];
+  let store: Store;
 
-    beforeAll(async () => {
-      database = await createTestDatabase(serverUrl);
-      // Migrate once before the nodes race to do it.
-      store = await openStore(database.url);
-      nodes = await Promise.all([0, 1, 2].map(() => startNode(database.url)));
-    }, 60_000); // three process starts, each allowed READY_TIMEOUT_MS
+  beforeAll(async () => {
+    database = await createTestDatabase(serverUrl);
+    // Migrate once before the nodes race to do it.
+    store = await openStore(database.url);
+    nodes = await Promise.all([0, 1, 2].map(() => startNode(database.url)));
+  }, 60_000); // three process starts, each allowed READY_TIMEOUT_MS
 
-    afterAll(async () => {
-      await Promise.all(nodes.map((node) => node.stop()));
-      await store?.close();
-      await database?.drop();
-    });
-
-    async function registeredAgent(key: string, agentId: string) {
-      const agent = await identity("multinode");
-      const registered = await call(nodes[0]!, "POST", "/v1/agents", key, { agent_id: agentId, identity_commitment: agent.identity_commitment });
-      expect(registered.status).toBe(201);
-      return agent;
-    }
-
-    test("a challenge created on A, proved and submitted on B, reads as verified on C", async () => {
-      const { key } = await newKey(database.url);
-      const agent = await registeredAgent(key, "agent-abc");
-      const created = await call(nodes[0]!, "POST", "/v1/verify/challenge", key, { agent_id: "agent-abc", action: "purchase", context: { amount: 20 } });
-      expect(created.status).toBe(200);
-      const proof = await proofFor({ secret: agent.secret, nonce: created.body.nonce, action: "purchase", context: { amount: 20 } });
-      const submitted = await call(nodes[1]!, "POST", "/v1/verify/proof", key, { challenge_id: created.body.challenge_id, proof });
-      expect(submitted.status).toBe(200);
-      expect(submitted.body.verified).toBe(true);
-      const read = await call(nodes[2]!, "GET", `/v1/verify/status/${created.body.challenge_id}`, key);
-      expect(read.status).toBe(200);
-      expect(read.body.status).toBe("verified");
-    });
-
-    test("50 concurrent valid submissions of one challenge over 3 nodes: exactly one verified", async () => {
-      const { key, id } = await newKey(database.url);
-      const agent = await registeredAgent(key, "agent-race");
-      const created = await call(nodes[0]!, "POST", "/v1/verify/challenge", key, { agent_id: "agent-race", action: "login" });
-      const proof = await proofFor({ secret: agent.secret, nonce: created.body.nonce, action: "login" });
-      const replies = await Promise.all(
-        Array.from({ length: 50 }, (_, i) => call(nodes[i % 3]!, "POST", "/v1/verify/proof", key, { challenge_id: created.body.challenge_id, proof })),
-      );
-      const verified = replies.filter((r) => r.status === 200);
-      const used = replies.filter((r) => r.status === 400 && r.body.error === "Challenge already used");
-      expect(verified).toHaveLength(1);
-      expect(verified[0]!.body.verified).toBe(true);
-      expect(used).toHaveLength(49);
-      for (const reply of used) expect(reply.body.previous_status).toBe("verified");
-      expect((await store.usage(id))!.verified).toBe(1);
-    });
-
-    test("a rate limit of 10/min holds across nodes: 30 requests spread → exactly 10 succeed", async () => {
-      const { key, id } = await newKey(database.url, 10);
-      // The limit is per fixed minute: do not straddle a window boundary.
-      const intoMinute = Date.now() % 60_000;
-      if (intoMinute > 55_000) await Bun.sleep(60_000 - intoMinute + 100);
-      const replies = await Promise.all(
-        Array.from({ length: 30 }, (_, i) => call(nodes[i % 3]!, "POST", "/v1/verify/challenge", key, { agent_id: "agent-rl", action: "login" })),
-      );
-      expect(replies.filter((r) => r.status === 200)).toHaveLength(10);
-      expect(replies.filter((r) => r.status === 429)).toHaveLength(20);
-      expect((await store.usage(id))!.challenges).toBe(10);
-    });
-
-    test("30 concurrent valid 20.00 EUR proofs over 3 nodes against max_total 100.00: exactly 5 verified, 25 mandate_violation", async () => {
-      expectExactBudget(await budgetRace(nodes, database.url, "pg"));
-    }, 300_000);
-
-    test("a node killed with SIGKILL mid-load loses nothing it acknowledged", async () => {
-      const { key, id } = await newKey(database.url);
-      const victim = nodes[1]!;
-      const acknowledged: { challenge_id: string; nonce: string }[] = [];
-      let unanswered = 0; // requests cut by the kill: committed or not, never acknowledged
-      let running = true;
-      const loop = async (node: Node) => {
-        while (running) {
-          try {
-            const reply = await call(node, "POST", "/v1/verify/challenge", key, { agent_id: "agent-kill", action: "load" });
-            expect(reply.status).toBe(200);
-            acknowledged.push(reply.body);
-          } catch {
-            unanswered++;
-            if (node === victim) return;
-          }
-        }
-      };
-      const loops = nodes.flatMap((node) => Array.from({ length: 8 }, () => loop(node)));
-      await Bun.sleep(400);
-      victim.process.kill("SIGKILL");
-      await Bun.sleep(400);
-      running = false;
-      await Promise.all(loops);
-
-      expect(acknowledged.length).toBeGreaterThan(50);
-      for (const ack of acknowledged) {
-        const stored = await store.getChallenge(ack.challenge_id);
-        expect(stored?.nonce).toBe(ack.nonce);
-      }
-      const usage = (await store.usage(id))!.challenges;
-      const rows = await store.countPending(Date.now(), id);
-      // Counter and row are written in one transaction: they always agree.
-      expect(rows).toBe(usage);
-      // Every acknowledged creation is counted; a request the kill cut may
-      // have committed just before it, unacknowledged but not lost.
-      expect(usage).toBeGreaterThanOrEqual(acknowledged.length);
-      expect(usage - acknowledged.length).toBeLessThanOrEqual(unanswered);
-    });
+  afterAll(async () => {
+    await Promise.all(nodes.map((node) => node.stop()));
+    await store?.close();
+    await database?.drop();
   });
+
+  async function registeredAgent(key: string, agentId: string) {
+    const agent = await identity("multinode");
+    const registered = await call(nodes[0]!, "POST", "/v1/agents", key, { agent_id: agentId, identity_commitment: agent.identity_commitment });
+    expect(registered.status).toBe(201);
+    return agent;
+  }
+
+  test("a challenge created on A, proved and submitted on B, reads as verified on C", async () => {
+    const { key } = await newKey(database.url);
+    const agent = await registeredAgent(key, "agent-abc");
+    const created = await call(nodes[0]!, "POST", "/v1/verify/challenge", key, { agent_id: "agent-abc", action: "purchase", context: { amount: 20 } });
+    expect(created.status).toBe(200);
+    const proof = await proofFor({ secret: agent.secret, nonce: created.body.nonce, action: "purchase", context: { amount: 20 } });
+    const submitted = await call(nodes[1]!, "POST", "/v1/verify/proof", key, { challenge_id: created.body.challenge_id, proof });
+    expect(submitted.status).toBe(200);
+    expect(submitted.body.verified).toBe(true);
+    const read = await call(nodes[2]!, "GET", `/v1/verify/status/${created.body.challenge_id}`, key);
+    expect(read.status).toBe(200);
+    expect(read.body.status).toBe("verified");
+  });
+
+  test("50 concurrent valid submissions of one challenge over 3 nodes: exactly one verified", async () => {
+    const { key, id } = await newKey(database.url);
+    const agent = await registeredAgent(key, "agent-race");
+    const created = await call(nodes[0]!, "POST", "/v1/verify/challenge", key, { agent_id: "agent-race", action: "login" });
+    const proof = await proofFor({ secret: agent.secret, nonce: created.body.nonce, action: "login" });
+    const replies = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => call(nodes[i % 3]!, "POST", "/v1/verify/proof", key, { challenge_id: created.body.challenge_id, proof })),
+    );
+    const verified = replies.filter((r) => r.status === 200);
+    const used = replies.filter((r) => r.status === 400 && r.body.error === "Challenge already used");
+    expect(verified).toHaveLength(1);
+    expect(verified[0]!.body.verified).toBe(true);
+    expect(used).toHaveLength(49);
+    for (const reply of used) expect(reply.body.previous_status).toBe("verified");
+    expect((await store.usage(id))!.verified).toBe(1);
+  });
+
+  test("a rate limit of 10/min holds across nodes: 30 requests spread → exactly 10 succeed", async () => {
+    const { key, id } = await newKey(database.url, 10);
+    // The limit is per fixed minute: do not straddle a window boundary.
+    const intoMinute = Date.now() % 60_000;
+    if (intoMinute > 55_000) await Bun.sleep(60_000 - intoMinute + 100);
+    const replies = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => call(nodes[i % 3]!, "POST", "/v1/verify/challenge", key, { agent_id: "agent-rl", action: "login" })),
+    );
+    expect(replies.filter((r) => r.status === 200)).toHaveLength(10);
+    expect(replies.filter((r) => r.status === 429)).toHaveLength(20);
+    expect((await store.usage(id))!.challenges).toBe(10);
+  });
+
+  test("30 concurrent valid 20.00 EUR proofs over 3 nodes against max_total 100.00: exactly 5 verified, 25 mandate_violation", async () => {
+    expectExactBudget(await budgetRace(nodes, database.url, "pg"));
+  }, 300_000);
+
+  test("a node killed with SIGKILL mid-load loses nothing it acknowledged", async () => {
+    const { key, id } = await newKey(database.url);
+    const victim = nodes[1]!;
+    const acknowledged: { challenge_id: string; nonce: string }[] = [];
+    let unanswered = 0; // requests cut by the kill: committed or not, never acknowledged
+    let running = true;
+    const loop = async (node: Node) => {
+      while (running) {
+        try {
+          const reply = await call(node, "POST", "/v1/verify/challenge", key, { agent_id: "agent-kill", action: "load" });
+          expect(reply.status).toBe(200);
+          acknowledged.push(reply.body);
+        } catch {
+          unanswered++;
+          if (node === victim) return;
+        }
+      }
+    };
+    const loops = nodes.flatMap((node) => Array.from({ length: 8 }, () => loop(node)));
+    await Bun.sleep(400);
+    victim.process.kill("SIGKILL");
+    await Bun.sleep(400);
+    running = false;
+    await Promise.all(loops);
+
+    expect(acknowledged.length).toBeGreaterThan(50);
+    for (const ack of acknowledged) {
+      const stored = await store.getChallenge(ack.challenge_id);
+      expect(stored?.nonce).toBe(ack.nonce);
+    }
+    const usage = (await store.usage(id))!.challenges;
+    const rows = await store.countPending(Date.now(), id);
+    // Counter and row are written in one transaction: they always agree.
+    expect(rows).toBe(usage);
+    // Every acknowledged creation is counted; a request the kill cut may
+    // have committed just before it, unacknowledged but not lost.
+    expect(usage).toBeGreaterThanOrEqual(acknowledged.length);
+    expect(usage - acknowledged.length).toBeLessThanOrEqual(unanswered);
+  });
+});

@@ -11,7 +11,9 @@ describe("Counter", () => {
     c.inc({ route: "/a", status: "200" });
     c.inc({ route: "/a", status: "404" }, 3);
     expect(c.get({ route: "/a", status: "200" })).toBe(2);
-    expect(c.render()).toBe(['# HELP x_total Things.', "# TYPE x_total counter", 'x_total{route="/a",status="200"} 2', 'x_total{route="/a",status="404"} 3'].join("\n"));
+    expect(c.render()).toBe(
+      ["# HELP x_total Things.", "# TYPE x_total counter", 'x_total{route="/a",status="200"} 2', 'x_total{route="/a",status="404"} 3'].join("\n"),
+    );
   });
 
   test("escapes backslash, quote and newline in label values", () => {
@@ -97,7 +99,8 @@ describe("createMetrics", () => {
     m.verification("failed", "invalid_signature", 4);
     const text = await m.render([new Gauge("zkagent_challenges_pending", "P.", () => 3)]);
     expect(text.endsWith("\n")).toBe(true);
-    const line = /^[a-zA-Z_:][a-zA-Z0-9_:]*(\{[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\.)*"(,[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\.)*")*\})? [-+]?(\d+(\.\d+)?([eE][-+]?\d+)?|\+Inf)$/;
+    const line =
+      /^[a-zA-Z_:][a-zA-Z0-9_:]*(\{[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\.)*"(,[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\.)*")*\})? [-+]?(\d+(\.\d+)?([eE][-+]?\d+)?|\+Inf)$/;
     for (const l of text.trimEnd().split("\n")) if (!l.startsWith("#")) expect(l).toMatch(line);
     expect(samples(text).get("zkagent_challenges_pending")).toBe(3);
   });

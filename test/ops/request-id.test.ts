@@ -62,7 +62,15 @@ test("every line logged while handling a request names it, including the service
       }),
     )
   ).json()) as any;
-  const proof = JSON.stringify({ pi_a: ["1", "2", "1"], pi_b: [["1", "2"], ["3", "4"], ["1", "0"]], pi_c: ["1", "2", "1"] });
+  const proof = JSON.stringify({
+    pi_a: ["1", "2", "1"],
+    pi_b: [
+      ["1", "2"],
+      ["3", "4"],
+      ["1", "0"],
+    ],
+    pi_c: ["1", "2", "1"],
+  });
   const res = await app.handle(
     new Request("http://zkagent.test/v1/verify/proof", {
       method: "POST",
@@ -86,13 +94,31 @@ test("every line logged while handling a request names it, including the service
 test("fields that name secrets are redacted at any depth", () => {
   const lines: any[] = [];
   const logger = createLogger("info", (line) => lines.push(JSON.parse(line)));
-  logger.info("x", { api_key: "k1", nested: { "X-Api-Key": "k2", signing_secret: "s", proof: "p", agent_signature: "g", key_id: "kid", list: [{ secret: "z" }] } });
-  expect(lines[0]).toMatchObject({ api_key: "[redacted]", nested: { "X-Api-Key": "[redacted]", signing_secret: "[redacted]", proof: "[redacted]", agent_signature: "[redacted]", key_id: "kid", list: [{ secret: "[redacted]" }] } });
+  logger.info("x", {
+    api_key: "k1",
+    nested: { "X-Api-Key": "k2", signing_secret: "s", proof: "p", agent_signature: "g", key_id: "kid", list: [{ secret: "z" }] },
+  });
+  expect(lines[0]).toMatchObject({
+    api_key: "[redacted]",
+    nested: {
+      "X-Api-Key": "[redacted]",
+      signing_secret: "[redacted]",
+      proof: "[redacted]",
+      agent_signature: "[redacted]",
+      key_id: "kid",
+      list: [{ secret: "[redacted]" }],
+    },
+  });
 });
 
 test("LOG_LEVEL filters: probes log at debug, so info hides them", async () => {
   const lines: any[] = [];
-  const app = createApp({ store: openSqlite(":memory:"), clock: new ManualClock(), verifier: { verify: () => ({ ok: true }) }, logger: createLogger("info", (l) => lines.push(JSON.parse(l))) });
+  const app = createApp({
+    store: openSqlite(":memory:"),
+    clock: new ManualClock(),
+    verifier: { verify: () => ({ ok: true }) },
+    logger: createLogger("info", (l) => lines.push(JSON.parse(l))),
+  });
   await app.handle(new Request("http://zkagent.test/health"));
   await app.handle(new Request("http://zkagent.test/nope"));
   await Bun.sleep(1);

@@ -35,7 +35,12 @@ function slowChallenge(url: string, key: string) {
       controller.close();
     },
   });
-  const response = fetch(`${url}/v1/verify/challenge`, { method: "POST", headers: { "x-api-key": key, "content-type": "application/json" }, body: stream, duplex: "half" } as RequestInit);
+  const response = fetch(`${url}/v1/verify/challenge`, {
+    method: "POST",
+    headers: { "x-api-key": key, "content-type": "application/json" },
+    body: stream,
+    duplex: "half",
+  } as RequestInit);
   return { response, release };
 }
 
@@ -56,14 +61,22 @@ test("SIGTERM: the in-flight request is answered, new connections are refused, e
     child.kill("SIGTERM");
     await Bun.sleep(200);
     // The listener is closed while the slow request is still open.
-    expect(await fetch(`${url}/health`).then((r) => r.status, (e) => e.code)).toBe("ECONNREFUSED");
+    expect(
+      await fetch(`${url}/health`).then(
+        (r) => r.status,
+        (e) => e.code,
+      ),
+    ).toBe("ECONNREFUSED");
     slow.release();
     const res = await slow.response;
     expect(res.status).toBe(200);
     expect(((await res.json()) as any).challenge_id).toMatch(/^ch_/);
     expect(await child.exited).toBe(0);
     const log = await new Response(child.stderr).text();
-    const messages = log.trim().split("\n").map((l) => JSON.parse(l).msg);
+    const messages = log
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l).msg);
     // Order matters: drain begins, the in-flight request completes, then the database closes.
     expect(messages.indexOf("draining")).toBeGreaterThan(-1);
     expect(messages.lastIndexOf("request")).toBeGreaterThan(messages.indexOf("draining"));
@@ -88,5 +101,10 @@ test("while draining (the drain delay), /ready answers 503 draining on a still-o
   expect(((await during.json()) as any).failing).toBe("draining");
   expect((await fetch(`${server.url}/health`)).status).toBe(200); // alive, just not ready
   await stopped;
-  expect(await fetch(`${server.url}/health`).then((r) => r.status, (e) => e.code)).toBe("ECONNREFUSED");
+  expect(
+    await fetch(`${server.url}/health`).then(
+      (r) => r.status,
+      (e) => e.code,
+    ),
+  ).toBe("ECONNREFUSED");
 });

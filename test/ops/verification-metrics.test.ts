@@ -10,7 +10,9 @@ test("verified and failed decisions are counted by result and reason, races once
   await h.call("POST", "/v1/agents", { key, body: { agent_id: "m", identity_commitment: identity.identity_commitment } });
   const good = (await h.call("POST", "/v1/verify/challenge", { key, body: { agent_id: "m", action: "purchase" } })).body;
   const proof = await prove({ secret: identity.secret, nonce: good.nonce, action: "purchase" });
-  const submissions = await Promise.all(Array.from({ length: 5 }, () => h.call("POST", "/v1/verify/proof", { key, body: { challenge_id: good.challenge_id, proof } })));
+  const submissions = await Promise.all(
+    Array.from({ length: 5 }, () => h.call("POST", "/v1/verify/proof", { key, body: { challenge_id: good.challenge_id, proof } })),
+  );
   expect(submissions.filter((r) => r.status === 200)).toHaveLength(1);
   const bad = (await h.call("POST", "/v1/verify/challenge", { key, body: { agent_id: "m", action: "purchase" } })).body;
   await h.call("POST", "/v1/verify/proof", { key, body: { challenge_id: bad.challenge_id, proof: "nope" } });

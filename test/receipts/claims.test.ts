@@ -70,7 +70,11 @@ describe("receiptClaims", () => {
       confidence: null,
       reason: "proof_rejected",
       context: null,
-      evidence: { checks: ["challenge_owner", "challenge_unexpired", "challenge_pending", "agent_registered", "agent_active"], identityCommitment: "987654321", vkHash: "sha256:00" },
+      evidence: {
+        checks: ["challenge_owner", "challenge_unexpired", "challenge_pending", "agent_registered", "agent_active"],
+        identityCommitment: "987654321",
+        vkHash: "sha256:00",
+      },
     };
     const claims = receiptClaims({ ...input, record: failed });
     expect(claims).toMatchObject({ status: "failed", reason: "proof_rejected", confidence: null, context: null, signature: "absent" });

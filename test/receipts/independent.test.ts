@@ -68,7 +68,15 @@ describe("receipts, checked independently", () => {
     const jwks = await signer.jwks();
     expect(independentlyValid(receipt, jwks)).toBe(true);
     expect(headerOf(receipt)).toEqual({ alg: "EdDSA", kid: await signer.activeKid(), typ: "zkagent-receipt+jwt" });
-    expect(claimsOf(receipt)).toMatchObject({ iss: issuer, sub: record.agentId, jti: record.id, iat: Math.floor((T0 + 1_500) / 1000), status: "verified", confidence: 0.99, context_hash: boundContextHash(record) });
+    expect(claimsOf(receipt)).toMatchObject({
+      iss: issuer,
+      sub: record.agentId,
+      jti: record.id,
+      iat: Math.floor((T0 + 1_500) / 1000),
+      status: "verified",
+      confidence: 0.99,
+      context_hash: boundContextHash(record),
+    });
     const sdk = await verifyReceipt(receipt, jwks);
     expect(sdk).toEqual({ valid: true, kid: headerOf(receipt).kid, claims: claimsOf(receipt) });
   });
@@ -170,7 +178,13 @@ describe("receipts, checked independently", () => {
     expect(await verifyReceipt("a.b.c", jwks)).toEqual({ valid: false, reason: "malformed" });
     expect(await verifyReceipt(receipt, { keys: [] })).toMatchObject({ valid: false, reason: "unknown_key" });
     const [, payload, signature] = receipt.split(".");
-    expect(await verifyReceipt([b64({ alg: "none", kid: "x", typ: "zkagent-receipt+jwt" }), payload, ""].join("."), jwks)).toMatchObject({ valid: false, reason: "wrong_header" });
-    expect(await verifyReceipt([b64({ ...headerOf(receipt), x: 1 }), payload, signature].join("."), jwks)).toMatchObject({ valid: false, reason: "bad_signature" });
+    expect(await verifyReceipt([b64({ alg: "none", kid: "x", typ: "zkagent-receipt+jwt" }), payload, ""].join("."), jwks)).toMatchObject({
+      valid: false,
+      reason: "wrong_header",
+    });
+    expect(await verifyReceipt([b64({ ...headerOf(receipt), x: 1 }), payload, signature].join("."), jwks)).toMatchObject({
+      valid: false,
+      reason: "bad_signature",
+    });
   });
 });

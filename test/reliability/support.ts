@@ -38,7 +38,16 @@ export async function startServe(databaseUrl: string, extraEnv: Record<string, s
     cwd: ROOT,
     detached: true, // own process group: kill(-pid) reaches any worker it starts
     stdio: ["pipe", "pipe", "pipe"],
-    env: { ...process.env, HOST: "127.0.0.1", PORT: String(port), DATABASE_URL: databaseUrl, LOG_LEVEL: "warn", WORKERS: "1", DEFAULT_RATE_LIMIT: "0", ...extraEnv },
+    env: {
+      ...process.env,
+      HOST: "127.0.0.1",
+      PORT: String(port),
+      DATABASE_URL: databaseUrl,
+      LOG_LEVEL: "warn",
+      WORKERS: "1",
+      DEFAULT_RATE_LIMIT: "0",
+      ...extraEnv,
+    },
   });
   let log = "";
   child.stdout!.on("data", (d) => (log += d));

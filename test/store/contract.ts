@@ -580,8 +580,28 @@ export function storeContract(name: string, open: () => Promise<Store>, cleanup?
         await store.decideChallenge(challenge.id, { ...failed(T0 + 5, "proof_rejected"), requestId: "req-decide" });
         const entries = await store.listAudit({ limit: 10 });
         expect(entries.map(({ seq, ...rest }) => rest)).toEqual([
-          { at: T0, keyId: key.id, event: "challenge.created", sessionId: challenge.id, agentId: "agent-9", action: "refund", result: "pending", reason: null, requestId: "req-create" },
-          { at: T0 + 5, keyId: key.id, event: "verification.decided", sessionId: challenge.id, agentId: "agent-9", action: "refund", result: "failed", reason: "proof_rejected", requestId: "req-decide" },
+          {
+            at: T0,
+            keyId: key.id,
+            event: "challenge.created",
+            sessionId: challenge.id,
+            agentId: "agent-9",
+            action: "refund",
+            result: "pending",
+            reason: null,
+            requestId: "req-create",
+          },
+          {
+            at: T0 + 5,
+            keyId: key.id,
+            event: "verification.decided",
+            sessionId: challenge.id,
+            agentId: "agent-9",
+            action: "refund",
+            result: "failed",
+            reason: "proof_rejected",
+            requestId: "req-decide",
+          },
         ]);
         expect(entries[1]!.seq).toBeGreaterThan(entries[0]!.seq);
       });
@@ -596,7 +616,11 @@ export function storeContract(name: string, open: () => Promise<Store>, cleanup?
         expect((await store.createChallenge(makeChallenge(limited.id), { windowStart: T0, limit: 1 })).created).toBe(false);
         expect(await store.purgeChallenges(T0 + 10 * LIFETIME)).toBe(2);
         const entries = await store.listAudit({ limit: 100 });
-        expect(entries.map((e) => `${e.event}:${e.result}`)).toEqual(["challenge.created:pending", "verification.decided:verified", "challenge.created:pending"]);
+        expect(entries.map((e) => `${e.event}:${e.result}`)).toEqual([
+          "challenge.created:pending",
+          "verification.decided:verified",
+          "challenge.created:pending",
+        ]);
       });
 
       test("filters by key, pages by seq and honours the limit", async () => {
@@ -659,7 +683,11 @@ export function storeContract(name: string, open: () => Promise<Store>, cleanup?
     });
 
     describe("receipts", () => {
-      const evidence: DecisionEvidence = { checks: ["challenge_owner", "challenge_unexpired", "proof"], identityCommitment: "42", vkHash: "sha256:" + "ab".repeat(32) };
+      const evidence: DecisionEvidence = {
+        checks: ["challenge_owner", "challenge_unexpired", "proof"],
+        identityCommitment: "42",
+        vkHash: "sha256:" + "ab".repeat(32),
+      };
 
       test("the decision's evidence is stored in the same update and read back exactly", async () => {
         const { challenge } = await keyWithChallenge();
@@ -754,7 +782,6 @@ export function storeContract(name: string, open: () => Promise<Store>, cleanup?
       });
     });
     mandateContract(() => store);
-
 
     describe("issue 11: identifiers with NUL name nothing (PostgreSQL TEXT cannot hold U+0000)", () => {
       test("lookups, revocation and decision by an id with NUL answer none, never throw", async () => {

@@ -41,7 +41,12 @@ describe("sqlite group commit", () => {
     const challenges = Array.from({ length: 12 }, () => makeChallenge(key.id));
     const results = await Promise.all(challenges.map((c) => store.createChallenge(c, { windowStart: T0, limit: 5 })));
     expect(results.filter((r) => r.created)).toHaveLength(5);
-    expect(results.filter((r) => !r.created).map((r) => r.used).sort((a, b) => a - b)).toEqual([6, 7, 8, 9, 10, 11, 12]);
+    expect(
+      results
+        .filter((r) => !r.created)
+        .map((r) => r.used)
+        .sort((a, b) => a - b),
+    ).toEqual([6, 7, 8, 9, 10, 11, 12]);
     const stored = await Promise.all(challenges.map((c) => store.getChallenge(c.id)));
     // Exactly the callers told "created" have a row.
     results.forEach((r, i) => expect(stored[i] !== null).toBe(r.created));

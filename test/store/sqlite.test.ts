@@ -112,7 +112,9 @@ describe("issue 11: another process holding the write lock", () => {
 
     // Every server write path waits the same way.
     await expect(store.reserveIdempotency(key.id, "i", "fp", T0, T0 - 1)).rejects.toBeInstanceOf(StoreUnavailableError);
-    await expect(store.registerAgent({ keyId: key.id, agentId: "a", identityCommitment: "5", signingKey: null, createdAt: T0, revokedAt: null })).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(
+      store.registerAgent({ keyId: key.id, agentId: "a", identityCommitment: "5", signingKey: null, createdAt: T0, revokedAt: null }),
+    ).rejects.toBeInstanceOf(StoreUnavailableError);
     await expect(store.createChallenge(makeChallenge(key.id), { windowStart: T0, limit: 0 })).rejects.toBeInstanceOf(StoreUnavailableError);
 
     // Released within the wait: the decision goes through.

@@ -17,7 +17,11 @@ export interface Harness {
   clock: ManualClock;
   deps: AppDeps;
   newKey(name?: string, rateLimit?: number): Promise<string>;
-  call(method: string, path: string, options?: { key?: string | null; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
+  call(
+    method: string,
+    path: string,
+    options?: { key?: string | null; body?: unknown; headers?: Record<string, string> },
+  ): Promise<{ status: number; body: any; headers: Headers }>;
 }
 
 export async function createHarness(store: Store = openSqlite(":memory:"), overrides: Partial<AppDeps> = {}): Promise<Harness> {

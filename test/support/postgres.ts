@@ -45,7 +45,11 @@ export async function createTestDatabase(serverUrl: string): Promise<TestDatabas
 
 /** Empties every zkagent table in the database at `url` (the schema stays). */
 export async function truncateAll(url: string): Promise<void> {
-  await withAdmin(url, (admin) => admin`TRUNCATE api_keys, agents, challenges, rate_windows, audit_log, idempotency_keys, signing_keys, usage_counters, mandate_spend, agent_rate_windows`);
+  await withAdmin(
+    url,
+    (admin) =>
+      admin`TRUNCATE api_keys, agents, challenges, rate_windows, audit_log, idempotency_keys, signing_keys, usage_counters, mandate_spend, agent_rate_windows`,
+  );
 }
 
 async function withAdmin<T>(url: string, run: (admin: SQL) => Promise<T>): Promise<T> {

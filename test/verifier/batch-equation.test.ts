@@ -63,8 +63,18 @@ describe("batch equation with GLV scalars", () => {
   });
 
   test("halves with ρ2 = 0 (ρ = ρ1) and ρ1 = 0 (ρ = λ·ρ2) pass too", () => {
-    expect(check(pool.map(() => randomHalf()), glv)).toBe(Status.OK);
-    expect(check(pool.map(() => randomHalf() << HALF), glv)).toBe(Status.OK);
+    expect(
+      check(
+        pool.map(() => randomHalf()),
+        glv,
+      ),
+    ).toBe(Status.OK);
+    expect(
+      check(
+        pool.map(() => randomHalf() << HALF),
+        glv,
+      ),
+    ).toBe(Status.OK);
   });
 
   test("the same words read as plain 128-bit scalars do not: the module applies λ", () => {

@@ -84,7 +84,14 @@ describe("verifyBatch", () => {
     expect(verifier.verify(minus, publicSignals).ok).toBe(false);
     const items = [...batch(6), { proof: plus, publicSignals }, { proof: minus, publicSignals }];
     expect(badIndices(verifier.verifyBatch(items))).toEqual([6, 7]);
-    expect(badIndices(verifier.verifyBatch([{ proof: plus, publicSignals }, { proof: minus, publicSignals }]))).toEqual([0, 1]);
+    expect(
+      badIndices(
+        verifier.verifyBatch([
+          { proof: plus, publicSignals },
+          { proof: minus, publicSignals },
+        ]),
+      ),
+    ).toEqual([0, 1]);
   }, 30_000);
 
   test("works for another key (7 public inputs)", async () => {

@@ -9,8 +9,7 @@ import { agentIdentity, sevenInputs, noInputs, proofPool, reference, R, type Cir
 import * as S from "../assembly/support.ts";
 
 const clone = <T>(x: T): T => JSON.parse(JSON.stringify(x));
-const referenceFor = (c: Circuit, signals: string[], proof: unknown) =>
-  reference(c.vkey, signals, proof).catch(() => false);
+const referenceFor = (c: Circuit, signals: string[], proof: unknown) => reference(c.vkey, signals, proof).catch(() => false);
 
 type Case = { name: string; proof: any; signals: string[] };
 
@@ -42,7 +41,11 @@ function mutations(pool: PoolEntry[], i: number): Case[] {
   negA.pi_a[1] = S.mod(-BigInt(negA.pi_a[1])).toString();
   cases.push({ name: "A negated (on curve, wrong equation)", proof: negA, signals: publicSignals });
   const fp2Swapped = clone(proof);
-  fp2Swapped.pi_b = [[proof.pi_b[0][1], proof.pi_b[0][0]], [proof.pi_b[1][1], proof.pi_b[1][0]], ["1", "0"]];
+  fp2Swapped.pi_b = [
+    [proof.pi_b[0][1], proof.pi_b[0][0]],
+    [proof.pi_b[1][1], proof.pi_b[1][0]],
+    ["1", "0"],
+  ];
   cases.push({ name: "B with Fp2 halves exchanged", proof: fp2Swapped, signals: publicSignals });
   if (publicSignals.length > 0) {
     const j = i % publicSignals.length;
@@ -97,7 +100,11 @@ for (const [circuit, size] of [
         )!;
         const p = clone(proof);
         p.pi_a = [A.x.toString(), A.y.toString(), "1"];
-        p.pi_b = [[B.x[0].toString(), B.x[1].toString()], [B.y[0].toString(), B.y[1].toString()], ["1", "0"]];
+        p.pi_b = [
+          [B.x[0].toString(), B.x[1].toString()],
+          [B.y[0].toString(), B.y[1].toString()],
+          ["1", "0"],
+        ];
         expect(p.pi_a).not.toEqual(proof.pi_a);
         expect(await referenceFor(circuit, publicSignals, p)).toBe(true);
         expect(verifier.verify(p, publicSignals)).toEqual({ ok: true });

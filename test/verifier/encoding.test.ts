@@ -69,12 +69,21 @@ describe("malformed proofs are invalid_proof_format", () => {
     ["compact, 255 bytes", () => Buffer.alloc(255, 1).toString("base64url")],
     ["compact, 257 bytes", () => Buffer.alloc(257, 1).toString("base64url")],
     ["compact with padding", (p) => toCompactProof(p) + "=="],
-    ["compact, standard base64 alphabet", (p) => Buffer.from(Buffer.from(toCompactProof(p), "base64url")).toString("base64").replace(/=+$/, "")],
-    ["compact, non-canonical last character", (p) => {
-      const s = toCompactProof(p);
-      const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-      return s.slice(0, -1) + alphabet[alphabet.indexOf(s.at(-1)!) + 1];
-    }],
+    [
+      "compact, standard base64 alphabet",
+      (p) =>
+        Buffer.from(Buffer.from(toCompactProof(p), "base64url"))
+          .toString("base64")
+          .replace(/=+$/, ""),
+    ],
+    [
+      "compact, non-canonical last character",
+      (p) => {
+        const s = toCompactProof(p);
+        const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+        return s.slice(0, -1) + alphabet[alphabet.indexOf(s.at(-1)!) + 1];
+      },
+    ],
   ];
   for (const [name, mutate] of cases) {
     test(name, () => {
@@ -88,7 +97,14 @@ describe("malformed proofs are invalid_proof_format", () => {
     expect(parseProof(p)).toEqual({ ok: false, reason: "invalid_curve_point" });
   });
   test("hostile objects do not throw", () => {
-    const hostile = new Proxy({}, { ownKeys: () => { throw new Error("boom"); } });
+    const hostile = new Proxy(
+      {},
+      {
+        ownKeys: () => {
+          throw new Error("boom");
+        },
+      },
+    );
     expect(parseProof(hostile)).toEqual({ ok: false, reason: "invalid_proof_format" });
     expect(() => toCompactProof("nope")).toThrow(/not a Groth16 proof/);
   });

@@ -33,7 +33,11 @@ describe("stricter than snarkjs", () => {
     const { proof, publicSignals } = pool[0]!;
     const t = S.twistPointFromSeed(7n);
     const p = clone(proof);
-    p.pi_b = [[t.x[0].toString(), t.x[1].toString()], [t.y[0].toString(), t.y[1].toString()], ["1", "0"]];
+    p.pi_b = [
+      [t.x[0].toString(), t.x[1].toString()],
+      [t.y[0].toString(), t.y[1].toString()],
+      ["1", "0"],
+    ];
     await reference(agentIdentity.vkey, publicSignals, proof); // ensures the reference curve is loaded
     const curve = (globalThis as any).curve_bn128;
     const point = curve.G2.fromObject(p.pi_b.map((c: string[]) => c.map(BigInt)));
@@ -90,13 +94,30 @@ describe("verification keys", () => {
       [{ ...base, nPublic: 3 }, /IC must have/],
       [{ ...base, nPublic: -1 }, /nPublic/],
       [{ ...base, vk_alpha_1: ["1", "3", "1"] }, /not on the curve/],
-      [{ ...base, vk_beta_2: [["1", "0"], ["1", "0"], ["1", "0"]] }, /not on the curve/],
+      [
+        {
+          ...base,
+          vk_beta_2: [
+            ["1", "0"],
+            ["1", "0"],
+            ["1", "0"],
+          ],
+        },
+        /not on the curve/,
+      ],
       [{ ...base, IC: [...base.IC.slice(0, -1), [S.P.toString(), "2", "1"]] }, /canonical/],
       ["{not json", /not JSON/],
     ];
     for (const [vk, msg] of cases) await expect(Groth16Verifier.fromVerificationKey(vk)).rejects.toThrow(msg);
     const t = S.twistPointFromSeed(3n);
-    const outside = { ...base, vk_gamma_2: [[t.x[0].toString(), t.x[1].toString()], [t.y[0].toString(), t.y[1].toString()], ["1", "0"]] };
+    const outside = {
+      ...base,
+      vk_gamma_2: [
+        [t.x[0].toString(), t.x[1].toString()],
+        [t.y[0].toString(), t.y[1].toString()],
+        ["1", "0"],
+      ],
+    };
     await expect(Groth16Verifier.fromVerificationKey(outside)).rejects.toThrow(/subgroup/);
   });
   test("JSON text keys and any nPublic work (7 inputs)", async () => {

@@ -59,7 +59,14 @@ describe(`synthetic key with ${N_PUBLIC} public inputs`, () => {
       changed[N_PUBLIC - 1] = String((signals[N_PUBLIC - 1]! + 1n) % S.R);
       expect(verifier.verify(proof, changed)).toEqual({ ok: false, reason: "proof_rejected" });
       expect(await reference(vk, changed, proof)).toBe(false);
-      expect(verifier.verifyBatch([{ proof, publicSignals: strs }, { proof, publicSignals: changed }]).map((r) => r.ok)).toEqual([true, false]);
+      expect(
+        verifier
+          .verifyBatch([
+            { proof, publicSignals: strs },
+            { proof, publicSignals: changed },
+          ])
+          .map((r) => r.ok),
+      ).toEqual([true, false]);
     }
   }, 30_000);
 });

@@ -24,7 +24,8 @@ export const agentRequest = t.Object({
       t.String({
         pattern: "^[A-Za-z0-9_-]{43}$",
         error: SIGNING_KEY_REQUIREMENT,
-        description: "Ed25519 public key of the agent's principal, 32 bytes base64url: the agent's mandate is then accepted only as the principal's signed {\"mandate_jws\"}, and is required",
+        description:
+          "Ed25519 public key of the agent's principal, 32 bytes base64url: the agent's mandate is then accepted only as the principal's signed {\"mandate_jws\"}, and is required",
       }),
       t.Null(),
     ]),

@@ -11,7 +11,10 @@ import { Gauge, PROMETHEUS_CONTENT_TYPE } from "../../observability/registry";
 const check = t.Union([t.Literal("ok"), t.Literal("fail")]);
 const checks = t.Object({ database: check, verifier: check, draining: check });
 
-export const readyResponse = t.Object({ status: t.Literal("ready"), checks }, { examples: [{ status: "ready", checks: { database: "ok", verifier: "ok", draining: "ok" } }] });
+export const readyResponse = t.Object(
+  { status: t.Literal("ready"), checks },
+  { examples: [{ status: "ready", checks: { database: "ok", verifier: "ok", draining: "ok" } }] },
+);
 export const notReadyResponse = t.Object(
   {
     status: t.Literal("not_ready"),
@@ -41,12 +44,21 @@ export const ops = (deps: AppDeps) => {
   const lifecycle = deps.lifecycle ?? Object.assign(new Lifecycle(), { verifierLoaded: true });
   // A COUNT over every key's pending rows: at most once per PENDING_REFRESH_MS, however often scraped.
   const pendingNow = cachedRead(() => deps.store.countPending(deps.clock.now()), deps.clock, PENDING_REFRESH_MS);
-  const pending = new Gauge("zkagent_challenges_pending", `Challenges issued and neither decided nor expired (counted at most every ${PENDING_REFRESH_MS / 1000} s).`, pendingNow);
+  const pending = new Gauge(
+    "zkagent_challenges_pending",
+    `Challenges issued and neither decided nor expired (counted at most every ${PENDING_REFRESH_MS / 1000} s).`,
+    pendingNow,
+  );
   const metricsToken = deps.metricsToken ? createHash("sha256").update(deps.metricsToken).digest() : undefined;
 
   return new Elysia({ name: "ops" })
     .get("/health", () => ({ status: "ok" as const }), {
-      detail: { tags: ["Operations"], summary: "Liveness: the process answers", description: "200 while the process runs; checks nothing else, so a slow database never gets the process restarted.", security: [] },
+      detail: {
+        tags: ["Operations"],
+        summary: "Liveness: the process answers",
+        description: "200 while the process runs; checks nothing else, so a slow database never gets the process restarted.",
+        security: [],
+      },
       response: t.Object({ status: t.Literal("ok") }, { examples: [{ status: "ok" }] }),
     })
     .get(

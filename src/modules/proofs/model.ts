@@ -14,7 +14,10 @@ export const proofRequest = t.Object({
       "The JSON text of a snarkjs Groth16 proof ({pi_a, pi_b, pi_c, protocol, curve}), or its compact form: base64url of 256 bytes (see docs/protocol.md).",
   }),
   agent_signature: t.Optional(
-    t.Union([t.String({ maxLength: SIGNATURE_MAX_LENGTH, description: "Ed25519 signature (base64url) of the canonical challenge message; raises confidence." }), t.Null()]),
+    t.Union([
+      t.String({ maxLength: SIGNATURE_MAX_LENGTH, description: "Ed25519 signature (base64url) of the canonical challenge message; raises confidence." }),
+      t.Null(),
+    ]),
   ),
 });
 
@@ -27,7 +30,10 @@ export const proofResponse = t.Object({
   confidence: t.Number({ examples: [0.99] }),
   timestamp: t.String({ format: "date-time" }),
   session_id: t.String(),
-  receipt: t.Union([t.String(), t.Null()], { description: "The decision's signed receipt: a compact JWS (docs/receipts.md). Null only if the store failed right after the decision; the status endpoint then has it." }),
+  receipt: t.Union([t.String(), t.Null()], {
+    description:
+      "The decision's signed receipt: a compact JWS (docs/receipts.md). Null only if the store failed right after the decision; the status endpoint then has it.",
+  }),
 });
 
 export const proofFailure = t.Object({
@@ -35,6 +41,8 @@ export const proofFailure = t.Object({
   error: t.String({ examples: ["Proof verification failed"] }),
   reason: t.Optional(t.String({ examples: ["proof_rejected"] })),
   previous_status: t.Optional(t.String({ examples: ["verified"] })),
-  receipt: t.Optional(t.Union([t.String(), t.Null()], { description: 'With "Proof verification failed": the failed decision\'s signed receipt (docs/receipts.md)' })),
+  receipt: t.Optional(
+    t.Union([t.String(), t.Null()], { description: 'With "Proof verification failed": the failed decision\'s signed receipt (docs/receipts.md)' }),
+  ),
   request_id: t.String(),
 });

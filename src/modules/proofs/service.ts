@@ -140,7 +140,13 @@ export async function submitProof(deps: ProofDeps, key: ApiKeyRecord, input: Pro
 
   if (decided !== null) {
     const detail = mandate?.violation ?? undefined;
-    logger.info("verification failed", { key_id: key.id, session_id: challenge.id, agent_id: challenge.agentId, reason: decided, ...(detail ? { detail } : {}) });
+    logger.info("verification failed", {
+      key_id: key.id,
+      session_id: challenge.id,
+      agent_id: challenge.agentId,
+      reason: decided,
+      ...(detail ? { detail } : {}),
+    });
     throw new ApiError("verification_failed", { reason: decided, ...(detail ? { detail } : {}), receipt });
   }
   return {

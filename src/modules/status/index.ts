@@ -7,10 +7,9 @@ import { statusResponse } from "./model";
 import { readSession } from "./service";
 
 export const status = (deps: ModuleDeps) =>
-  new Elysia({ name: "status" }).use(authentication(deps)).get(
-    "/v1/verify/status/:sessionId",
-    ({ key, params }) => readSession(deps, key, pathParam(params.sessionId)),
-    {
+  new Elysia({ name: "status" })
+    .use(authentication(deps))
+    .get("/v1/verify/status/:sessionId", ({ key, params }) => readSession(deps, key, pathParam(params.sessionId)), {
       auth: true,
       detail: describe({
         tag: "Verification",
@@ -18,5 +17,4 @@ export const status = (deps: ModuleDeps) =>
         ok: { status: 200, schema: statusResponse, description: "The session" },
         errors: { 403: "Invalid API key, or the session belongs to another key", 404: "Session not found" },
       }),
-    },
-  );
+    });
