@@ -4,11 +4,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CHECKS } from "../../src/receipts/claims";
 import { receiptFor } from "../../src/receipts/service";
 import { KEY_REFRESH_MS, ReceiptSigner } from "../../src/receipts/signer";
 import { openSqlite } from "../../src/store/sqlite";
-import { makeChallenge, makeKey, T0 } from "../store/contract";
+import { decidedChallenge } from "../support/receipts";
 
 const CLI = ["bun", "src/cli/index.ts"];
 /** Each test spawns several CLI processes (~0.5 s each, more on a loaded machine). */
@@ -39,18 +38,8 @@ const json = (stdout: string) => JSON.parse(stdout.trim());
 async function signedReceipt(): Promise<string> {
   const store = openSqlite(db);
   try {
-    const key = makeKey();
-    await store.createKey(key);
-    const challenge = makeChallenge(key.id);
-    await store.createChallenge(challenge, { windowStart: T0, limit: 0 });
-    const { record } = await store.decideChallenge(challenge.id, {
-      status: "verified",
-      decidedAt: T0 + 1,
-      confidence: 0.99,
-      reason: null,
-      evidence: { checks: CHECKS.slice(0, 6), identityCommitment: "7", vkHash: "sha256:00" },
-    });
-    return (await receiptFor({ store, signer: new ReceiptSigner(store, { secret: SECRET }), issuer: "https://zk.example" }, record!))!;
+    const record = await decidedChallenge(store, "7");
+    return (await receiptFor({ store, signer: new ReceiptSigner(store, { secret: SECRET }), issuer: "https://zk.example" }, record))!;
   } finally {
     await store.close();
   }

@@ -4,11 +4,10 @@
 import { expect, test } from "bun:test";
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { CHECKS } from "../../src/receipts/claims";
 import { receiptFor } from "../../src/receipts/service";
 import { ReceiptSigner } from "../../src/receipts/signer";
 import { openSqlite } from "../../src/store/sqlite";
-import { makeChallenge, makeKey, T0 } from "../store/contract";
+import { decidedChallenge } from "../support/receipts";
 
 test("verifyReceipt bundled for Node imports only jose and checks receipts under node", async () => {
   const outdir = join(import.meta.dir, "../../build/receipts-node-test");
@@ -20,19 +19,9 @@ test("verifyReceipt bundled for Node imports only jose and checks receipts under
   expect([...new Set(bareImports)]).toEqual(["jose"]);
 
   const store = openSqlite(":memory:");
-  const key = makeKey();
-  await store.createKey(key);
-  const challenge = makeChallenge(key.id);
-  await store.createChallenge(challenge, { windowStart: T0, limit: 0 });
-  const { record } = await store.decideChallenge(challenge.id, {
-    status: "verified",
-    decidedAt: T0 + 1,
-    confidence: 0.99,
-    reason: null,
-    evidence: { checks: CHECKS.slice(0, 6), identityCommitment: "5", vkHash: "sha256:00" },
-  });
+  const record = await decidedChallenge(store, "5");
   const signer = new ReceiptSigner(store);
-  const receipt = (await receiptFor({ store, signer, issuer: "https://zk.example" }, record!))!;
+  const receipt = (await receiptFor({ store, signer, issuer: "https://zk.example" }, record))!;
   const jwks = await signer.jwks();
   await store.close();
   const [h, p, s] = receipt.split(".") as [string, string, string];
