@@ -19,6 +19,11 @@
 // it is 1, at 30 in flight it approaches 30. Each verdict goes back to its own
 // caller, which decides its own challenge with its own conditional update.
 //
+// An engine that throws (a crashed verifier thread, a fault in the module) has
+// given no verdict: its callers' promises reject, the proof service answers
+// 500 and the challenge stays pending for a retry. A server fault must never
+// decide a challenge `failed` and burn a valid proof.
+//
 // A batch that fails is bisected by verifyBatch: cheap when one proof in 32
 // is bad, but a flood of bad proofs would make every batch fail and bisect
 // down to single checks, costing more than verifying them singly in the first
@@ -74,6 +79,7 @@ const FAILURE_WEIGHT = 1 / 64;
 interface Waiting {
   item: BatchItem;
   resolve: (result: VerifyResult) => void;
+  reject: (error: unknown) => void;
 }
 
 export class BatchingVerifier implements Verifier {
@@ -98,7 +104,7 @@ export class BatchingVerifier implements Verifier {
   verify(proof: SnarkjsProof | string, publicSignals: readonly (string | bigint)[]): VerifyResult | Promise<VerifyResult> {
     const engine = this.queue.length === 0 ? this.idle.pop() : undefined;
     if (engine) return this.runSingle(engine, { proof, publicSignals });
-    return new Promise((resolve) => this.queue.push({ item: { proof, publicSignals }, resolve }));
+    return new Promise((resolve, reject) => this.queue.push({ item: { proof, publicSignals }, resolve, reject }));
   }
 
   /** The idle path: verified now, in this call when the engine is synchronous. */
@@ -107,14 +113,17 @@ export class BatchingVerifier implements Verifier {
     let result: VerifyResult | Promise<VerifyResult>;
     try {
       result = engine.verify(item.proof, item.publicSignals);
-    } catch {
-      // Engines are total; a throw is a fault of the engine, so fail closed.
-      result = { ok: false, reason: "proof_rejected" };
+    } catch (error) {
+      this.release(engine);
+      throw error;
     }
     if (result instanceof Promise) {
       return result.then(
         (r) => (this.observe([r]), this.release(engine), r),
-        () => (this.release(engine), { ok: false, reason: "proof_rejected" } as const),
+        (error) => {
+          this.release(engine);
+          throw error;
+        },
       );
     }
     this.observe([result]);
@@ -147,19 +156,23 @@ export class BatchingVerifier implements Verifier {
     const taken = this.queue.splice(0, singly ? 1 : this.maxBatch);
     const items = taken.map((w) => w.item);
     this.count(taken.length);
-    const settle = (results: readonly VerifyResult[] | null) => {
-      if (results) this.observe(results);
-      taken.forEach((w, i) => w.resolve(results?.[i] ?? { ok: false, reason: "proof_rejected" }));
+    const settle = (results: readonly VerifyResult[]) => {
+      this.observe(results);
+      taken.forEach((w, i) => w.resolve(results[i]!));
+      this.release(engine);
+    };
+    const fault = (error: unknown) => {
+      for (const w of taken) w.reject(error);
       this.release(engine);
     };
     let results: VerifyResult[] | Promise<VerifyResult[]>;
     try {
       results = singly ? this.verifyOne(engine, items[0]!) : engine.verifyBatch(items);
-    } catch {
-      settle(null);
+    } catch (error) {
+      fault(error);
       return;
     }
-    if (results instanceof Promise) results.then(settle, () => settle(null));
+    if (results instanceof Promise) results.then(settle, fault);
     else settle(results);
   }
 

@@ -98,4 +98,34 @@ describe("POST /v1/verify/proof with the batching verifier", () => {
     expect(usageAfter.verified - usageBefore.verified).toBe(30);
     expect(usageAfter.failed - usageBefore.failed).toBe(10);
   }, 120_000);
+
+  test("a verifier fault is a 500 that decides nothing: the challenge stays pending and the proof verifies on retry", async () => {
+    const real = await serviceVerifier();
+    let broken = true;
+    const engine: VerifyEngine = {
+      verify: (proof, signals) => {
+        if (broken) throw new Error("verifier thread died");
+        return real.verify(proof, signals);
+      },
+      verifyBatch: (items) => real.verifyBatch(items),
+    };
+    const app = createApp({ ...h.deps, verifier: new BatchingVerifier([engine]) });
+    const id = await seedChallenge(h, key, "batcher", SAMPLE);
+    const submit = () =>
+      app.handle(
+        new Request(`${BASE}/v1/verify/proof`, {
+          method: "POST",
+          headers: { "x-api-key": key, "content-type": "application/json" },
+          body: JSON.stringify({ challenge_id: id, proof: valid }),
+        }),
+      );
+    const faulted = await submit();
+    expect(faulted.status).toBe(500);
+    expect((await h.store.getChallenge(id))!.status).toBe("pending");
+    broken = false;
+    await Bun.sleep(1); // the engine is released on the next loop turn
+    const retried = await submit();
+    expect(retried.status).toBe(200);
+    expect((await h.store.getChallenge(id))!.status).toBe("verified");
+  }, 60_000);
 });

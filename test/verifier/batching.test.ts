@@ -146,7 +146,7 @@ describe("BatchingVerifier", () => {
     }
   }, 60_000);
 
-  test("an engine that throws fails its items closed and is used again afterwards", async () => {
+  test("an engine that throws gives its callers an error, never a verdict, and is used again afterwards", async () => {
     let broken = true;
     const engine: VerifyEngine = {
       verify: (proof, signals) => {
@@ -159,8 +159,10 @@ describe("BatchingVerifier", () => {
       },
     };
     const batching = new BatchingVerifier([engine]);
-    const first = await Promise.all(valid.slice(0, 3).map((item) => batching.verify(item.proof, item.publicSignals)));
-    expect(first).toEqual([0, 1, 2].map(() => ({ ok: false, reason: "proof_rejected" })));
+    // A fault is not a verdict: the single path and the queued batch both reject, so no challenge is decided on it.
+    const first = await Promise.allSettled(valid.slice(0, 3).map(async (item) => batching.verify(item.proof, item.publicSignals)));
+    expect(first.map((r) => r.status)).toEqual(["rejected", "rejected", "rejected"]);
+    expect(first.map((r) => (r.status === "rejected" ? String(r.reason) : ""))).toEqual([0, 1, 2].map(() => "Error: engine fault"));
     broken = false;
     await Bun.sleep(1);
     const again = await Promise.all(valid.slice(0, 3).map((item) => batching.verify(item.proof, item.publicSignals)));
