@@ -377,6 +377,61 @@ export class PostgresStore implements Store {
 
   async decideChallenge(id: string, proposed: Decision, scope?: MandateScope): Promise<DecideResult> {
     if (hasNul(id)) return { decided: false, record: null };
+    const fast = await this.decideWithoutMandate(id, proposed, scope);
+    if (fast) return fast;
+    return this.decideInTransaction(id, proposed, scope);
+  }
+
+  /**
+   * The common case in one statement (one round trip instead of five: BEGIN,
+   * mandate read, update, usage, COMMIT): the conditional update and the usage
+   * count, for a decision that no mandate can change — a failed one, or a
+   * verified one whose agent has no mandate, which the update's own WHERE
+   * checks (planMandate plans nothing without a mandate). A statement is a
+   * transaction, so the count commits with the decision or not at all. When
+   * the row is not updated — decided or expired meanwhile, or the agent has a
+   * mandate — nothing was written and the transaction below decides, with
+   * the mandate and the lost race handled there, exactly as before.
+   */
+  private async decideWithoutMandate(id: string, decision: Decision, scope?: MandateScope): Promise<DecideResult | null> {
+    const { status, decidedAt, confidence, reason } = decision;
+    const requestId = decision.requestId ?? null;
+    const evidence = evidenceText(decision.evidence);
+    const mandated = scope !== undefined && status === "verified";
+    if (mandated && hasNul(scope.keyId, scope.agentId)) return null;
+    const [keyId, agentId] = mandated ? [scope.keyId, scope.agentId] : ["", ""];
+    const shard = usageShard();
+    const rows =
+      status === "verified"
+        ? await this.sql`
+          WITH decided AS (
+            UPDATE challenges SET status = ${status}, decided_at = ${decidedAt}, confidence = ${confidence}, reason = ${reason},
+              decided_request_id = ${requestId}, evidence = ${evidence}
+            WHERE id = ${id} AND status = 'pending' AND expires_at >= ${decidedAt}
+              AND (NOT ${mandated}::boolean OR NOT EXISTS (
+                SELECT 1 FROM agents WHERE key_id = ${keyId} AND agent_id = ${agentId} AND mandate IS NOT NULL))
+            RETURNING *),
+          counted AS (
+            INSERT INTO usage_counters (key_id, shard, verified) SELECT key_id, ${shard}, 1 FROM decided
+            ON CONFLICT (key_id, shard) DO UPDATE SET verified = usage_counters.verified + 1)
+          SELECT * FROM decided`
+        : await this.sql`
+          WITH decided AS (
+            UPDATE challenges SET status = ${status}, decided_at = ${decidedAt}, confidence = ${confidence}, reason = ${reason},
+              decided_request_id = ${requestId}, evidence = ${evidence}
+            WHERE id = ${id} AND status = 'pending' AND expires_at >= ${decidedAt}
+            RETURNING *),
+          counted AS (
+            INSERT INTO usage_counters (key_id, shard, failed) SELECT key_id, ${shard}, 1 FROM decided
+            ON CONFLICT (key_id, shard) DO UPDATE SET failed = usage_counters.failed + 1)
+          SELECT * FROM decided`;
+    const [row] = rows;
+    if (!row) return null;
+    // What the transaction reports when planMandate plans nothing: no mandate decision.
+    return { decided: true, record: toChallenge(row), ...(scope ? { mandate: null } : {}) };
+  }
+
+  private async decideInTransaction(id: string, proposed: Decision, scope?: MandateScope): Promise<DecideResult> {
     const requestId = proposed.requestId ?? null;
     return this.sql.begin(async (tx): Promise<DecideResult> => {
       let decision = proposed;
