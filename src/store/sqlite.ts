@@ -47,15 +47,6 @@ export function openSqlite(path: string, options: SqliteOptions = {}): SqliteSto
   // do (see immediate() below), so this only covers migration and reads.
   db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
   db.exec("PRAGMA foreign_keys = ON");
-  // Checkpoint every ~40 MB of WAL instead of SQLite's 4 MB: a checkpoint
-  // copies the WAL's pages into the database and, at synchronous=NORMAL,
-  // syncs both files, inside whichever COMMIT crosses the threshold. Random
-  // challenge ids spread each batch over many leaf pages, so the default
-  // checkpointed every few dozen batches; the same page rewritten by many
-  // commits is now copied once. Durability is unchanged (a commit is in the
-  // WAL either way). Measured in process, 32 creations per commit: 32.6 →
-  // 20.9 µs per creation.
-  db.exec(`PRAGMA wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
   migrate(db);
   return new SqliteStore(db, options.lockWaitMs ?? LOCK_WAIT_MS);
 }
@@ -69,8 +60,6 @@ function migrate(db: Database): void {
   }).immediate();
 }
 
-/** Pages of WAL (4 KiB each) after which a commit checkpoints: ~40 MB. */
-const WAL_AUTOCHECKPOINT_PAGES = 10_000;
 /** PRAGMA busy_timeout: for migration, reads during a WAL checkpoint, and the CLI. */
 const BUSY_TIMEOUT_MS = 10_000;
 /**
