@@ -231,6 +231,12 @@ export interface Store {
   createChallenge(challenge: ChallengeRecord, window: RateWindow): Promise<CreateChallengeResult>;
   getChallenge(id: string): Promise<ChallengeRecord | null>;
   /**
+   * The challenge and its agent (the row of the challenge's key and agent id,
+   * revoked or not; null when there is none), read together: the proof path
+   * needs both, and on PostgreSQL a join is one round trip instead of two.
+   */
+  getChallengeWithAgent(id: string): Promise<{ challenge: ChallengeRecord; agent: AgentRecord | null } | null>;
+  /**
    * Decides a challenge with one conditional update: only a challenge still
    * pending and not past `expiresAt` at `decision.decidedAt` changes. The
    * key's verified/failed counter moves with it.

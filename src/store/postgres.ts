@@ -375,6 +375,20 @@ export class PostgresStore implements Store {
     return row ? toChallenge(row) : null;
   }
 
+  async getChallengeWithAgent(id: string): Promise<{ challenge: ChallengeRecord; agent: AgentRecord | null } | null> {
+    if (hasNul(id)) return null;
+    // The agent's row as one jsonb column, so its names cannot collide with the
+    // challenge's; to_jsonb keeps text as text, and rows.ts maps the integers
+    // with Number() either way.
+    const [row] = await this.sql`
+      SELECT c.*, to_jsonb(a) AS agent_row FROM challenges c
+      LEFT JOIN agents a ON a.key_id = c.key_id AND a.agent_id = c.agent_id
+      WHERE c.id = ${id}`;
+    if (!row) return null;
+    const agent = typeof row.agent_row === "string" ? JSON.parse(row.agent_row) : row.agent_row;
+    return { challenge: toChallenge(row), agent: agent ? toAgent(agent) : null };
+  }
+
   async decideChallenge(id: string, proposed: Decision, scope?: MandateScope): Promise<DecideResult> {
     if (hasNul(id)) return { decided: false, record: null };
     const fast = await this.decideWithoutMandate(id, proposed, scope);

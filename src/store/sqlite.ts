@@ -467,6 +467,14 @@ export class SqliteStore implements Store {
     return row ? toChallenge(row) : null;
   }
 
+  async getChallengeWithAgent(id: string): Promise<{ challenge: ChallengeRecord; agent: AgentRecord | null } | null> {
+    const row = this.q.getChallenge.get(id);
+    if (!row) return null;
+    const challenge = toChallenge(row);
+    const agent = this.q.getAgent.get(challenge.keyId, challenge.agentId);
+    return { challenge, agent: agent ? toAgent(agent) : null };
+  }
+
   private readonly decideTx = (id: string, proposed: Decision, scope?: MandateScope): DecideResult => {
     // The mandate check runs inside this write transaction, which excludes
     // every other writer on the file (any process), so the totals it reads

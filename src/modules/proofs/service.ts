@@ -13,7 +13,7 @@ import type { Metrics } from "../../observability/metrics";
 import { SERVICE_VK_HASH } from "../../receipts/circuit";
 import type { Check } from "../../receipts/claims";
 import { receiptFor, type Receipts } from "../../receipts/service";
-import type { ApiKeyRecord, ChallengeRecord, Decision, DecisionEvidence, Store } from "../../store/interface";
+import type { AgentRecord, ApiKeyRecord, ChallengeRecord, Decision, DecisionEvidence, Store } from "../../store/interface";
 import type { Verifier, VerifyFailure } from "../../verifier/types";
 import { isExpired, isRetained } from "../challenges/lifecycle";
 import type { ProofRequest } from "./model";
@@ -53,9 +53,9 @@ interface Evaluation {
 /** Checked by submitProof before evaluation, and again by the store's conditional update. */
 const CHALLENGE_CHECKS: readonly Check[] = ["challenge_owner", "challenge_unexpired", "challenge_pending"];
 
-async function evaluate(deps: ProofDeps, challenge: ChallengeRecord, input: ProofRequest): Promise<Evaluation> {
+/** `agent` is the challenge's agent as read with the challenge (store.getChallengeWithAgent). */
+async function evaluate(deps: ProofDeps, challenge: ChallengeRecord, agent: AgentRecord | null, input: ProofRequest): Promise<Evaluation> {
   const checks: Check[] = [...CHALLENGE_CHECKS];
-  const agent = await deps.store.getAgent(challenge.keyId, challenge.agentId);
   if (!agent) return { reason: "unknown_agent", signatureValid: false, checks, identityCommitment: null };
   checks.push("agent_registered");
   const identityCommitment = agent.identityCommitment;
@@ -104,8 +104,10 @@ async function receiptOf(deps: ProofDeps, record: ChallengeRecord): Promise<stri
 
 export async function submitProof(deps: ProofDeps, key: ApiKeyRecord, input: ProofRequest, requestId: string | null = null) {
   const { store, clock, logger } = deps;
-  const challenge = await store.getChallenge(input.challenge_id);
-  if (!challenge || !isRetained(challenge, clock.now())) throw new ApiError("challenge_not_found");
+  // The agent comes with the challenge (one query on PostgreSQL); nothing about it is used before the checks below.
+  const found = await store.getChallengeWithAgent(input.challenge_id);
+  if (!found || !isRetained(found.challenge, clock.now())) throw new ApiError("challenge_not_found");
+  const { challenge, agent } = found;
   // Checked before anything else about the challenge: a stranger learns
   // nothing about it and can never burn it.
   if (challenge.keyId !== key.id) throw new ApiError("unauthorized_session");
@@ -113,7 +115,7 @@ export async function submitProof(deps: ProofDeps, key: ApiKeyRecord, input: Pro
   if (challenge.status !== "pending") throw new ApiError("challenge_used", { previous_status: challenge.status });
 
   const started = performance.now();
-  const { reason, signatureValid, checks, identityCommitment } = await evaluate(deps, challenge, input);
+  const { reason, signatureValid, checks, identityCommitment } = await evaluate(deps, challenge, agent, input);
   const evaluationMs = performance.now() - started;
   const score = confidence({ proofValid: reason === null, signatureValid });
   // Stored with the decision, in the same update, so its receipt can be signed from the row alone.
