@@ -441,7 +441,7 @@ export function storeContract(name: string, open: () => Promise<Store>, cleanup?
 
         const decision: Decision = { status: "failed", decidedAt: T0 + 5, confidence: 0, reason: "invalid_proof" };
         await store.decideChallenge(challenge.id, decision);
-        expect((await store.getChallengeWithAgent(challenge.id))?.challenge).toEqual(await store.getChallenge(challenge.id));
+        expect((await store.getChallengeWithAgent(challenge.id))?.challenge).toEqual((await store.getChallenge(challenge.id))!);
 
         expect(await store.getChallengeWithAgent("ch_missing")).toBeNull();
         expect(await store.getChallengeWithAgent("ch_\u0000")).toBeNull();
