@@ -152,6 +152,13 @@ export interface Decision {
   requestId?: string | null;
   /** Stored with the decision, in the same update, for its receipt. */
   evidence?: DecisionEvidence | null;
+  /**
+   * The receipt signed for this decision as proposed, stored in the same
+   * update when the decision stands as proposed: when no mandate was applied
+   * (an agent with a mandate changes the evidence, so the receipt is then
+   * left null and signed afterwards from the stored row).
+   */
+  receipt?: string | null;
 }
 
 /** One row of the append-only audit trail; written by the database itself. */

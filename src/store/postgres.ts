@@ -411,6 +411,8 @@ export class PostgresStore implements Store {
     const { status, decidedAt, confidence, reason } = decision;
     const requestId = decision.requestId ?? null;
     const evidence = evidenceText(decision.evidence);
+    // No mandate is applied on this path, so the decision stands as proposed and so does its receipt.
+    const receipt = decision.receipt ?? null;
     const mandated = scope !== undefined && status === "verified";
     if (mandated && hasNul(scope.keyId, scope.agentId)) return null;
     const [keyId, agentId] = mandated ? [scope.keyId, scope.agentId] : ["", ""];
@@ -420,7 +422,7 @@ export class PostgresStore implements Store {
         ? await this.sql`
           WITH decided AS (
             UPDATE challenges SET status = ${status}, decided_at = ${decidedAt}, confidence = ${confidence}, reason = ${reason},
-              decided_request_id = ${requestId}, evidence = ${evidence}
+              decided_request_id = ${requestId}, evidence = ${evidence}, receipt = ${receipt}
             WHERE id = ${id} AND status = 'pending' AND expires_at >= ${decidedAt}
               AND (NOT ${mandated}::boolean OR NOT EXISTS (
                 SELECT 1 FROM agents WHERE key_id = ${keyId} AND agent_id = ${agentId} AND mandate IS NOT NULL))
@@ -432,7 +434,7 @@ export class PostgresStore implements Store {
         : await this.sql`
           WITH decided AS (
             UPDATE challenges SET status = ${status}, decided_at = ${decidedAt}, confidence = ${confidence}, reason = ${reason},
-              decided_request_id = ${requestId}, evidence = ${evidence}
+              decided_request_id = ${requestId}, evidence = ${evidence}, receipt = ${receipt}
             WHERE id = ${id} AND status = 'pending' AND expires_at >= ${decidedAt}
             RETURNING *),
           counted AS (
@@ -451,10 +453,12 @@ export class PostgresStore implements Store {
       let decision = proposed;
       let mandate: MandateDecision | null = null;
       let checked: MandateResult | null = null;
+      let planned = false;
       if (scope && proposed.status === "verified") {
         const [agent] = await tx`SELECT mandate, mandate_jws FROM agents WHERE key_id = ${scope.keyId} AND agent_id = ${scope.agentId}`;
         const plan = planMandate(agent ? { mandate: agent.mandate, mandateJws: agent.mandate_jws } : null, scope, proposed.decidedAt);
         if (plan) {
+          planned = true;
           // Lock the period totals this decision reads, in plan order (the
           // same for every transaction, so no deadlock). The no-op upsert
           // creates a missing row and locks it in one statement; a
@@ -475,11 +479,12 @@ export class PostgresStore implements Store {
       }
       const { status, decidedAt, confidence, reason } = decision;
       const evidence = evidenceText(decision.evidence);
+      const receipt = planned ? null : (proposed.receipt ?? null);
       // The single conditional update that makes use one-time: a concurrent
       // updater blocks on the row lock, then finds status no longer pending.
       const [row] = await tx`
         UPDATE challenges SET status = ${status}, decided_at = ${decidedAt}, confidence = ${confidence}, reason = ${reason},
-          decided_request_id = ${requestId}, evidence = ${evidence}
+          decided_request_id = ${requestId}, evidence = ${evidence}, receipt = ${receipt}
         WHERE id = ${id} AND status = 'pending' AND expires_at >= ${decidedAt}
         RETURNING *`;
       if (!row) {

@@ -12,7 +12,7 @@ import type { Logger } from "../../log";
 import type { Metrics } from "../../observability/metrics";
 import { SERVICE_VK_HASH } from "../../receipts/circuit";
 import type { Check } from "../../receipts/claims";
-import { receiptFor, type Receipts } from "../../receipts/service";
+import { receiptFor, type Receipts, signReceipt } from "../../receipts/service";
 import type { AgentRecord, ApiKeyRecord, ChallengeRecord, Decision, DecisionEvidence, Store } from "../../store/interface";
 import type { Verifier, VerifyFailure } from "../../verifier/types";
 import { isExpired, isRetained } from "../challenges/lifecycle";
@@ -102,6 +102,26 @@ async function receiptOf(deps: ProofDeps, record: ChallengeRecord): Promise<stri
   }
 }
 
+/**
+ * The receipt of the decision as proposed, signed before it is stored so that
+ * the store writes it in the deciding update (one write fewer). Only when no
+ * mandate can change the decision: the agent has none (a mandate's outcome
+ * joins the evidence, and the store then leaves the receipt to be signed from
+ * the stored row). The claims are read off the record the update will store,
+ * so the receipt is the one receiptFor would sign from the stored row. On a
+ * signing error nothing is lost: the receipt is signed afterwards as before.
+ */
+async function presignedReceipt(deps: ProofDeps, challenge: ChallengeRecord, agent: AgentRecord | null, decision: Decision): Promise<string | null> {
+  if (agent?.mandate) return null;
+  const { status, decidedAt, confidence, reason } = decision;
+  const record: ChallengeRecord = { ...challenge, status, decidedAt, confidence, reason, evidence: decision.evidence ?? null, receipt: null };
+  try {
+    return await signReceipt(deps.receipts, record);
+  } catch {
+    return null;
+  }
+}
+
 export async function submitProof(deps: ProofDeps, key: ApiKeyRecord, input: ProofRequest, requestId: string | null = null) {
   const { store, clock, logger } = deps;
   // The agent comes with the challenge (one query on PostgreSQL); nothing about it is used before the checks below.
@@ -120,7 +140,8 @@ export async function submitProof(deps: ProofDeps, key: ApiKeyRecord, input: Pro
   const score = confidence({ proofValid: reason === null, signatureValid });
   // Stored with the decision, in the same update, so its receipt can be signed from the row alone.
   const evidence: DecisionEvidence = { checks, identityCommitment, vkHash: SERVICE_VK_HASH };
-  const decision: Decision = { status: reason === null ? "verified" : "failed", decidedAt: clock.now(), confidence: score, reason, requestId, evidence };
+  const proposed: Decision = { status: reason === null ? "verified" : "failed", decidedAt: clock.now(), confidence: score, reason, requestId, evidence };
+  const decision: Decision = { ...proposed, receipt: await presignedReceipt(deps, challenge, agent, proposed) };
   // The challenge is the mandate scope: the agent's mandate is checked (and
   // its period totals moved) in the transaction that decides; what it
   // consumed joins the evidence, and so the receipt.
