@@ -148,6 +148,7 @@ describe("receipts on decisions", () => {
       return storeReceipt(id, receipt);
     };
     try {
+      await jwks(); // the signer holds a key, as after main.ts's start
       const good = await requestChallenge(h, key, "alice", "purchase", context);
       const verified = await submitProof(h, key, good.challenge_id, await proveFor(alice, good, "purchase", context));
       const bad = await requestChallenge(h, key, "alice", "purchase", context);

@@ -110,9 +110,12 @@ async function receiptOf(deps: ProofDeps, record: ChallengeRecord): Promise<stri
  * the stored row). The claims are read off the record the update will store,
  * so the receipt is the one receiptFor would sign from the stored row. On a
  * signing error nothing is lost: the receipt is signed afterwards as before.
+ * Only with a key already loaded (main.ts loads it at start): on a fresh
+ * store the first signature writes the key, and that write must not come
+ * before the decision.
  */
 async function presignedReceipt(deps: ProofDeps, challenge: ChallengeRecord, agent: AgentRecord | null, decision: Decision): Promise<string | null> {
-  if (agent?.mandate) return null;
+  if (agent?.mandate || !deps.receipts.signer.hasKey) return null;
   const { status, decidedAt, confidence, reason } = decision;
   const record: ChallengeRecord = { ...challenge, status, decidedAt, confidence, reason, evidence: decision.evidence ?? null, receipt: null };
   try {
