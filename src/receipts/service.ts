@@ -24,6 +24,16 @@ export interface ReceiptDeps extends Receipts {
 export const boundContextHash = (record: Pick<ChallengeRecord, "context">): string => canonicalContextHash(record.context ?? "{}").toString();
 
 /**
+ * The receipt of a decided record with evidence, signed, not stored: the
+ * claims come from the record alone, so signing the record a decision is
+ * about to store gives the receipt signing the stored row would (the proof
+ * path stores it in the deciding update, src/modules/proofs/service.ts).
+ */
+export async function signReceipt(deps: Receipts, record: ChallengeRecord, mandate?: MandateClaim | null): Promise<string> {
+  return deps.signer.sign(receiptClaims({ record, issuer: deps.issuer, contextHash: boundContextHash(record), mandate }));
+}
+
+/**
  * The receipt of `record`, signing and storing it when none is stored yet;
  * null while the challenge is undecided (pending or expired without a
  * decision) or was decided before receipts existed (no evidence stored).
@@ -32,8 +42,7 @@ export async function receiptFor(deps: ReceiptDeps, record: ChallengeRecord, man
   if (record.status === "pending") return null;
   if (record.receipt) return record.receipt;
   if (!record.evidence) return null;
-  const claims = receiptClaims({ record, issuer: deps.issuer, contextHash: boundContextHash(record), mandate });
-  const receipt = await deps.signer.sign(claims);
+  const receipt = await signReceipt(deps, record, mandate);
   // Another node may have stored its receipt first (signed with another key
   // across a rotation): the stored one is the answer everywhere.
   return (await deps.store.storeReceipt(record.id, receipt)) ?? receipt;

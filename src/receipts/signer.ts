@@ -49,6 +49,14 @@ export class ReceiptSigner {
     return (await this.activeKey()).kid;
   }
 
+  /**
+   * Whether a key has been loaded: signing then needs at most a read of the
+   * store (a refresh), never the write that creates the first key.
+   */
+  get hasKey(): boolean {
+    return this.active !== undefined;
+  }
+
   async sign(claims: ReceiptClaims): Promise<string> {
     const { kid, key } = await this.activeKey();
     const payload = new TextEncoder().encode(JSON.stringify(claims));

@@ -152,6 +152,13 @@ export interface Decision {
   requestId?: string | null;
   /** Stored with the decision, in the same update, for its receipt. */
   evidence?: DecisionEvidence | null;
+  /**
+   * The receipt signed for this decision as proposed, stored in the same
+   * update when the decision stands as proposed: when no mandate was applied
+   * (an agent with a mandate changes the evidence, so the receipt is then
+   * left null and signed afterwards from the stored row).
+   */
+  receipt?: string | null;
 }
 
 /** One row of the append-only audit trail; written by the database itself. */
@@ -230,6 +237,12 @@ export interface Store {
    */
   createChallenge(challenge: ChallengeRecord, window: RateWindow): Promise<CreateChallengeResult>;
   getChallenge(id: string): Promise<ChallengeRecord | null>;
+  /**
+   * The challenge and its agent (the row of the challenge's key and agent id,
+   * revoked or not; null when there is none), read together: the proof path
+   * needs both, and on PostgreSQL a join is one round trip instead of two.
+   */
+  getChallengeWithAgent(id: string): Promise<{ challenge: ChallengeRecord; agent: AgentRecord | null } | null>;
   /**
    * Decides a challenge with one conditional update: only a challenge still
    * pending and not past `expiresAt` at `decision.decidedAt` changes. The

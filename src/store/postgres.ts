@@ -375,17 +375,90 @@ export class PostgresStore implements Store {
     return row ? toChallenge(row) : null;
   }
 
+  async getChallengeWithAgent(id: string): Promise<{ challenge: ChallengeRecord; agent: AgentRecord | null } | null> {
+    if (hasNul(id)) return null;
+    // The agent's row as one jsonb column, so its names cannot collide with the
+    // challenge's; to_jsonb keeps text as text, and rows.ts maps the integers
+    // with Number() either way.
+    const [row] = await this.sql`
+      SELECT c.*, to_jsonb(a) AS agent_row FROM challenges c
+      LEFT JOIN agents a ON a.key_id = c.key_id AND a.agent_id = c.agent_id
+      WHERE c.id = ${id}`;
+    if (!row) return null;
+    const agent = typeof row.agent_row === "string" ? JSON.parse(row.agent_row) : row.agent_row;
+    return { challenge: toChallenge(row), agent: agent ? toAgent(agent) : null };
+  }
+
   async decideChallenge(id: string, proposed: Decision, scope?: MandateScope): Promise<DecideResult> {
     if (hasNul(id)) return { decided: false, record: null };
+    const fast = await this.decideWithoutMandate(id, proposed, scope);
+    if (fast) return fast;
+    return this.decideInTransaction(id, proposed, scope);
+  }
+
+  /**
+   * The common case in one statement (one round trip instead of five: BEGIN,
+   * mandate read, update, usage, COMMIT): the conditional update and the usage
+   * count, for a decision that no mandate can change — a failed one, or a
+   * verified one whose agent has no mandate, which the update's own WHERE
+   * checks (planMandate plans nothing without a mandate). A statement is a
+   * transaction, so the count commits with the decision or not at all. When
+   * the row is not updated — decided or expired meanwhile, or the agent has a
+   * mandate — nothing was written and the transaction below decides, with
+   * the mandate and the lost race handled there, exactly as before.
+   */
+  private async decideWithoutMandate(id: string, decision: Decision, scope?: MandateScope): Promise<DecideResult | null> {
+    const { status, decidedAt, confidence, reason } = decision;
+    const requestId = decision.requestId ?? null;
+    const evidence = evidenceText(decision.evidence);
+    // No mandate is applied on this path, so the decision stands as proposed and so does its receipt.
+    const receipt = decision.receipt ?? null;
+    const mandated = scope !== undefined && status === "verified";
+    if (mandated && hasNul(scope.keyId, scope.agentId)) return null;
+    const [keyId, agentId] = mandated ? [scope.keyId, scope.agentId] : ["", ""];
+    const shard = usageShard();
+    const rows =
+      status === "verified"
+        ? await this.sql`
+          WITH decided AS (
+            UPDATE challenges SET status = ${status}, decided_at = ${decidedAt}, confidence = ${confidence}, reason = ${reason},
+              decided_request_id = ${requestId}, evidence = ${evidence}, receipt = ${receipt}
+            WHERE id = ${id} AND status = 'pending' AND expires_at >= ${decidedAt}
+              AND (NOT ${mandated}::boolean OR NOT EXISTS (
+                SELECT 1 FROM agents WHERE key_id = ${keyId} AND agent_id = ${agentId} AND mandate IS NOT NULL))
+            RETURNING *),
+          counted AS (
+            INSERT INTO usage_counters (key_id, shard, verified) SELECT key_id, ${shard}, 1 FROM decided
+            ON CONFLICT (key_id, shard) DO UPDATE SET verified = usage_counters.verified + 1)
+          SELECT * FROM decided`
+        : await this.sql`
+          WITH decided AS (
+            UPDATE challenges SET status = ${status}, decided_at = ${decidedAt}, confidence = ${confidence}, reason = ${reason},
+              decided_request_id = ${requestId}, evidence = ${evidence}, receipt = ${receipt}
+            WHERE id = ${id} AND status = 'pending' AND expires_at >= ${decidedAt}
+            RETURNING *),
+          counted AS (
+            INSERT INTO usage_counters (key_id, shard, failed) SELECT key_id, ${shard}, 1 FROM decided
+            ON CONFLICT (key_id, shard) DO UPDATE SET failed = usage_counters.failed + 1)
+          SELECT * FROM decided`;
+    const [row] = rows;
+    if (!row) return null;
+    // What the transaction reports when planMandate plans nothing: no mandate decision.
+    return { decided: true, record: toChallenge(row), ...(scope ? { mandate: null } : {}) };
+  }
+
+  private async decideInTransaction(id: string, proposed: Decision, scope?: MandateScope): Promise<DecideResult> {
     const requestId = proposed.requestId ?? null;
     return this.sql.begin(async (tx): Promise<DecideResult> => {
       let decision = proposed;
       let mandate: MandateDecision | null = null;
       let checked: MandateResult | null = null;
+      let planned = false;
       if (scope && proposed.status === "verified") {
         const [agent] = await tx`SELECT mandate, mandate_jws FROM agents WHERE key_id = ${scope.keyId} AND agent_id = ${scope.agentId}`;
         const plan = planMandate(agent ? { mandate: agent.mandate, mandateJws: agent.mandate_jws } : null, scope, proposed.decidedAt);
         if (plan) {
+          planned = true;
           // Lock the period totals this decision reads, in plan order (the
           // same for every transaction, so no deadlock). The no-op upsert
           // creates a missing row and locks it in one statement; a
@@ -406,11 +479,12 @@ export class PostgresStore implements Store {
       }
       const { status, decidedAt, confidence, reason } = decision;
       const evidence = evidenceText(decision.evidence);
+      const receipt = planned ? null : (proposed.receipt ?? null);
       // The single conditional update that makes use one-time: a concurrent
       // updater blocks on the row lock, then finds status no longer pending.
       const [row] = await tx`
         UPDATE challenges SET status = ${status}, decided_at = ${decidedAt}, confidence = ${confidence}, reason = ${reason},
-          decided_request_id = ${requestId}, evidence = ${evidence}
+          decided_request_id = ${requestId}, evidence = ${evidence}, receipt = ${receipt}
         WHERE id = ${id} AND status = 'pending' AND expires_at >= ${decidedAt}
         RETURNING *`;
       if (!row) {

@@ -143,7 +143,7 @@ export class SqliteStore implements Store {
       getChallenge: db.query("SELECT * FROM challenges WHERE id = ?"),
       decide: db.query(
         `UPDATE challenges SET status = $status, decided_at = $decidedAt, confidence = $confidence, reason = $reason,
-           decided_request_id = $requestId, evidence = $evidence
+           decided_request_id = $requestId, evidence = $evidence, receipt = $receipt
          WHERE id = $id AND status = 'pending' AND expires_at >= $decidedAt RETURNING *`,
       ),
       countVerified: db.query("UPDATE api_keys SET verified = verified + 1 WHERE id = ?"),
@@ -467,6 +467,14 @@ export class SqliteStore implements Store {
     return row ? toChallenge(row) : null;
   }
 
+  async getChallengeWithAgent(id: string): Promise<{ challenge: ChallengeRecord; agent: AgentRecord | null } | null> {
+    const row = this.q.getChallenge.get(id);
+    if (!row) return null;
+    const challenge = toChallenge(row);
+    const agent = this.q.getAgent.get(challenge.keyId, challenge.agentId);
+    return { challenge, agent: agent ? toAgent(agent) : null };
+  }
+
   private readonly decideTx = (id: string, proposed: Decision, scope?: MandateScope): DecideResult => {
     // The mandate check runs inside this write transaction, which excludes
     // every other writer on the file (any process), so the totals it reads
@@ -474,17 +482,20 @@ export class SqliteStore implements Store {
     let decision = proposed;
     let mandate: MandateDecision | null = null;
     let checked: MandateResult | null = null;
+    let planned = false;
     if (scope && proposed.status === "verified") {
       const agent = this.q.getAgent.get(scope.keyId, scope.agentId);
       const plan = planMandate(agent ? toAgent(agent) : null, scope, proposed.decidedAt);
       if (plan) {
+        planned = true;
         checked = plan.evaluate(new Map(plan.keys.map((key) => [spendKeyId(key), this.spendRow(scope.keyId, scope.agentId, key)])));
         ({ decision, mandate } = applyMandate(proposed, plan, checked));
       }
     }
     const { status, decidedAt, confidence, reason } = decision;
     const evidence = evidenceText(decision.evidence);
-    const row = this.q.decide.get({ id, status, decidedAt, confidence, reason, requestId: decision.requestId ?? null, evidence });
+    const receipt = planned ? null : (proposed.receipt ?? null);
+    const row = this.q.decide.get({ id, status, decidedAt, confidence, reason, requestId: decision.requestId ?? null, evidence, receipt });
     if (!row) {
       const current = this.q.getChallenge.get(id);
       return { decided: false, record: current ? toChallenge(current) : null };

@@ -9,6 +9,8 @@ import canonicalize from "canonicalize";
 import type { AgentIdentity } from "../../src/agent";
 import { sign } from "../../src/agent";
 import { contextHash } from "../../src/identity/encoding";
+import { receiptClaims } from "../../src/receipts/claims";
+import { boundContextHash } from "../../src/receipts/service";
 import { createHarness, type Harness } from "../support/harness";
 import { identity, proofFor, SAMPLE } from "../support/proofs";
 import { keyIdOf, proveFor, readStatus, registerAgent, requestChallenge, seedChallenge, submitProof } from "./flow";
@@ -136,6 +138,38 @@ describe("receipts on decisions", () => {
     h.clock.advance(300_001);
     const expired = await submitProof(h, key, late.challenge_id, proof);
     expect(expired.body.receipt).toBeUndefined();
+  });
+
+  test("signed before the decision and stored with it: its payload is, byte for byte, the claims of the stored row", async () => {
+    const storeReceipt = h.store.storeReceipt.bind(h.store);
+    let separateWrites = 0;
+    h.store.storeReceipt = (id, receipt) => {
+      separateWrites++;
+      return storeReceipt(id, receipt);
+    };
+    try {
+      await jwks(); // the signer holds a key, as after main.ts's start
+      const good = await requestChallenge(h, key, "alice", "purchase", context);
+      const verified = await submitProof(h, key, good.challenge_id, await proveFor(alice, good, "purchase", context));
+      const bad = await requestChallenge(h, key, "alice", "purchase", context);
+      const failed = await submitProof(h, key, bad.challenge_id, await proveFor(alice, good, "purchase", context));
+      expect([verified.status, failed.status]).toEqual([200, 400]);
+      for (const [id, receipt] of [
+        [good.challenge_id, verified.body.receipt],
+        [bad.challenge_id, failed.body.receipt],
+      ] as const) {
+        const stored = (await h.store.getChallenge(id))!;
+        expect(stored.receipt).toBe(receipt);
+        const [, payload] = receipt.split(".") as [string, string];
+        const { iss } = JSON.parse(Buffer.from(payload, "base64url").toString());
+        const fromRow = receiptClaims({ record: { ...stored, receipt: null }, issuer: iss, contextHash: boundContextHash(stored) });
+        expect(Buffer.from(payload, "base64url").toString()).toBe(JSON.stringify(fromRow));
+      }
+      // Both receipts went in with their decisions: no write of their own.
+      expect(separateWrites).toBe(0);
+    } finally {
+      h.store.storeReceipt = storeReceipt;
+    }
   });
 
   test("an idempotent replay returns the same receipt", async () => {

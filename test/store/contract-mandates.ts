@@ -127,6 +127,17 @@ export function mandateContract(current: () => Store): void {
       ]);
     });
 
+    test("a receipt signed before the decision is not stored when a mandate was applied (its claims would lack the mandate)", async () => {
+      const { store, challenge } = await agentWith(daily);
+      const within = await challenge(purchase("10"));
+      const decided = await store.decideChallenge(within.id, { ...verified(), receipt: "jws.presigned" }, scopeOf(within));
+      expect(decided).toMatchObject({ decided: true, record: { status: "verified", receipt: null } });
+      expect(decided.decided && decided.mandate?.violation).toBeNull();
+      const over = await challenge(purchase("1000"));
+      const refused = await store.decideChallenge(over.id, { ...verified(), receipt: "jws.presigned" }, scopeOf(over));
+      expect(refused).toMatchObject({ decided: true, record: { status: "failed", reason: "mandate_violation", receipt: null } });
+    });
+
     test("only verified decisions that stand count: failures and lost races leave the totals alone", async () => {
       const { store, key, agent, challenge } = await agentWith(daily);
       const failing = await challenge(purchase("10"));

@@ -415,6 +415,62 @@ export function storeContract(name: string, open: () => Promise<Store>, cleanup?
       });
     });
 
+    describe("decideChallenge with a receipt", () => {
+      test("stored in the deciding update; the first stays against storeReceipt and a lost race", async () => {
+        const evidence: DecisionEvidence = { checks: ["challenge_owner", "proof"], identityCommitment: "42", vkHash: "sha256:" + "cd".repeat(32) };
+        const scopeOf = (c: ChallengeRecord) => ({ keyId: c.keyId, agentId: c.agentId, action: c.action, context: c.context });
+        const { challenge } = await keyWithChallenge();
+        const decision: Decision = { status: "verified", decidedAt: T0 + 3, confidence: 0.99, reason: null, evidence, receipt: "jws.first.receipt" };
+        const won = await store.decideChallenge(challenge.id, decision, scopeOf(challenge));
+        expect(won).toMatchObject({ decided: true, record: { status: "verified", receipt: "jws.first.receipt" } });
+        expect((await store.getChallenge(challenge.id))?.receipt).toBe("jws.first.receipt");
+        expect(await store.storeReceipt(challenge.id, "jws.other")).toBe("jws.first.receipt");
+        const lost = await store.decideChallenge(challenge.id, { ...decision, receipt: "jws.loser" }, scopeOf(challenge));
+        expect(lost).toMatchObject({ decided: false, record: { receipt: "jws.first.receipt" } });
+
+        const failing = await keyWithChallenge();
+        const failed: Decision = { status: "failed", decidedAt: T0 + 4, confidence: null, reason: "proof_rejected", evidence, receipt: "jws.failed" };
+        expect((await store.decideChallenge(failing.challenge.id, failed)).record?.receipt).toBe("jws.failed");
+        // Without one, the receipt stays null until storeReceipt.
+        const plain = await keyWithChallenge();
+        const { receipt: _none, ...withoutReceipt } = decision;
+        expect((await store.decideChallenge(plain.challenge.id, withoutReceipt)).record?.receipt).toBeNull();
+      });
+    });
+
+    describe("getChallengeWithAgent", () => {
+      test("the challenge and its own key's agent, every field; null agent when none; null when no challenge", async () => {
+        const { key, challenge } = await keyWithChallenge({ agentId: "агент-🤖", context: '{"a":"☕"}' });
+        // Another key's agent of the same name is not the challenge's agent.
+        const other = makeKey();
+        await store.createKey(other);
+        await store.registerAgent(makeAgent(other.id, { agentId: "агент-🤖" }));
+        expect(await store.getChallengeWithAgent(challenge.id)).toEqual({ challenge, agent: null });
+
+        const agent = makeAgent(key.id, {
+          agentId: "агент-🤖",
+          signingKey: "04ab".repeat(16),
+          createdAt: T0 + 7,
+          principalKey: "p".repeat(43),
+          mandate: '{"v":1,"memo":"café"}',
+          mandateJws: "header.payload.sig",
+          mandateIat: 1_795_000_123,
+        });
+        expect(await store.registerAgent(agent)).toBe("created");
+        expect(await store.getChallengeWithAgent(challenge.id)).toEqual({ challenge, agent });
+
+        await store.revokeAgent(key.id, agent.agentId, T0 + 99);
+        expect(await store.getChallengeWithAgent(challenge.id)).toEqual({ challenge, agent: { ...agent, revokedAt: T0 + 99 } });
+
+        const decision: Decision = { status: "failed", decidedAt: T0 + 5, confidence: 0, reason: "invalid_proof" };
+        await store.decideChallenge(challenge.id, decision);
+        expect((await store.getChallengeWithAgent(challenge.id))?.challenge).toEqual((await store.getChallenge(challenge.id))!);
+
+        expect(await store.getChallengeWithAgent("ch_missing")).toBeNull();
+        expect(await store.getChallengeWithAgent("ch_\u0000")).toBeNull();
+      });
+    });
+
     describe("decideChallenge", () => {
       test("decides once; a second attempt gets decided:false and the winning record", async () => {
         const { key, challenge } = await keyWithChallenge();

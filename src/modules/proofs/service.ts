@@ -12,8 +12,8 @@ import type { Logger } from "../../log";
 import type { Metrics } from "../../observability/metrics";
 import { SERVICE_VK_HASH } from "../../receipts/circuit";
 import type { Check } from "../../receipts/claims";
-import { receiptFor, type Receipts } from "../../receipts/service";
-import type { ApiKeyRecord, ChallengeRecord, Decision, DecisionEvidence, Store } from "../../store/interface";
+import { receiptFor, type Receipts, signReceipt } from "../../receipts/service";
+import type { AgentRecord, ApiKeyRecord, ChallengeRecord, Decision, DecisionEvidence, Store } from "../../store/interface";
 import type { Verifier, VerifyFailure } from "../../verifier/types";
 import { isExpired, isRetained } from "../challenges/lifecycle";
 import type { ProofRequest } from "./model";
@@ -53,9 +53,9 @@ interface Evaluation {
 /** Checked by submitProof before evaluation, and again by the store's conditional update. */
 const CHALLENGE_CHECKS: readonly Check[] = ["challenge_owner", "challenge_unexpired", "challenge_pending"];
 
-async function evaluate(deps: ProofDeps, challenge: ChallengeRecord, input: ProofRequest): Promise<Evaluation> {
+/** `agent` is the challenge's agent as read with the challenge (store.getChallengeWithAgent). */
+async function evaluate(deps: ProofDeps, challenge: ChallengeRecord, agent: AgentRecord | null, input: ProofRequest): Promise<Evaluation> {
   const checks: Check[] = [...CHALLENGE_CHECKS];
-  const agent = await deps.store.getAgent(challenge.keyId, challenge.agentId);
   if (!agent) return { reason: "unknown_agent", signatureValid: false, checks, identityCommitment: null };
   checks.push("agent_registered");
   const identityCommitment = agent.identityCommitment;
@@ -102,10 +102,35 @@ async function receiptOf(deps: ProofDeps, record: ChallengeRecord): Promise<stri
   }
 }
 
+/**
+ * The receipt of the decision as proposed, signed before it is stored so that
+ * the store writes it in the deciding update (one write fewer). Only when no
+ * mandate can change the decision: the agent has none (a mandate's outcome
+ * joins the evidence, and the store then leaves the receipt to be signed from
+ * the stored row). The claims are read off the record the update will store,
+ * so the receipt is the one receiptFor would sign from the stored row. On a
+ * signing error nothing is lost: the receipt is signed afterwards as before.
+ * Only with a key already loaded (main.ts loads it at start): on a fresh
+ * store the first signature writes the key, and that write must not come
+ * before the decision.
+ */
+async function presignedReceipt(deps: ProofDeps, challenge: ChallengeRecord, agent: AgentRecord | null, decision: Decision): Promise<string | null> {
+  if (agent?.mandate || !deps.receipts.signer.hasKey) return null;
+  const { status, decidedAt, confidence, reason } = decision;
+  const record: ChallengeRecord = { ...challenge, status, decidedAt, confidence, reason, evidence: decision.evidence ?? null, receipt: null };
+  try {
+    return await signReceipt(deps.receipts, record);
+  } catch {
+    return null;
+  }
+}
+
 export async function submitProof(deps: ProofDeps, key: ApiKeyRecord, input: ProofRequest, requestId: string | null = null) {
   const { store, clock, logger } = deps;
-  const challenge = await store.getChallenge(input.challenge_id);
-  if (!challenge || !isRetained(challenge, clock.now())) throw new ApiError("challenge_not_found");
+  // The agent comes with the challenge (one query on PostgreSQL); nothing about it is used before the checks below.
+  const found = await store.getChallengeWithAgent(input.challenge_id);
+  if (!found || !isRetained(found.challenge, clock.now())) throw new ApiError("challenge_not_found");
+  const { challenge, agent } = found;
   // Checked before anything else about the challenge: a stranger learns
   // nothing about it and can never burn it.
   if (challenge.keyId !== key.id) throw new ApiError("unauthorized_session");
@@ -113,12 +138,13 @@ export async function submitProof(deps: ProofDeps, key: ApiKeyRecord, input: Pro
   if (challenge.status !== "pending") throw new ApiError("challenge_used", { previous_status: challenge.status });
 
   const started = performance.now();
-  const { reason, signatureValid, checks, identityCommitment } = await evaluate(deps, challenge, input);
+  const { reason, signatureValid, checks, identityCommitment } = await evaluate(deps, challenge, agent, input);
   const evaluationMs = performance.now() - started;
   const score = confidence({ proofValid: reason === null, signatureValid });
   // Stored with the decision, in the same update, so its receipt can be signed from the row alone.
   const evidence: DecisionEvidence = { checks, identityCommitment, vkHash: SERVICE_VK_HASH };
-  const decision: Decision = { status: reason === null ? "verified" : "failed", decidedAt: clock.now(), confidence: score, reason, requestId, evidence };
+  const proposed: Decision = { status: reason === null ? "verified" : "failed", decidedAt: clock.now(), confidence: score, reason, requestId, evidence };
+  const decision: Decision = { ...proposed, receipt: await presignedReceipt(deps, challenge, agent, proposed) };
   // The challenge is the mandate scope: the agent's mandate is checked (and
   // its period totals moved) in the transaction that decides; what it
   // consumed joins the evidence, and so the receipt.
