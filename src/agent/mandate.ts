@@ -26,6 +26,8 @@ export function createPrincipal(): PrincipalKeyPair {
 
 export interface SignMandateRequest {
   principalSecret: string;
+  /** The public id of the platform's API key the agent is registered under (`zka_<id>` without the prefix). */
+  keyId: string;
   agentId: string;
   identityCommitment: string;
   /** The mandate object; checked against the same schema the service uses. */
@@ -40,7 +42,13 @@ export async function signMandate(request: SignMandateRequest): Promise<string> 
   if (!mandate.ok) throw new RangeError(`mandate ${mandate.error}`);
   const iat = request.iat ?? Math.floor(Date.now() / 1000);
   if (!Number.isSafeInteger(iat) || iat < 0) throw new RangeError("iat must be a non-negative integer (Unix seconds)");
-  const payload: MandatePayload = { agent_id: request.agentId, identity_commitment: request.identityCommitment, mandate: mandate.value, iat };
+  const payload: MandatePayload = {
+    key_id: request.keyId,
+    agent_id: request.agentId,
+    identity_commitment: request.identityCommitment,
+    mandate: mandate.value,
+    iat,
+  };
   return new CompactSign(new TextEncoder().encode(JSON.stringify(payload)))
     .setProtectedHeader({ alg: MANDATE_JWS_ALG, typ: MANDATE_JWS_TYPE })
     .sign(privateKeyFromSeed(request.principalSecret));

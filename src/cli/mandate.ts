@@ -2,8 +2,9 @@ import { readFileSync } from "node:fs";
 import { signMandate } from "../agent";
 import { nonNegativeInteger, parse, printJson, requireString, say, UsageError } from "./args";
 
-export const mandateHelp = `zkagent mandate sign --principal-secret-file F --agent-id ID --commitment C --mandate JSON [--iat SECONDS] [--json]
-  Signs a mandate for one agent with the principal's key. Prints the compact
+export const mandateHelp = `zkagent mandate sign --principal-secret-file F --key-id KEY --agent-id ID --commitment C --mandate JSON [--iat SECONDS] [--json]
+  Signs a mandate for one agent, registered under the platform's API key KEY
+  (its public id: zka_<KEY>_…), with the principal's key. Prints the compact
   JWS to register as {"mandate_jws": "…"} (with --json: {"mandate_jws": "…"}).
   F holds the principal_secret, or the JSON that "zkagent principal new --json"
   printed. The secret is read from a file so it never shows in the process list.
@@ -32,6 +33,7 @@ export async function mandateCommand(argv: string[]): Promise<number> {
     argv,
     {
       "principal-secret-file": { type: "string" },
+      "key-id": { type: "string" },
       "agent-id": { type: "string" },
       commitment: { type: "string" },
       mandate: { type: "string" },
@@ -57,6 +59,7 @@ export async function mandateCommand(argv: string[]): Promise<number> {
   try {
     mandate_jws = await signMandate({
       principalSecret: readPrincipalSecret(requireString(values, "principal-secret-file")),
+      keyId: requireString(values, "key-id"),
       agentId: requireString(values, "agent-id"),
       identityCommitment: requireString(values, "commitment"),
       mandate,

@@ -3,10 +3,13 @@
 // compact JWS (RFC 7515) by that key:
 //
 //   header  {"alg": "EdDSA", "typ": "zkagent-mandate+jwt"}
-//   payload {"agent_id", "identity_commitment", "mandate": {…}, "iat"}
+//   payload {"key_id", "agent_id", "identity_commitment", "mandate": {…}, "iat"}
 //
-// bound to the agent's registration, so the platform that stores it can
-// neither widen the mandate nor move it to another agent or identity. `iat`
+// bound to the agent's registration under one API key (`key_id`, the key's
+// public id), so the platform that stores it can neither widen the mandate
+// nor move it to another agent, identity or API key: a second key of the
+// same platform cannot register the agent with the same (or an older, wider)
+// mandate and so get a second budget. `iat`
 // (seconds) orders a principal's mandates: a stored one is only replaced by
 // one issued later, so an older, wider mandate cannot be put back.
 import { type Static, Type } from "@sinclair/typebox";
@@ -22,6 +25,7 @@ export const MANDATE_JWS_MAX_LENGTH = 32 * 1024;
 
 export const mandatePayloadSchema = Type.Object(
   {
+    key_id: Type.String(),
     agent_id: Type.String(),
     identity_commitment: Type.String(),
     mandate: Type.Unknown(),
@@ -37,6 +41,8 @@ export interface SignedMandate {
 }
 
 export interface Registration {
+  /** The public id of the API key the agent is registered under. */
+  keyId: string;
   agentId: string;
   identityCommitment: string;
   principalKey: string;
@@ -71,8 +77,9 @@ export async function verifyMandateJws(jws: unknown, registration: Registration)
     return { ok: false, error: "payload is not JSON" };
   }
   if (!Value.Check(mandatePayloadSchema, payload)) {
-    return { ok: false, error: "payload must be exactly {agent_id, identity_commitment, mandate, iat} with iat in integer seconds" };
+    return { ok: false, error: "payload must be exactly {key_id, agent_id, identity_commitment, mandate, iat} with iat in integer seconds" };
   }
+  if (payload.key_id !== registration.keyId) return { ok: false, error: "is for another API key (key_id)" };
   if (payload.agent_id !== registration.agentId) return { ok: false, error: "is for another agent_id" };
   if (payload.identity_commitment !== registration.identityCommitment) return { ok: false, error: "is for another identity_commitment" };
   const mandate = parseMandate(payload.mandate);

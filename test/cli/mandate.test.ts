@@ -34,7 +34,20 @@ describe("zkagent principal / mandate", () => {
     writeFileSync(bareFile, `${principal.principal_secret}\n`, { mode: 0o600 });
 
     const mandate: Mandate = { limits: [{ action: "purchase", currency: "EUR", max_total: "100.00", period: "day" }] };
-    const args = ["mandate", "sign", "--agent-id", "shopper-1", "--commitment", "777", "--mandate", JSON.stringify(mandate), "--iat", "1795000000"];
+    const args = [
+      "mandate",
+      "sign",
+      "--key-id",
+      "0123456789abcdef",
+      "--agent-id",
+      "shopper-1",
+      "--commitment",
+      "777",
+      "--mandate",
+      JSON.stringify(mandate),
+      "--iat",
+      "1795000000",
+    ];
     const fromJson = await cli([...args, "--principal-secret-file", keyFile]);
     const fromBare = await cli([...args, "--principal-secret-file", bareFile, "--json"]);
     expect(fromJson.code).toBe(0);
@@ -42,7 +55,9 @@ describe("zkagent principal / mandate", () => {
     const jws = fromJson.stdout.trim();
     // Ed25519 is deterministic: the same key and payload give the same JWS.
     expect(JSON.parse(fromBare.stdout)).toEqual({ mandate_jws: jws });
-    expect(await verifyMandateJws(jws, { agentId: "shopper-1", identityCommitment: "777", principalKey: principal.principal_key })).toEqual({
+    expect(
+      await verifyMandateJws(jws, { keyId: "0123456789abcdef", agentId: "shopper-1", identityCommitment: "777", principalKey: principal.principal_key }),
+    ).toEqual({
       ok: true,
       value: { mandate, iat: 1_795_000_000 },
     });
@@ -54,17 +69,46 @@ describe("zkagent principal / mandate", () => {
   test("a mistyped mandate, a missing option or an unreadable key file is a usage error (exit 2)", async () => {
     const keyFile = join(dir, "k.json");
     writeFileSync(keyFile, (await cli(["principal", "new", "--json"])).stdout);
-    const base = ["mandate", "sign", "--principal-secret-file", keyFile, "--agent-id", "a", "--commitment", "1"];
+    const base = ["mandate", "sign", "--principal-secret-file", keyFile, "--key-id", "k", "--agent-id", "a", "--commitment", "1"];
     const typo = await cli([...base, "--mandate", '{"limits":[{"max_count":1,"period":"day","actoin":"x"}]}']);
     expect(typo.code).toBe(2);
     expect(typo.stderr).toContain("unknown members limits[0].actoin");
     expect((await cli([...base])).stderr).toContain("--mandate is required");
+    expect((await cli(["mandate", "sign", "--principal-secret-file", keyFile, "--agent-id", "a", "--commitment", "1", "--mandate", "{}"])).stderr).toContain(
+      "--key-id is required",
+    );
     expect((await cli([...base, "--mandate", "[1"])).stderr).toContain("--mandate must be a JSON object");
-    const missing = await cli(["mandate", "sign", "--principal-secret-file", join(dir, "none"), "--agent-id", "a", "--commitment", "1", "--mandate", "{}"]);
+    const missing = await cli([
+      "mandate",
+      "sign",
+      "--principal-secret-file",
+      join(dir, "none"),
+      "--key-id",
+      "k",
+      "--agent-id",
+      "a",
+      "--commitment",
+      "1",
+      "--mandate",
+      "{}",
+    ]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("cannot read --principal-secret-file");
     writeFileSync(join(dir, "bad"), "not-a-key");
-    const bad = await cli(["mandate", "sign", "--principal-secret-file", join(dir, "bad"), "--agent-id", "a", "--commitment", "1", "--mandate", "{}"]);
+    const bad = await cli([
+      "mandate",
+      "sign",
+      "--principal-secret-file",
+      join(dir, "bad"),
+      "--key-id",
+      "k",
+      "--agent-id",
+      "a",
+      "--commitment",
+      "1",
+      "--mandate",
+      "{}",
+    ]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("signing secret must be 32 bytes");
   }, 60_000); // seven process starts

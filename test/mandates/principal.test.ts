@@ -10,9 +10,18 @@ import type { Mandate } from "../../src/mandates/schema";
 
 const mandate: Mandate = { actions: ["purchase"], limits: [{ action: "purchase", currency: "EUR", max_total: "100.00", period: "day" }] };
 const principal = createPrincipal();
-const registration = { agentId: "shopper-1", identityCommitment: "12345", principalKey: principal.principal_key };
+const KEY_ID = "0123456789abcdef";
+const registration = { keyId: KEY_ID, agentId: "shopper-1", identityCommitment: "12345", principalKey: principal.principal_key };
 const signed = (overrides: Partial<Parameters<typeof signMandate>[0]> = {}) =>
-  signMandate({ principalSecret: principal.principal_secret, agentId: "shopper-1", identityCommitment: "12345", mandate, iat: 1_795_000_000, ...overrides });
+  signMandate({
+    principalSecret: principal.principal_secret,
+    keyId: KEY_ID,
+    agentId: "shopper-1",
+    identityCommitment: "12345",
+    mandate,
+    iat: 1_795_000_000,
+    ...overrides,
+  });
 
 const b64 = (value: unknown) => Buffer.from(typeof value === "string" ? value : JSON.stringify(value)).toString("base64url");
 const json = (segment: string) => JSON.parse(Buffer.from(segment, "base64url").toString("utf8"));
@@ -34,7 +43,7 @@ describe("principal-signed mandates", () => {
     const jws = await signed();
     const [header, payload, signature] = jws.split(".") as [string, string, string];
     expect(json(header)).toEqual({ alg: "EdDSA", typ: "zkagent-mandate+jwt" });
-    expect(json(payload)).toEqual({ agent_id: "shopper-1", identity_commitment: "12345", mandate, iat: 1_795_000_000 });
+    expect(json(payload)).toEqual({ key_id: KEY_ID, agent_id: "shopper-1", identity_commitment: "12345", mandate, iat: 1_795_000_000 });
     const key = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: principal.principal_key }, format: "jwk" });
     expect(verify(null, Buffer.from(`${header}.${payload}`), key, Buffer.from(signature, "base64url"))).toBe(true);
     expect(verify(null, Buffer.from(`${header}.${payload}x`), key, Buffer.from(signature, "base64url"))).toBe(false);
@@ -42,7 +51,10 @@ describe("principal-signed mandates", () => {
 
   test("the valid JWS is accepted with its mandate and iat; one built with node:crypto alone is too", async () => {
     expect(await verifyMandateJws(await signed(), registration)).toEqual({ ok: true, value: { mandate, iat: 1_795_000_000 } });
-    const independent = nodeJws({ alg: "EdDSA", typ: "zkagent-mandate+jwt" }, { agent_id: "shopper-1", identity_commitment: "12345", mandate: {}, iat: 7 });
+    const independent = nodeJws(
+      { alg: "EdDSA", typ: "zkagent-mandate+jwt" },
+      { key_id: KEY_ID, agent_id: "shopper-1", identity_commitment: "12345", mandate: {}, iat: 7 },
+    );
     expect(await verifyMandateJws(independent, registration)).toEqual({ ok: true, value: { mandate: {}, iat: 7 } });
   });
 
@@ -52,7 +64,9 @@ describe("principal-signed mandates", () => {
     const { privateKey } = generateKeyPairSync("ed25519");
     const seed = privateKey.export({ format: "jwk" }).d as string;
     expect(
-      await refusal(nodeJws({ alg: "EdDSA", typ: "zkagent-mandate+jwt" }, { agent_id: "shopper-1", identity_commitment: "12345", mandate, iat: 1 }, seed)),
+      await refusal(
+        nodeJws({ alg: "EdDSA", typ: "zkagent-mandate+jwt" }, { key_id: KEY_ID, agent_id: "shopper-1", identity_commitment: "12345", mandate, iat: 1 }, seed),
+      ),
     ).toBe("is not signed by the agent's principal_key");
   });
 
@@ -71,8 +85,15 @@ describe("principal-signed mandates", () => {
     expect(await refusal(await signed(), { ...registration, agentId: "shopper-2" })).toBe("is for another agent_id");
   });
 
+  test("a mandate signed for the agent under another API key is refused: a second key cannot get a second budget", async () => {
+    expect(await refusal(await signed({ keyId: "fedcba9876543210" }))).toBe("is for another API key (key_id)");
+    expect(await refusal(await signed(), { ...registration, keyId: "fedcba9876543210" })).toBe("is for another API key (key_id)");
+    const { key_id: _dropped, ...unbound } = { key_id: KEY_ID, agent_id: "shopper-1", identity_commitment: "12345", mandate, iat: 1 };
+    expect(await refusal(nodeJws({ alg: "EdDSA", typ: "zkagent-mandate+jwt" }, unbound))).toStartWith("payload must be exactly");
+  });
+
   test("header, payload shape and the mandate inside are checked", async () => {
-    const payload = { agent_id: "shopper-1", identity_commitment: "12345", mandate, iat: 1 };
+    const payload = { key_id: KEY_ID, agent_id: "shopper-1", identity_commitment: "12345", mandate, iat: 1 };
     expect(await refusal(nodeJws({ alg: "EdDSA", typ: "JWT" }, payload))).toBe("must carry typ zkagent-mandate+jwt");
     expect(await refusal(nodeJws({ alg: "EdDSA" }, payload))).toBe("must carry typ zkagent-mandate+jwt");
     expect(await refusal(nodeJws({ alg: "none", typ: "zkagent-mandate+jwt" }, payload))).toBe("must be signed with alg EdDSA");

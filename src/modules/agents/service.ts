@@ -37,7 +37,23 @@ type Deps = { store: Store; clock: Clock; limits?: Partial<AgentLimits> };
 export async function registerAgent({ store, clock, limits }: Deps, key: ApiKeyRecord, input: AgentRequest) {
   const now = clock.now();
   const principalKey = input.principal_key ?? null;
-  const mandate = await mandateForRegistration(input.mandate, { agentId: input.agent_id, identityCommitment: input.identity_commitment, principalKey });
+  // A revoked agent that had a principal is registered again only under that
+  // principal, with a mandate it signed after the last one: otherwise revoke
+  // and re-register would drop the principal's limits, or put back an older,
+  // wider mandate.
+  const previous = await store.getAgent(key.id, input.agent_id);
+  if (previous?.revokedAt !== null && previous?.principalKey) {
+    if (principalKey !== previous.principalKey) throw new ApiError("mandate_signature_required");
+  }
+  const mandate = await mandateForRegistration(input.mandate, {
+    keyId: key.id,
+    agentId: input.agent_id,
+    identityCommitment: input.identity_commitment,
+    principalKey,
+  });
+  if (previous?.revokedAt !== null && previous?.mandateIat != null && (mandate?.mandateIat ?? 0) <= previous.mandateIat) {
+    throw new ApiError("mandate_superseded");
+  }
   const record: AgentRecord = {
     keyId: key.id,
     agentId: input.agent_id,

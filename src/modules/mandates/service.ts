@@ -15,6 +15,8 @@ type Deps = { store: Store; clock: Clock };
 
 /** What an agent's registration binds a signed mandate to. */
 export interface MandateRegistration {
+  /** The public id of the API key the agent is registered under. */
+  keyId: string;
   agentId: string;
   identityCommitment: string;
   principalKey: string | null;
@@ -57,6 +59,7 @@ export async function resolveMandate(value: unknown, registration: MandateRegist
   if (!isSignedForm(value)) throw invalidField("mandate", `this agent has a principal_key: send ${SIGNED_FORM}`);
   const jws = value.mandate_jws;
   const verified = await verifyMandateJws(jws, {
+    keyId: registration.keyId,
     agentId: registration.agentId,
     identityCommitment: registration.identityCommitment,
     principalKey: registration.principalKey,
@@ -124,6 +127,7 @@ export async function putMandate({ store, clock }: Deps, key: ApiKeyRecord, agen
   if (!agent) throw new ApiError("agent_not_found");
   if (agent.revokedAt !== null) throw new ApiError("agent_revoked");
   const mandate = await resolveMandate(body, {
+    keyId: key.id,
     agentId: agent.agentId,
     identityCommitment: agent.identityCommitment,
     principalKey: agent.principalKey ?? null,
