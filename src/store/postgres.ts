@@ -212,6 +212,7 @@ export class PostgresStore implements Store {
   }
 
   async setMandate(keyId: string, agentId: string, mandate: StoredMandate | null): Promise<SetMandateResult> {
+    if (hasNul(keyId, agentId)) return { outcome: "not_found", agent: null };
     const { mandate: text = null, mandateJws = null, mandateIat = null } = mandate ?? {};
     // One conditional statement, so a concurrent replacement cannot slip an
     // older signed mandate (lower iat) in after a newer one.
@@ -299,8 +300,10 @@ export class PostgresStore implements Store {
         const results = await this.insertGroup(chunk);
         chunk.forEach((item, i) => item.resolve(results[i]!));
       } catch (error) {
-        if (chunk.length === 1) {
-          chunk[0]!.reject(error);
+        // One item, or a database that cannot be reached: retrying each item
+        // alone would only queue n connection timeouts behind one another.
+        if (chunk.length === 1 || error instanceof StoreUnavailableError || isConnectionFailure(error)) {
+          for (const item of chunk) item.reject(error);
           continue;
         }
         // Nothing of the statement is stored: settle each item on its own.
@@ -414,7 +417,6 @@ export class PostgresStore implements Store {
     // No mandate is applied on this path, so the decision stands as proposed and so does its receipt.
     const receipt = decision.receipt ?? null;
     const mandated = scope !== undefined && status === "verified";
-    if (mandated && hasNul(scope.keyId, scope.agentId)) return null;
     const [keyId, agentId] = mandated ? [scope.keyId, scope.agentId] : ["", ""];
     const shard = usageShard();
     const rows =

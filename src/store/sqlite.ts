@@ -251,9 +251,13 @@ export class SqliteStore implements Store {
 
   async setMandate(keyId: string, agentId: string, mandate: StoredMandate | null): Promise<SetMandateResult> {
     const { mandate: text = null, mandateJws = null, mandateIat = null } = mandate ?? {};
-    const row = this.q.setMandate.get({ keyId, agentId, mandate: text, mandateJws, mandateIat });
-    if (row) return { outcome: "set", agent: toAgent(row) };
-    return setMandateRefusal(await this.getAgent(keyId, agentId), mandate);
+    // On the HTTP path: waits for another process's lock on timers, like every server write.
+    return this.immediate("set mandate", (): SetMandateResult => {
+      const row = this.q.setMandate.get({ keyId, agentId, mandate: text, mandateJws, mandateIat });
+      if (row) return { outcome: "set", agent: toAgent(row) };
+      const current = this.q.getAgent.get(keyId, agentId);
+      return setMandateRefusal(current ? toAgent(current) : null, mandate);
+    });
   }
 
   private spendRow(keyId: string, agentId: string, key: SpendKey): Spend {
@@ -553,8 +557,10 @@ export class SqliteStore implements Store {
     const { kid, publicJwk, privateKey, createdAt } = candidate;
     // ON CONFLICT DO NOTHING: the unique index on the active state (or the
     // kid) refuses a second active key; the first one inserted stays.
-    this.q.insertFirstSigningKey.run({ kid, publicJwk, privateKey, createdAt });
-    return toSigningKey(this.q.activeSigningKey.get());
+    return this.immediate("create signing key", () => {
+      this.q.insertFirstSigningKey.run({ kid, publicJwk, privateKey, createdAt });
+      return toSigningKey(this.q.activeSigningKey.get());
+    });
   }
 
   async activeSigningKey(): Promise<SigningKeyRecord | null> {

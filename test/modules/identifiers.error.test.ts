@@ -52,6 +52,8 @@ for (const { name, open } of storesUnderTest()) {
         ["status path", () => h.call("GET", `/v1/verify/status/${challengeId}%00`, { key }), 404, "Session not found"],
         ["GET agent path", () => h.call("GET", "/v1/agents/agent%00", { key }), 404, "Agent not found"],
         ["DELETE agent path", () => h.call("DELETE", "/v1/agents/%00", { key }), 404, "Agent not found"],
+        ["PUT mandate path", () => h.call("PUT", "/v1/agents/agent%00/mandate", { key, body: {} }), 404, "Agent not found"],
+        ["DELETE mandate path", () => h.call("DELETE", "/v1/agents/%00/mandate", { key }), 404, "Agent not found"],
       ];
       for (const [label, send, status, error] of cases) {
         const response = await send();
