@@ -9,6 +9,7 @@ import { createHash } from "node:crypto";
 import canonicalize from "canonicalize";
 import { type Consumption, type Context, evaluateMandate, type MandateResult, type MandateViolation, type Spend, type SpendKey, spendKeys } from "./evaluate";
 import type { Mandate } from "./schema";
+import type { Check } from "../receipts/claims";
 
 /** The reason a challenge fails when its mandate forbids it; `detail` names the constraint. */
 export const MANDATE_VIOLATION = "mandate_violation";
@@ -99,5 +100,5 @@ export function applyMandate<D extends { status: string; confidence: number | nu
   return { decision: { ...decision, status: "failed", confidence: null, reason: MANDATE_VIOLATION, evidence }, mandate };
 }
 
-/** The name of the passed mandate check in a decision's evidence (and a receipt's `checks`). */
-export const MANDATE_CHECK = "mandate";
+/** The passed mandate check in a decision's evidence: one of the receipts' checks, typed so the two cannot drift. */
+export const MANDATE_CHECK: Check = "mandate";

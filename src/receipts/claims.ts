@@ -56,8 +56,6 @@ export interface ReceiptClaimsInput {
   issuer: string;
   /** The circuit's public input for the context, decimal. */
   contextHash: string;
-  /** The decision's mandate, when the mandates feature attached one. */
-  mandate?: MandateClaim | null;
 }
 
 export interface ReceiptClaims {
@@ -109,7 +107,6 @@ export function receiptClaims(input: ReceiptClaimsInput): ReceiptClaims {
     checks: [...evidence.checks],
   };
   // The mandate check's outcome is stored in the evidence, so every signer of this record names the same mandate.
-  const mandate = input.mandate ?? evidence.mandate;
-  if (mandate) claims.mandate = mandate;
+  if (evidence.mandate) claims.mandate = evidence.mandate;
   return claims;
 }

@@ -5,8 +5,9 @@
 // the next reader; its claims come only from the stored record, and Ed25519
 // is deterministic, so that receipt is the one the decider would have made.
 import { canonicalContextHash } from "../identity/encoding";
+import type { Logger } from "../log";
 import type { ChallengeRecord, Store } from "../store/interface";
-import { receiptClaims, type MandateClaim } from "./claims";
+import { receiptClaims } from "./claims";
 import type { ReceiptSigner } from "./signer";
 
 /** What the services need to issue receipts; main.ts builds it once. */
@@ -29,8 +30,8 @@ export const boundContextHash = (record: Pick<ChallengeRecord, "context">): stri
  * about to store gives the receipt signing the stored row would (the proof
  * path stores it in the deciding update, src/modules/proofs/service.ts).
  */
-export async function signReceipt(deps: Receipts, record: ChallengeRecord, mandate?: MandateClaim | null): Promise<string> {
-  return deps.signer.sign(receiptClaims({ record, issuer: deps.issuer, contextHash: boundContextHash(record), mandate }));
+export async function signReceipt(deps: Receipts, record: ChallengeRecord): Promise<string> {
+  return deps.signer.sign(receiptClaims({ record, issuer: deps.issuer, contextHash: boundContextHash(record) }));
 }
 
 /**
@@ -38,12 +39,26 @@ export async function signReceipt(deps: Receipts, record: ChallengeRecord, manda
  * null while the challenge is undecided (pending or expired without a
  * decision) or was decided before receipts existed (no evidence stored).
  */
-export async function receiptFor(deps: ReceiptDeps, record: ChallengeRecord, mandate?: MandateClaim | null): Promise<string | null> {
+export async function receiptFor(deps: ReceiptDeps, record: ChallengeRecord): Promise<string | null> {
   if (record.status === "pending") return null;
   if (record.receipt) return record.receipt;
   if (!record.evidence) return null;
-  const receipt = await signReceipt(deps, record, mandate);
+  const receipt = await signReceipt(deps, record);
   // Another node may have stored its receipt first (signed with another key
   // across a rotation): the stored one is the answer everywhere.
   return (await deps.store.storeReceipt(record.id, receipt)) ?? receipt;
+}
+
+/**
+ * receiptFor for an answer that must not fail because of it: a signing or
+ * store problem (a sealed key and no secret, the database gone) is logged and
+ * reads as null. The decision stands; the next status read signs it.
+ */
+export async function receiptOrNull(deps: ReceiptDeps & { logger: Logger }, record: ChallengeRecord): Promise<string | null> {
+  try {
+    return await receiptFor(deps, record);
+  } catch (error) {
+    deps.logger.error("receipt not signed", { session_id: record.id, error: error instanceof Error ? error.message : String(error) });
+    return null;
+  }
 }

@@ -12,7 +12,7 @@ import type { Logger } from "../../log";
 import type { Metrics } from "../../observability/metrics";
 import { SERVICE_VK_HASH } from "../../receipts/circuit";
 import type { Check } from "../../receipts/claims";
-import { receiptFor, type Receipts, signReceipt } from "../../receipts/service";
+import { type Receipts, receiptOrNull, signReceipt } from "../../receipts/service";
 import type { AgentRecord, ApiKeyRecord, ChallengeRecord, Decision, DecisionEvidence, Store } from "../../store/interface";
 import type { Verifier, VerifyFailure } from "../../verifier/types";
 import { isExpired, isRetained } from "../challenges/lifecycle";
@@ -89,20 +89,6 @@ async function evaluate(deps: ProofDeps, challenge: ChallengeRecord, agent: Agen
 }
 
 /**
- * The decided record's receipt (src/receipts/service.ts). A store failure here
- * must not hide an acknowledged decision: the answer then carries receipt null
- * and the status endpoint signs it on its next read.
- */
-async function receiptOf(deps: ProofDeps, record: ChallengeRecord): Promise<string | null> {
-  try {
-    return await receiptFor({ store: deps.store, ...deps.receipts }, record);
-  } catch (error) {
-    deps.logger.error("receipt not signed", { session_id: record.id, error: error instanceof Error ? error.message : String(error) });
-    return null;
-  }
-}
-
-/**
  * The receipt of the decision as proposed, signed before it is stored so that
  * the store writes it in the deciding update (one write fewer). Only when no
  * mandate can change the decision: the agent has none (a mandate's outcome
@@ -162,7 +148,7 @@ export async function submitProof(deps: ProofDeps, key: ApiKeyRecord, input: Pro
   const mandate = outcome.mandate ?? null;
   // Counted only for the submission whose decision stood, so a lost race is not counted twice.
   deps.metrics?.verification(decided === null ? "verified" : "failed", decided, evaluationMs);
-  const receipt = await receiptOf(deps, outcome.record);
+  const receipt = await receiptOrNull({ store: deps.store, logger: deps.logger, ...deps.receipts }, outcome.record);
 
   if (decided !== null) {
     const detail = mandate?.violation ?? undefined;

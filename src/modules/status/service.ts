@@ -1,7 +1,7 @@
 import type { Clock } from "../../clock";
 import { ApiError } from "../../errors";
 import type { Logger } from "../../log";
-import { boundContextHash, receiptFor, type Receipts } from "../../receipts/service";
+import { boundContextHash, type Receipts, receiptOrNull } from "../../receipts/service";
 import type { ApiKeyRecord, ChallengeRecord, Store } from "../../store/interface";
 import { isRetained, sessionView } from "../challenges/lifecycle";
 
@@ -23,21 +23,6 @@ export async function readSession(deps: StatusDeps, key: ApiKeyRecord, sessionId
     ...sessionView(challenge, now),
     reason: challenge.status === "failed" ? challenge.reason : null,
     context_hash: boundContextHash(challenge),
-    receipt: await receiptOf(deps, challenge),
+    receipt: await receiptOrNull({ store: deps.store, logger: deps.logger, ...deps.receipts }, challenge),
   };
-}
-
-/**
- * The stored receipt, or, for a decision whose process died before storing
- * one, signed and stored now. A signing problem (a sealed key and no secret)
- * is logged and reads as null rather than failing the status read.
- */
-async function receiptOf(deps: StatusDeps, challenge: ChallengeRecord): Promise<string | null> {
-  if (challenge.receipt || challenge.status === "pending") return challenge.receipt ?? null;
-  try {
-    return await receiptFor({ store: deps.store, ...deps.receipts }, challenge);
-  } catch (error) {
-    deps.logger.error("receipt not signed", { session_id: challenge.id, error: error instanceof Error ? error.message : String(error) });
-    return null;
-  }
 }
