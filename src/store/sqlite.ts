@@ -346,9 +346,9 @@ export class SqliteStore implements Store {
       const together = this.writeTogether(batch);
       if (together) outcomes = together.map((value) => ({ ok: true, value }));
       else {
-        // Rare (an item's insert failed): writeTogether rolled back to its
-        // savepoint, so the transaction and its write lock are still this
-        // process's; the items are written one by one inside it.
+        // Rare (an item's insert failed): the lock was this process's a moment
+        // ago, so this waits busy_timeout at worst.
+        this.db.exec("BEGIN IMMEDIATE");
         for (const item of batch) {
           try {
             outcomes.push({ ok: true, value: savepoint(item.challenge, item.window) });
@@ -389,9 +389,6 @@ export class SqliteStore implements Store {
    * savepoints it replaces (measured in process, 64 creations per batch).
    */
   private writeTogether(batch: readonly { challenge: ChallengeRecord; window: RateWindow }[]): CreateChallengeResult[] | null {
-    // A savepoint, not the transaction: undoing a failed batch keeps the write
-    // lock, so the item-by-item fallback never waits for it again.
-    this.db.exec("SAVEPOINT together");
     try {
       const results: CreateChallengeResult[] = new Array(batch.length);
       const groups = new Map<string, number[]>();
@@ -421,11 +418,9 @@ export class SqliteStore implements Store {
         createdPerKey.set(keyId, (createdPerKey.get(keyId) ?? 0) + 1);
       });
       for (const [keyId, n] of createdPerKey) this.q.countChallenges.run(n, keyId);
-      this.db.exec("RELEASE together");
       return results;
     } catch {
-      this.db.exec("ROLLBACK TO together");
-      this.db.exec("RELEASE together");
+      this.db.exec("ROLLBACK");
       return null;
     }
   }
