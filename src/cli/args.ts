@@ -48,14 +48,16 @@ export function nonNegativeInteger(text: string | undefined, name: string): numb
  * and process listings; one trailing newline (as `echo` or an editor leaves)
  * is dropped, nothing else.
  */
-export function secretOption(values: Record<string, unknown>, name: string): string {
+export async function secretOption(values: Record<string, unknown>, name: string): Promise<string> {
   const inline = values[name];
   const file = values[`${name}-file`];
   if (inline !== undefined && file !== undefined) throw new UsageError(`give --${name} or --${name}-file, not both`);
   if (typeof file === "string") {
     let text: string;
     try {
-      text = readFileSync(file === "-" ? 0 : file, "utf8");
+      // Standard input is read asynchronously: a synchronous read of a pipe
+      // the writer has not filled yet can fail with EAGAIN.
+      text = file === "-" ? await Bun.stdin.text() : readFileSync(file, "utf8");
     } catch (error) {
       throw new UsageError(`--${name}-file: cannot read ${file === "-" ? "standard input" : file}: ${(error as Error).message}`);
     }

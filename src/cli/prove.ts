@@ -20,7 +20,7 @@ export async function proveCommand(argv: string[]): Promise<number> {
     json: { type: "boolean" },
   });
   if (values.help) return (say(proveHelp), 0);
-  const secret = parseFieldElement(secretOption(values, "secret"));
+  const secret = parseFieldElement(await secretOption(values, "secret"));
   // 0 is refused like any value outside the range: Poseidon(0) is public, anyone can prove it.
   if (secret === null || !isValidSecret(secret)) throw new UsageError(`the secret must be a decimal field element in ${SECRET_RANGE}`);
   const proof = await prove({
@@ -52,7 +52,7 @@ export async function signCommand(argv: string[]): Promise<number> {
   });
   if (values.help) return (say(signHelp), 0);
   const agent_signature = sign({
-    signingSecret: secretOption(values, "signing-secret"),
+    signingSecret: await secretOption(values, "signing-secret"),
     challengeId: requireString(values, "challenge-id"),
     nonce: requireString(values, "nonce"),
     action: requireString(values, "action"),

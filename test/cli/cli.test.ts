@@ -169,7 +169,7 @@ describe("agent side", () => {
     const signals = publicSignals({ identityCommitment: BigInt(id.identity_commitment), nonce, action: "purchase", context: undefined });
     expect(await referenceVerify(verificationKey, signals, JSON.parse(oneJson(fromFile.stdout).proof))).toBe(true);
     const fromStdin = await cli(["prove", "--secret-file", "-", "--nonce", nonce, "--action", "purchase", "--json"], {}, id.secret);
-    expect(fromStdin.code).toBe(0);
+    expect({ code: fromStdin.code, stderr: fromStdin.stderr }).toEqual({ code: 0, stderr: "" });
     expect(await referenceVerify(verificationKey, signals, JSON.parse(oneJson(fromStdin.stdout).proof))).toBe(true);
 
     const signArgs = ["--challenge-id", "ch_x", "--nonce", nonce, "--action", "purchase", "--json"];
@@ -177,7 +177,10 @@ describe("agent side", () => {
     const keyFile = join(dir, "signing.txt");
     await Bun.write(keyFile, id.signing_secret);
     expect(oneJson((await cli(["sign", "--signing-secret-file", keyFile, ...signArgs])).stdout)).toEqual(inline);
-    expect(oneJson((await cli(["sign", "--signing-secret-file", "-", ...signArgs], {}, `${id.signing_secret}\n`)).stdout)).toEqual(inline);
+    const viaStdin = await cli(["sign", "--signing-secret-file", "-", ...signArgs], {}, `${id.signing_secret}\n`);
+    // Exit code and stderr first, so a failure says why (seen once in CI: empty stdout, not reproduced since).
+    expect({ code: viaStdin.code, stderr: viaStdin.stderr }).toEqual({ code: 0, stderr: "" });
+    expect(oneJson(viaStdin.stdout)).toEqual(inline);
 
     // Both forms at once, a missing file, an empty one: usage errors.
     expect((await cli(["prove", "--secret", id.secret, "--secret-file", secretFile, "--nonce", nonce, "--action", "a"])).code).toBe(2);
