@@ -78,37 +78,13 @@ describe("zkagent principal / mandate", () => {
       "--key-id is required",
     );
     expect((await cli([...base, "--mandate", "[1"])).stderr).toContain("--mandate must be a JSON object");
-    const missing = await cli([
-      "mandate",
-      "sign",
-      "--principal-secret-file",
-      join(dir, "none"),
-      "--key-id",
-      "k",
-      "--agent-id",
-      "a",
-      "--commitment",
-      "1",
-      "--mandate",
-      "{}",
-    ]);
+    const signWith = (keyFile: string) =>
+      cli(["mandate", "sign", "--principal-secret-file", keyFile, "--key-id", "k", "--agent-id", "a", "--commitment", "1", "--mandate", "{}"]);
+    const missing = await signWith(join(dir, "none"));
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("cannot read --principal-secret-file");
     writeFileSync(join(dir, "bad"), "not-a-key");
-    const bad = await cli([
-      "mandate",
-      "sign",
-      "--principal-secret-file",
-      join(dir, "bad"),
-      "--key-id",
-      "k",
-      "--agent-id",
-      "a",
-      "--commitment",
-      "1",
-      "--mandate",
-      "{}",
-    ]);
+    const bad = await signWith(join(dir, "bad"));
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("signing secret must be 32 bytes");
   }, 60_000); // seven process starts
