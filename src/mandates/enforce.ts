@@ -82,12 +82,12 @@ export function planMandate(stored: { mandate?: string | null; mandateJws?: stri
  * decision's evidence (stored in the same update), so a receipt signed from
  * the stored row, by any node at any later time, names the same mandate and
  * consumption; a mandate that passed is listed among the passed checks.
+ * A receipt signed before the check (the proof path presigns) no longer
+ * matches that evidence, so it is dropped and signed from the stored row.
  */
-export function applyMandate<D extends { status: string; confidence: number | null; reason: string | null; evidence?: { checks: string[] } | null }>(
-  decision: D,
-  plan: MandatePlan,
-  result: MandateResult,
-): { decision: D; mandate: MandateDecision } {
+export function applyMandate<
+  D extends { status: string; confidence: number | null; reason: string | null; evidence?: { checks: string[] } | null; receipt?: string | null },
+>(decision: D, plan: MandatePlan, result: MandateResult): { decision: D; mandate: MandateDecision } {
   const mandate: MandateDecision = result.ok
     ? { hash: plan.hash, consumed: result.consumed, violation: null }
     : { hash: plan.hash, consumed: [], violation: result.violation };
@@ -96,8 +96,8 @@ export function applyMandate<D extends { status: string; confidence: number | nu
     checks: result.ok ? [...decision.evidence.checks, MANDATE_CHECK] : decision.evidence.checks,
     mandate,
   };
-  if (result.ok) return { decision: { ...decision, evidence }, mandate };
-  return { decision: { ...decision, status: "failed", confidence: null, reason: MANDATE_VIOLATION, evidence }, mandate };
+  if (result.ok) return { decision: { ...decision, evidence, receipt: null }, mandate };
+  return { decision: { ...decision, status: "failed", confidence: null, reason: MANDATE_VIOLATION, evidence, receipt: null }, mandate };
 }
 
 /** The passed mandate check in a decision's evidence: one of the receipts' checks, typed so the two cannot drift. */

@@ -455,12 +455,10 @@ export class PostgresStore implements Store {
       let decision = proposed;
       let mandate: MandateDecision | null = null;
       let checked: MandateResult | null = null;
-      let planned = false;
       if (scope && proposed.status === "verified") {
         const [agent] = await tx`SELECT mandate, mandate_jws FROM agents WHERE key_id = ${scope.keyId} AND agent_id = ${scope.agentId}`;
         const plan = planMandate(agent ? { mandate: agent.mandate, mandateJws: agent.mandate_jws } : null, scope, proposed.decidedAt);
         if (plan) {
-          planned = true;
           // Lock the period totals this decision reads, in plan order (the
           // same for every transaction, so no deadlock). The no-op upsert
           // creates a missing row and locks it in one statement; a
@@ -481,7 +479,7 @@ export class PostgresStore implements Store {
       }
       const { status, decidedAt, confidence, reason } = decision;
       const evidence = evidenceText(decision.evidence);
-      const receipt = planned ? null : (proposed.receipt ?? null);
+      const receipt = decision.receipt ?? null;
       // The single conditional update that makes use one-time: a concurrent
       // updater blocks on the row lock, then finds status no longer pending.
       const [row] = await tx`

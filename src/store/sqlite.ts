@@ -490,19 +490,17 @@ export class SqliteStore implements Store {
     let decision = proposed;
     let mandate: MandateDecision | null = null;
     let checked: MandateResult | null = null;
-    let planned = false;
     if (scope && proposed.status === "verified") {
       const agent = this.q.getAgent.get(scope.keyId, scope.agentId);
       const plan = planMandate(agent ? toAgent(agent) : null, scope, proposed.decidedAt);
       if (plan) {
-        planned = true;
         checked = plan.evaluate(new Map(plan.keys.map((key) => [spendKeyId(key), this.spendRow(scope.keyId, scope.agentId, key)])));
         ({ decision, mandate } = applyMandate(proposed, plan, checked));
       }
     }
     const { status, decidedAt, confidence, reason } = decision;
     const evidence = evidenceText(decision.evidence);
-    const receipt = planned ? null : (proposed.receipt ?? null);
+    const receipt = decision.receipt ?? null;
     const row = this.q.decide.get({ id, status, decidedAt, confidence, reason, requestId: decision.requestId ?? null, evidence, receipt });
     if (!row) {
       const current = this.q.getChallenge.get(id);
