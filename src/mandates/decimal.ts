@@ -27,8 +27,6 @@ const AMOUNT = new RegExp(AMOUNT_PATTERN);
 // ECMAScript Number::toString of a finite non-negative number.
 const NUMBER_TEXT = /^(0|[1-9][0-9]*)(?:\.([0-9]+))?(?:e([+-][0-9]+))?$/;
 
-export const ZERO: Decimal = { units: 0n, scale: 0 };
-
 /** An amount string in plain decimal notation, or null. */
 export function parseDecimal(text: string): Decimal | null {
   if (!AMOUNT.test(text)) return null;
