@@ -16,6 +16,8 @@ import { receipts } from "./modules/receipts";
 import { status } from "./modules/status";
 import { createMetrics } from "./observability/metrics";
 import { ReceiptSigner } from "./receipts/signer";
+import { CircuitRegistry } from "./circuits/registry";
+import { serviceVerifier } from "./verifier/service";
 import pkg from "../package.json";
 
 /** The receipts' `iss` of an app built without receipts (tests); main.ts passes PUBLIC_URL or the listen address. */
@@ -26,6 +28,7 @@ export function createApp(appDeps: AppDeps) {
     ...appDeps,
     metrics: appDeps.metrics ?? createMetrics({ version: pkg.version }),
     receipts: appDeps.receipts ?? { signer: new ReceiptSigner(appDeps.store), issuer: DEFAULT_ISSUER },
+    circuits: appDeps.circuits ?? new CircuitRegistry(appDeps.store, { shipped: appDeps.verifier, verifierFor: (vk) => serviceVerifier(vk) }),
   };
   return (
     new Elysia()

@@ -4,6 +4,7 @@ import { ConfigError, loadConfig } from "../config";
 import { say, UsageError } from "./args";
 import { auditCommand, auditHelp } from "./audit";
 import { ceremonyCommand, ceremonyHelp } from "./ceremony";
+import { circuitsCommand, circuitsHelp } from "./circuits";
 import { demoCommand, demoHelp } from "./demo";
 import { identityCommand, identityHelp } from "./identity";
 import { keysCommand, keysHelp } from "./keys";
@@ -22,6 +23,7 @@ Usage: zkagent <command> [options]     (zkagent <command> --help for details)
   keys create|list|revoke|usage|set-limit   manage API keys
   receipts list|rotate|retire               manage the receipt signing keys
   ceremony init|contribute|beacon|verify    phase 2 of the trusted setup (docs/trust.md)
+  circuits list|add|activate|retire         manage the circuit versions agents prove with
   receipt verify         check a signed verification receipt against a JWKS
   identity new           create an agent identity (secret, commitment, signing keys)
   prove                  prove an identity for a challenge (nonce, action, context)
@@ -46,6 +48,7 @@ const helps: Record<string, string> = {
   principal: principalHelp,
   mandate: mandateHelp,
   ceremony: ceremonyHelp,
+  circuits: circuitsHelp,
 };
 
 async function main(argv: string[]): Promise<number> {
@@ -82,6 +85,8 @@ async function main(argv: string[]): Promise<number> {
       return receiptCommand(rest);
     case "ceremony":
       return ceremonyCommand(rest);
+    case "circuits":
+      return circuitsCommand(rest, config);
     default:
       throw new UsageError(`unknown command "${command}"`);
   }
