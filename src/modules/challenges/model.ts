@@ -21,6 +21,10 @@ export const challengeResponse = t.Object({
   nonce: t.String({ description: "62 lowercase hex digits: a 248-bit field element", examples: ["9f".repeat(31)] }),
   expires_in: t.Number({ examples: [300] }),
   timestamp: t.Number({ description: "Unix time in milliseconds", examples: [1795000000000] }),
+  circuit_id: t.String({
+    description: "The circuit version to prove with (GET /v1/circuits/{id}); the proof is verified against this circuit's key, whatever is active later.",
+    examples: ["agent_identity-b3acd33b3b99ce90"],
+  }),
 });
 
 export type ChallengeRequest = typeof challengeRequest.static;
