@@ -50,6 +50,7 @@ export async function registerAgent({ store, clock, limits }: Deps, key: ApiKeyR
     agentId: input.agent_id,
     identityCommitment: input.identity_commitment,
     principalKey,
+    now,
   });
   if (previous?.revokedAt !== null && previous?.mandateIat != null && (mandate?.mandateIat ?? 0) <= previous.mandateIat) {
     throw new ApiError("mandate_superseded");

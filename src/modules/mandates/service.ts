@@ -20,6 +20,8 @@ export interface MandateRegistration {
   agentId: string;
   identityCommitment: string;
   principalKey: string | null;
+  /** Now (Unix ms): a signed mandate's iat may not lie further ahead than MANDATE_IAT_MAX_SKEW_S. */
+  now: number;
 }
 
 const SIGNED_FORM = 'the principal\'s signed mandate as {"mandate_jws": "<compact JWS>"}';
@@ -63,6 +65,7 @@ export async function resolveMandate(value: unknown, registration: MandateRegist
     agentId: registration.agentId,
     identityCommitment: registration.identityCommitment,
     principalKey: registration.principalKey,
+    now: registration.now,
   });
   if (!verified.ok) throw invalidField("mandate_jws", verified.error);
   return storedMandate(verified.value.mandate, { jws: jws as string, iat: verified.value.iat });
@@ -131,6 +134,7 @@ export async function putMandate({ store, clock }: Deps, key: ApiKeyRecord, agen
     agentId: agent.agentId,
     identityCommitment: agent.identityCommitment,
     principalKey: agent.principalKey ?? null,
+    now: clock.now(),
   });
   const result = await store.setMandate(key.id, agent.agentId, mandate);
   if (result.outcome !== "set") refused(result);
