@@ -97,7 +97,10 @@ export async function verifyMandateJws(jws: unknown, registration: Registration)
   // the same answer on both stores, whose integer columns differ in range.
   const latest = Math.floor((registration.now ?? Date.now()) / 1000) + MANDATE_IAT_MAX_SKEW_S;
   if (!Number.isSafeInteger(payload.iat) || payload.iat > latest) {
-    return { ok: false, error: `iat must be whole Unix seconds, at most ${MANDATE_IAT_MAX_SKEW_S} s ahead of the server's clock (now + ${MANDATE_IAT_MAX_SKEW_S} = ${latest})` };
+    return {
+      ok: false,
+      error: `iat must be whole Unix seconds, at most ${MANDATE_IAT_MAX_SKEW_S} s ahead of the server's clock (now + ${MANDATE_IAT_MAX_SKEW_S} = ${latest})`,
+    };
   }
   if (payload.key_id !== registration.keyId) return { ok: false, error: "is for another API key (key_id)" };
   if (payload.agent_id !== registration.agentId) return { ok: false, error: "is for another agent_id" };

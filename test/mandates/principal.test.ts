@@ -115,7 +115,9 @@ describe("principal-signed mandates", () => {
     );
     // Two mandates: JSON.parse keeps the second, wider one; a reader that keeps the first sees another mandate.
     const twice = payload.replace('"mandate":{}', '"mandate":{"actions":["refund"]},"mandate":{}');
-    expect(await refusal(nodeJws(header, twice))).toBe("payload is not I-JSON at mandate: member name appears more than once in its object; send each name once");
+    expect(await refusal(nodeJws(header, twice))).toBe(
+      "payload is not I-JSON at mandate: member name appears more than once in its object; send each name once",
+    );
     const deep = payload.replace('"mandate":{}', '"mandate":{"limits":[{"max_count":1,"max_count":9,"period":"day"}]}');
     expect(await refusal(nodeJws(header, deep))).toStartWith("payload is not I-JSON at mandate.limits[0].max_count: member name appears more than once");
     expect(await refusal(nodeJws(header, payload.replace('"iat":1', '"iat":1,"iat":2')))).toStartWith("payload is not I-JSON at iat");
@@ -124,7 +126,10 @@ describe("principal-signed mandates", () => {
   test("issue 18: iat is whole safe-integer seconds, at most 300 s ahead of the server's clock", async () => {
     const now = 1_795_000_000_000;
     const at = (iat: string) =>
-      nodeJws({ alg: "EdDSA", typ: "zkagent-mandate+jwt" }, `{"key_id":"${KEY_ID}","agent_id":"shopper-1","identity_commitment":"12345","mandate":{},"iat":${iat}}`);
+      nodeJws(
+        { alg: "EdDSA", typ: "zkagent-mandate+jwt" },
+        `{"key_id":"${KEY_ID}","agent_id":"shopper-1","identity_commitment":"12345","mandate":{},"iat":${iat}}`,
+      );
     const reg = { ...registration, now };
     expect(await verifyMandateJws(at("1795000300"), reg)).toEqual({ ok: true, value: { mandate: {}, iat: 1_795_000_300 } });
     expect(await verifyMandateJws(at("0"), reg)).toMatchObject({ ok: true });
