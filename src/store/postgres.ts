@@ -229,6 +229,11 @@ export class PostgresStore implements Store {
   async readSpend(keyId: string, agentId: string, keys: readonly SpendKey[]): Promise<Spend[]> {
     const spend: Spend[] = [];
     for (const key of keys) {
+      // A scope with NUL names no row (a mandate stored before issue 18 refused it): nothing spent, as on SQLite.
+      if (hasNul(keyId, agentId, key.action, key.currency)) {
+        spend.push(NO_SPEND);
+        continue;
+      }
       const [row] = await this.sql`
         SELECT total, count FROM mandate_spend
         WHERE key_id = ${keyId} AND agent_id = ${agentId} AND action = ${key.action} AND currency = ${key.currency}
