@@ -17,6 +17,8 @@ import type {
   AuditEntry,
   AuditQuery,
   ChallengeRecord,
+  Claim,
+  ClaimResult,
   CreateChallengeResult,
   DecideResult,
   Decision,
@@ -518,6 +520,23 @@ export class PostgresStore implements Store {
           ON CONFLICT (key_id, shard) DO UPDATE SET failed = usage_counters.failed + 1`;
       return { decided: true, record, ...(scope ? { mandate } : {}) };
     });
+  }
+
+  async claimChallenge(id: string, claim: Claim): Promise<ClaimResult> {
+    if (hasNul(id)) return { claimed: false, record: null };
+    // Concurrent claimants of one row queue on its lock and re-check the
+    // WHERE against the committed row: exactly one matches (as for decide).
+    const [row] = await this.sql`
+      UPDATE challenges SET claim_token = ${claim.token}, claim_until = ${claim.until}
+      WHERE id = ${id} AND status = 'pending' AND expires_at >= ${claim.now} AND (claim_until IS NULL OR claim_until < ${claim.now})
+      RETURNING id`;
+    if (row) return { claimed: true };
+    return { claimed: false, record: await this.getChallenge(id) };
+  }
+
+  async releaseClaim(id: string, token: string): Promise<void> {
+    if (hasNul(id)) return;
+    await this.sql`UPDATE challenges SET claim_until = NULL WHERE id = ${id} AND claim_token = ${token} AND status = 'pending'`;
   }
 
   async purgeChallenges(expiredBefore: number): Promise<number> {

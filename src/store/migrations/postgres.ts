@@ -161,6 +161,10 @@ export const postgresMigrations: string[] = [
      END IF;
      RAISE EXCEPTION 'audit_log is append-only';
    END $$;`,
+  // 7: verification claims (issue 18, see migrations/sqlite.ts): the claimant
+  // and the end of its lease, set by one conditional UPDATE.
+  `ALTER TABLE challenges ADD COLUMN claim_token TEXT;
+   ALTER TABLE challenges ADD COLUMN claim_until BIGINT;`,
 ];
 
 /**

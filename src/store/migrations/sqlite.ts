@@ -144,4 +144,10 @@ export const sqliteMigrations: string[] = [
    WHEN OLD.at >= (SELECT before FROM audit_purge_gate WHERE id = 1) BEGIN
      SELECT RAISE(ABORT, 'audit_log is append-only');
    END;`,
+  // 6: verification claims (issue 18). A submission claims the pending
+  // challenge before its proof check; claim_until is the lease, after which a
+  // claim left by a process that died no longer holds anyone back. Not part
+  // of the challenge record, and not audited (the trigger watches status).
+  `ALTER TABLE challenges ADD COLUMN claim_token TEXT;
+   ALTER TABLE challenges ADD COLUMN claim_until INTEGER;`,
 ];
