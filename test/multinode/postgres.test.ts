@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { openStore } from "../../src/store";
 import type { Store } from "../../src/store/interface";
 import { createTestDatabase, postgresTestUrl, type TestDatabase } from "../support/postgres";
-import { identity, proofFor, sampleProof } from "../support/proofs";
+import { identity, proofFor } from "../support/proofs";
+import { expectBoundedFlood } from "./flood";
 import { budgetRace, expectExactBudget } from "./mandates";
 import { call, newKey, startNode, type Node } from "./nodes";
 
@@ -72,47 +73,7 @@ describe("three nodes on one PostgreSQL", () => {
   });
 
   test("issue 18: one key's 80 concurrent, differently spelled wrong proofs for each of 3 challenges over 3 nodes: at most 2 proof checks per challenge, each decided once, no 5xx", async () => {
-    const { key, id } = await newKey(database.url);
-    const sample = await sampleProof();
-    const registered = await call(nodes[0]!, "POST", "/v1/agents", key, { agent_id: "agent-flood", identity_commitment: sample.identity.identity_commitment });
-    expect(registered.status).toBe(201);
-    const challenges = await Promise.all(
-      [0, 1, 2].map(() => call(nodes[0]!, "POST", "/v1/verify/challenge", key, { agent_id: "agent-flood", action: "purchase" })),
-    );
-    // The sample statement's proof, for another nonce: well-formed and wrong; spelled 80 ways.
-    const parsed = JSON.parse(sample.proof);
-    const spelled = Array.from({ length: 80 }, (_, i) => `${JSON.stringify(parsed, null, i % 5)}${" ".repeat(i >> 2)}`);
-    // Summed over the nodes: the proofs every verifier ran (a series older releases have too), and this key's proof checks.
-    const sum = async (series: string) => {
-      let total = 0;
-      for (const node of nodes) {
-        const text = await (await fetch(`${node.url}/metrics`)).text();
-        const line = text.split("\n").find((l) => l.startsWith(`${series} `));
-        total += line ? Number(line.split(" ").pop()) : 0;
-      }
-      return total;
-    };
-    const ranBefore = await sum("zkagent_verification_batch_size_sum");
-    const replies = await Promise.all(
-      challenges.flatMap((c, j) =>
-        spelled.map((proof, i) => call(nodes[(i + j) % 3]!, "POST", "/v1/verify/proof", key, { challenge_id: c.body.challenge_id, proof })),
-      ),
-    );
-    expect(replies.filter((r) => r.status >= 500)).toHaveLength(0);
-    const ran = (await sum("zkagent_verification_batch_size_sum")) - ranBefore;
-    expect(ran).toBeLessThanOrEqual(2 * 3);
-    expect(await sum(`zkagent_proof_checks_total{key_id="${id}"}`)).toBe(ran);
-    for (const [j, c] of challenges.entries()) {
-      const mine = replies.slice(j * 80, (j + 1) * 80);
-      expect(mine.filter((r) => r.body.error === "Proof verification failed")).toHaveLength(1);
-      const used = mine.filter((r) => r.body.error === "Challenge already used");
-      expect(used).toHaveLength(79);
-      // The decided status, or `pending` from a node whose bounded wait ran out first (docs/api.md, Decisions).
-      for (const r of used) expect(["failed", "pending"]).toContain(r.body.previous_status);
-      expect((await store.getChallenge(c.body.challenge_id))?.status).toBe("failed");
-    }
-    expect((await store.usage(id))!.failed).toBe(3);
-    expect((await store.listAudit({ keyId: id, limit: 100 })).filter((e) => e.event === "verification.decided")).toHaveLength(3);
+    await expectBoundedFlood(nodes, database.url);
   });
 
   test("a rate limit of 10/min holds across nodes: 30 requests spread → exactly 10 succeed", async () => {
