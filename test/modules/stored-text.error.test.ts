@@ -9,6 +9,7 @@ import { createPrincipal } from "../../src/agent";
 import { privateKeyFromSeed } from "../../src/identity/signature";
 import { parseMandate } from "../../src/mandates/schema";
 import { challengeRefinements } from "../../src/modules/challenges/model";
+import { StoreUnavailableError } from "../../src/store/interface";
 import { createHarness, type Harness } from "../support/harness";
 import { storesUnderTest } from "../support/stores";
 
@@ -175,6 +176,46 @@ for (const { name, open } of storesUnderTest()) {
         }),
         { numRuns: 60, seed: 18 },
       );
+    });
+  });
+}
+
+for (const { name, open } of storesUnderTest()) {
+  describe(`2. no write commits under an answer that says it failed (${name})`, () => {
+    test("a failing read of the spend (the read-back that failed on PostgreSQL): 503, and registration, new mandate and revocation are not committed", async () => {
+      const store = await open();
+      const down = { on: false };
+      // The store as the app sees it: readSpend fails while `down.on`, everything else is the real store.
+      const flaky = new Proxy(store, {
+        get(target, property) {
+          if (property === "readSpend" && down.on)
+            return async () => {
+              throw new StoreUnavailableError("readSpend: the database went away");
+            };
+          const value = Reflect.get(target, property);
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      });
+      const h = await createHarness(flaky);
+      const key = await h.newKey("after-write", 0);
+      const keyId = key.split("_")[1]!;
+      const mandate = { limits: [{ action: "purchase", currency: "EUR", max_total: "50.00", period: "day" }] };
+
+      down.on = true;
+      expect((await h.call("POST", "/v1/agents", { key, body: { agent_id: "a", identity_commitment: "5", mandate } })).status).toBe(503);
+      expect(await store.getAgent(keyId, "a")).toBeNull();
+
+      down.on = false;
+      expect((await h.call("POST", "/v1/agents", { key, body: { agent_id: "a", identity_commitment: "5", mandate } })).status).toBe(201);
+      down.on = true;
+      const wider = { limits: [{ action: "purchase", currency: "EUR", max_total: "500.00", period: "day" }] };
+      expect((await h.call("PUT", "/v1/agents/a/mandate", { key, body: wider })).status).toBe(503);
+      expect(JSON.parse((await store.getAgent(keyId, "a"))!.mandate!)).toEqual(mandate);
+      expect((await h.call("DELETE", "/v1/agents/a", { key })).status).toBe(503);
+      expect((await store.getAgent(keyId, "a"))!.revokedAt).toBeNull();
+      // Removing the mandate shows no spend, so it reads nothing back: it commits and says so.
+      expect((await h.call("DELETE", "/v1/agents/a/mandate", { key })).status).toBe(200);
+      expect((await store.getAgent(keyId, "a"))!.mandate).toBeNull();
     });
   });
 }
