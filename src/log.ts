@@ -38,6 +38,16 @@ function redact(value: unknown, depth = 0): unknown {
   return out;
 }
 
+/**
+ * What JSON.stringify leaves raw that a terminal acts on: DEL, C1 controls
+ * (U+009B is a one-byte CSI), the line and paragraph separators, the bidi
+ * overrides. Fields carry callers' text (agent ids, paths); escaped as
+ * \uXXXX, the line is the same JSON and cannot redraw the screen of whoever
+ * tails the log (issue 18).
+ */
+const RAW_CONTROL = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const escapeControl = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
+
 export function createLogger(level: LogLevel, write: (line: string) => void = (line) => process.stderr.write(line)): Logger {
   const emit =
     (at: Exclude<LogLevel, "silent">) =>
@@ -45,7 +55,7 @@ export function createLogger(level: LogLevel, write: (line: string) => void = (l
       if (rank[at] < rank[level]) return;
       const request_id = requestContext.getStore()?.requestId;
       const line = { time: new Date().toISOString(), level: at, msg, ...(request_id ? { request_id } : {}), ...(redact(fields) as Record<string, unknown>) };
-      write(`${JSON.stringify(line)}\n`);
+      write(`${JSON.stringify(line).replace(RAW_CONTROL, escapeControl)}\n`);
     };
   return { debug: emit("debug"), info: emit("info"), warn: emit("warn"), error: emit("error") };
 }

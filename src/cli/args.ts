@@ -13,9 +13,33 @@ export function parse<T extends NonNullable<ParseArgsConfig["options"]>>(argv: s
   }
 }
 
-/** With --json a command prints one JSON object on stdout and nothing else there. */
-export const printJson = (value: unknown) => process.stdout.write(`${JSON.stringify(value)}\n`);
-export const say = (line: string) => process.stdout.write(`${line}\n`);
+/**
+ * Characters that steer a terminal or reorder what it shows rather than print:
+ * C0 and C1 controls and DEL (ESC starts escape sequences, CR returns to the
+ * line start, U+009B is a one-byte CSI), the Unicode line and paragraph
+ * separators, and the bidirectional overrides and isolates ("Trojan Source").
+ * Untrusted text (a receipt's kid, a key name, a path) could redraw the screen
+ * with them, so nothing this CLI prints carries them raw.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is this expression's job.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const escapeChar = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
+
+/** `text` with every control character written as \uXXXX, newlines included: for one untrusted value inside a line. */
+export const shown = (text: string): string => text.replace(CONTROL, escapeChar);
+
+/** Lines the CLI composed: their own newlines stay, every other control character is escaped. */
+const lines = (text: string): string => text.split("\n").map(shown).join("\n");
+
+/**
+ * With --json a command prints one JSON object on stdout and nothing else
+ * there. JSON.stringify escapes C0 controls only; the rest are escaped here as
+ * \uXXXX, which leaves the JSON text meaning the same.
+ */
+export const printJson = (value: unknown) => process.stdout.write(`${shown(JSON.stringify(value))}\n`);
+export const say = (line: string) => process.stdout.write(`${lines(line)}\n`);
+/** A message on standard error, escaped like say(). */
+export const warn = (line: string) => process.stderr.write(`${lines(line)}\n`);
 
 export function requireString(values: Record<string, unknown>, name: string): string {
   const value = values[name];

@@ -1,6 +1,6 @@
 import type { Config } from "../config";
 import { openStore } from "../store";
-import { nonNegativeInteger, parse, say } from "./args";
+import { nonNegativeInteger, parse, printJson, say } from "./args";
 
 export const auditHelp = `zkagent audit [--key ID] [--after SEQ] [--limit N]
   Exports the append-only audit trail as JSON lines on stdout, oldest first:
@@ -20,20 +20,19 @@ export async function auditCommand(argv: string[], config: Config): Promise<numb
     while (remaining > 0) {
       const entries = await store.listAudit({ afterSeq, keyId: values.key, limit: Math.min(PAGE, remaining) });
       for (const entry of entries) {
-        process.stdout.write(
-          `${JSON.stringify({
-            seq: entry.seq,
-            time: new Date(entry.at).toISOString(),
-            event: entry.event,
-            key_id: entry.keyId,
-            session_id: entry.sessionId,
-            agent_id: entry.agentId,
-            action: entry.action,
-            result: entry.result,
-            reason: entry.reason,
-            request_id: entry.requestId,
-          })}\n`,
-        );
+        // Agent ids and actions are the API callers' text: printJson escapes what JSON leaves raw (C1 controls).
+        printJson({
+          seq: entry.seq,
+          time: new Date(entry.at).toISOString(),
+          event: entry.event,
+          key_id: entry.keyId,
+          session_id: entry.sessionId,
+          agent_id: entry.agentId,
+          action: entry.action,
+          result: entry.result,
+          reason: entry.reason,
+          request_id: entry.requestId,
+        });
       }
       if (entries.length === 0) break;
       afterSeq = entries.at(-1)!.seq;

@@ -5,7 +5,7 @@ import { systemClock } from "../clock";
 import type { Config } from "../config";
 import { createKey } from "../modules/keys/service";
 import { openStore } from "../store";
-import { parse, printJson, say } from "./args";
+import { parse, printJson, say, warn } from "./args";
 
 export const demoHelp = `zkagent demo [--url URL] [--key API_KEY] [--json]
   Runs the flow against a running server: creates an agent identity,
@@ -22,7 +22,7 @@ export async function demoCommand(argv: string[], config: Config): Promise<numbe
   const { values } = parse(argv, { url: { type: "string" }, key: { type: "string" }, json: { type: "boolean" } });
   if (values.help) return (say(demoHelp), 0);
   const url = (values.url ?? `http://localhost:${config.port}`).replace(/\/$/, "");
-  const step = (line: string) => (values.json ? process.stderr : process.stdout).write(`${line}\n`);
+  const step = (line: string) => (values.json ? warn : say)(line);
 
   let key = values.key ?? process.env.ZKAGENT_API_KEY;
   if (!key) {

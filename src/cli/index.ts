@@ -1,7 +1,7 @@
 #!/usr/bin/env bun
 // zkagent — one entry point for the server, key management and the agent side.
 import { ConfigError, loadConfig } from "../config";
-import { say, UsageError } from "./args";
+import { say, shown, UsageError, warn } from "./args";
 import { auditCommand, auditHelp } from "./audit";
 import { ceremonyCommand, ceremonyHelp } from "./ceremony";
 import { circuitsCommand, circuitsHelp } from "./circuits";
@@ -96,10 +96,10 @@ main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error) => {
     if (error instanceof UsageError || error instanceof ConfigError) {
-      process.stderr.write(`zkagent: ${error.message}\n(zkagent --help for usage)\n`);
+      warn(`zkagent: ${shown(error.message)}\n(zkagent --help for usage)`);
       process.exit(2);
     }
-    process.stderr.write(`zkagent: ${error instanceof Error ? error.message : String(error)}\n`);
+    warn(`zkagent: ${shown(error instanceof Error ? error.message : String(error))}`);
     process.exit(1);
   },
 );

@@ -2,7 +2,7 @@ import type { Config } from "../config";
 import { systemClock } from "../clock";
 import { createKey, keyPrefix, keyView, usageView } from "../modules/keys/service";
 import { openStore } from "../store";
-import { nonNegativeInteger, parse, printJson, say, UsageError } from "./args";
+import { nonNegativeInteger, parse, printJson, say, shown, UsageError, warn } from "./args";
 
 export const keysHelp = `zkagent keys — manage API keys (uses DATABASE_URL, also while the server runs)
 
@@ -46,7 +46,10 @@ export async function keysCommand(argv: string[], config: Config): Promise<numbe
           record = (await store.getKey(record.id))!;
         }
         if (values.json) printJson({ ...keyView(record), key });
-        else say(`Created key ${record.id} (${values.name}), ${rateLimit || "unlimited"} challenges/min.\n\n  ${key}\n\nStore it now: it is not shown again.`);
+        else
+          say(
+            `Created key ${record.id} (${shown(values.name)}), ${rateLimit || "unlimited"} challenges/min.\n\n  ${key}\n\nStore it now: it is not shown again.`,
+          );
         return 0;
       }
       case "list": {
@@ -54,7 +57,9 @@ export async function keysCommand(argv: string[], config: Config): Promise<numbe
         if (values.json) printJson({ keys });
         else
           for (const k of keys)
-            say(`${k.id}  ${k.prefix}_…  ${k.name}  ${k.rate_limit_per_minute || "unlimited"}/min  ${k.revoked_at ? `revoked ${k.revoked_at}` : "active"}`);
+            say(
+              `${k.id}  ${k.prefix}_…  ${shown(k.name)}  ${k.rate_limit_per_minute || "unlimited"}/min  ${k.revoked_at ? `revoked ${k.revoked_at}` : "active"}`,
+            );
         return 0;
       }
       case "revoke": {
@@ -72,7 +77,7 @@ export async function keysCommand(argv: string[], config: Config): Promise<numbe
         if (values.json) printJson(usage);
         else
           say(
-            `${keyPrefix(record.id)} (${record.name}): ${usage.challenges} challenges, ${usage.verifications.verified} verified, ${usage.verifications.failed} failed`,
+            `${keyPrefix(record.id)} (${shown(record.name)}): ${usage.challenges} challenges, ${usage.verifications.verified} verified, ${usage.verifications.failed} failed`,
           );
         return 0;
       }
@@ -100,7 +105,7 @@ export async function keysCommand(argv: string[], config: Config): Promise<numbe
 
 function fail(message: string, json: boolean | undefined): number {
   if (json) printJson({ error: message });
-  else process.stderr.write(`zkagent: ${message}\n`);
+  else warn(`zkagent: ${shown(message)}`);
   return 1;
 }
 

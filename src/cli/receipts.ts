@@ -5,10 +5,10 @@ import { readFileSync } from "node:fs";
 import type { Config } from "../config";
 import { newSigningKey } from "../receipts/keys";
 import { jwkOf, KEY_REFRESH_MS } from "../receipts/signer";
-import { verifyReceipt, type JsonWebKeySet } from "../receipts/verify";
+import { InvalidKeySetError, type JsonWebKeySet, parseKeySet, verifyReceipt } from "../receipts/verify";
 import { openStore } from "../store";
 import type { SigningKeyRecord } from "../store/interface";
-import { parse, printJson, say, UsageError } from "./args";
+import { parse, printJson, say, shown, UsageError, warn } from "./args";
 
 export const receiptsHelp = `zkagent receipts — manage the receipt signing keys (uses DATABASE_URL, also while the server runs)
 
@@ -40,7 +40,7 @@ export async function receiptsCommand(argv: string[], config: Config): Promise<n
     say(receiptsHelp);
     return values.help ? 0 : 2;
   }
-  if (sub !== "list" && sub !== "rotate" && sub !== "retire") throw new UsageError(`unknown receipts command "${sub}"`);
+  if (sub !== "list" && sub !== "rotate" && sub !== "retire") throw new UsageError(`unknown receipts command "${shown(sub)}"`);
   if (sub === "retire" && !kid) throw new UsageError("receipts retire needs the KID");
   const store = await openStore(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
   try {
@@ -72,20 +72,21 @@ export async function receiptsCommand(argv: string[], config: Config): Promise<n
         if (sinceRotation < settle) {
           const message = `the last rotation was ${Math.round(sinceRotation / 1000)} s ago; nodes may still sign with earlier keys. Retry in ${Math.ceil((settle - sinceRotation) / 1000)} s.`;
           if (values.json) printJson({ error: message });
-          else process.stderr.write(`zkagent: ${message}\n`);
+          else warn(`zkagent: ${message}`);
           return 1;
         }
         const outcome = await store.retireSigningKey(kid!, Date.now());
+        const named = shown(kid!);
         const messages = {
-          retired: `Retired ${kid}: it is no longer in the JWKS.`,
-          already_retired: `${kid} was already retired.`,
-          active: `${kid} is the active key: rotate first, then retire it.`,
-          unknown: `no signing key ${kid}`,
+          retired: `Retired ${named}: it is no longer in the JWKS.`,
+          already_retired: `${named} was already retired.`,
+          active: `${named} is the active key: rotate first, then retire it.`,
+          unknown: `no signing key ${named}`,
         } as const;
         const ok = outcome === "retired" || outcome === "already_retired";
         if (values.json) printJson(ok ? { kid, state: "retired" } : { error: messages[outcome] });
         else if (ok) say(messages[outcome]);
-        else process.stderr.write(`zkagent: ${messages[outcome]}\n`);
+        else warn(`zkagent: ${messages[outcome]}`);
         return ok ? 0 : 1;
       }
     }
@@ -101,7 +102,7 @@ export async function receiptCommand(argv: string[]): Promise<number> {
     say(receiptHelp);
     return values.help ? 0 : 2;
   }
-  if (sub !== "verify") throw new UsageError(`unknown receipt command "${sub}"`);
+  if (sub !== "verify") throw new UsageError(`unknown receipt command "${shown(sub)}"`);
   if (!source) throw new UsageError("receipt verify needs the RECEIPT (or - for stdin)");
   if (!values.jwks) throw new UsageError("--jwks is required");
   const receipt = source === "-" ? (await Bun.stdin.text()).trim() : source;
@@ -109,13 +110,14 @@ export async function receiptCommand(argv: string[]): Promise<number> {
   try {
     jwks = await loadJwks(values.jwks);
   } catch (error) {
-    process.stderr.write(`zkagent: cannot read the JWKS ${values.jwks}: ${(error as Error).message}\n`);
+    warn(`zkagent: cannot read the JWKS ${shown(values.jwks)}: ${shown((error as Error).message)}`);
     return 2;
   }
   const result = await verifyReceipt(receipt, jwks);
   if (values.json) printJson(result);
-  else if (result.valid) say(`Valid receipt, signed by ${result.kid}:\n${JSON.stringify(result.claims, null, 2)}`);
-  else process.stderr.write(`Invalid receipt: ${result.reason}${result.kid ? ` (kid ${result.kid})` : ""}\n`);
+  // The kid and the claims come from the receipt: escaped (say() escapes what JSON.stringify leaves), so a crafted one cannot redraw the terminal.
+  else if (result.valid) say(`Valid receipt, signed by ${shown(result.kid)}:\n${JSON.stringify(result.claims, null, 2)}`);
+  else warn(`Invalid receipt: ${result.reason}${result.kid ? ` (kid ${shown(result.kid)})` : ""}`);
   return result.valid ? 0 : 1;
 }
 
@@ -128,7 +130,12 @@ async function loadJwks(source: string): Promise<JsonWebKeySet> {
   } else {
     text = readFileSync(source, "utf8");
   }
-  const parsed = JSON.parse(text) as unknown;
-  if (typeof parsed !== "object" || parsed === null || !Array.isArray((parsed as JsonWebKeySet).keys)) throw new Error('not a JWKS (no "keys" array)');
-  return parsed as JsonWebKeySet;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new InvalidKeySetError("not JSON");
+  }
+  // The same check verifyReceipt makes, so a malformed set is an input error (exit 2), not an invalid receipt.
+  return parseKeySet(parsed);
 }

@@ -7,7 +7,7 @@
 
 import { readFileSync } from "node:fs";
 import { Groth16Verifier } from "../verifier/index.ts";
-import { parse, requireString, say } from "./args";
+import { parse, requireString, say, shown } from "./args";
 
 export const verifyHelp = `zkagent verify --vk <verification_key.json> --proof <proof.json|compact> --public <public.json>
   Verifies one Groth16 BN254 proof for any snarkjs verification key, like
@@ -26,14 +26,14 @@ export async function verifyCommand(argv: string[]): Promise<number> {
     proofText = readFileSync(args.proof, "utf8").trim();
     publicJson = JSON.parse(readFileSync(args.pub, "utf8"));
   } catch (e) {
-    console.error(`cannot read input: ${(e as Error).message}`);
+    console.error(`cannot read input: ${shown((e as Error).message)}`);
     return 2;
   }
   let verifier: Groth16Verifier;
   try {
     verifier = await Groth16Verifier.fromVerificationKey(vkText);
   } catch (e) {
-    console.error((e as Error).message);
+    console.error(shown((e as Error).message));
     return 2;
   }
   if (!Array.isArray(publicJson)) {

@@ -4,6 +4,7 @@
 // a mandate silently wider than its author meant.
 import { type Static, Type } from "@sinclair/typebox";
 import { Value, ValueErrorType } from "@sinclair/typebox/value";
+import { storedTextProblem } from "../identity/identifiers";
 import { AMOUNT_PATTERN, MAX_FRACTION_DIGITS, MAX_INTEGER_DIGITS } from "./decimal";
 import { PERIODS } from "./period";
 
@@ -73,6 +74,9 @@ export function parseMandate(value: unknown): Parsed<Mandate> {
   if (unexpected.length > 0) return { ok: false, error: `unknown members ${[...new Set(unexpected)].join(", ")}` };
   const first = errors[0];
   if (first) return { ok: false, error: `${memberName(first.path) || "mandate"} ${explain(first.path, first.message)}` };
+  // Every string it holds is stored and read back (a limit's action and currency become column values): no NUL (issue 18).
+  const text = storedTextProblem(value);
+  if (text) return { ok: false, error: text };
   const mandate = value as Mandate;
 
   const from = mandate.valid_from === undefined ? undefined : parseTimestamp(mandate.valid_from);

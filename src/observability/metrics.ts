@@ -1,9 +1,18 @@
 // The service's metrics, exposed at GET /metrics. Label values come from
 // closed sets only (route templates, known methods, status codes, the failure
 // reasons), so a caller cannot grow the number of series by choosing paths.
+// The one open label is `key_id` on the per-key proof counters: the public id
+// of an API key (16 hex digits, never the secret), which only an operator
+// can mint, so the series grow with the keys issued, not with requests.
 import { Counter, Gauge, Histogram } from "./registry";
 
 export type VerificationResult = "verified" | "failed";
+
+/**
+ * How a proof submission ended, a closed set: decided `verified` or
+ * `failed` by this submission, or answered without a decision of its own.
+ */
+export type SubmissionOutcome = "verified" | "failed" | "challenge_used" | "challenge_expired" | "challenge_not_found" | "unauthorized_session" | "error";
 
 export interface Metrics {
   /** One HTTP request answered. `route` is the route template ("/v1/agents/:agentId"), never the raw path. */
@@ -16,6 +25,10 @@ export interface Metrics {
   verification(result: VerificationResult, reason: string | null, ms: number): void;
   /** One run of the verifier: a proof checked alone (size 1) or a batch of `size` queued proofs (verifier/batching.ts). */
   verificationRun(size: number): void;
+  /** One proof submission answered, by the key's public id (never its secret) and how it ended. */
+  proofSubmission(keyId: string, outcome: SubmissionOutcome): void;
+  /** One proof handed to the verifier for a challenge of this key: the pairing work a key caused. */
+  proofCheck(keyId: string): void;
   /** The exposition text; the gauges are read now. */
   render(gauges?: readonly Gauge[]): Promise<string>;
 }
@@ -56,6 +69,15 @@ export function createMetrics(options: { version?: string } = {}): Metrics {
     [],
     BATCH_SIZE_BUCKETS,
   );
+  const submissions = new Counter("zkagent_proof_submissions_total", "Proof submissions answered, by API key id (the public 16 hex digits) and outcome.", [
+    "key_id",
+    "outcome",
+  ]);
+  const checks = new Counter(
+    "zkagent_proof_checks_total",
+    "Proofs handed to the verifier (Groth16 checks), by the API key id of the challenge: at most one at a time per challenge.",
+    ["key_id"],
+  );
   const started = Date.now() / 1000;
   const process_ = [
     new Gauge("process_start_time_seconds", "Start time of the process since the Unix epoch, in seconds.", () => started),
@@ -76,8 +98,23 @@ export function createMetrics(options: { version?: string } = {}): Metrics {
     verificationRun(size) {
       batchSizes.observe({}, size);
     },
+    proofSubmission(keyId, outcome) {
+      submissions.inc({ key_id: keyId, outcome });
+    },
+    proofCheck(keyId) {
+      checks.inc({ key_id: keyId });
+    },
     async render(gauges = []) {
-      const parts = [requests.render(), latency.render(), verifications.render(), verificationTime.render(), batchSizes.render(), info];
+      const parts = [
+        requests.render(),
+        latency.render(),
+        verifications.render(),
+        verificationTime.render(),
+        batchSizes.render(),
+        submissions.render(),
+        checks.render(),
+        info,
+      ];
       for (const gauge of [...gauges, ...process_]) parts.push(await gauge.collect());
       return `${parts.join("\n")}\n`;
     },

@@ -29,7 +29,39 @@ export interface JsonWebKeySet {
   keys: JWK[];
 }
 
+/**
+ * The key set itself is not a JWKS: not an object with a "keys" array of JSON
+ * objects whose kid, kty, crv and x (when present) are strings. An input
+ * error of the caller's, not a verdict on the receipt: verifyReceipt throws
+ * it rather than answer "invalid" (or fail inside with a TypeError).
+ */
+export class InvalidKeySetError extends Error {
+  override readonly name = "InvalidKeySetError";
+  constructor(why: string) {
+    super(`not a JWKS: ${why}`);
+  }
+}
+
+const KEY_MEMBERS = ["kid", "kty", "crv", "x"] as const;
+
+/** `value` as a JWKS, or InvalidKeySetError saying what is wrong with it. */
+export function parseKeySet(value: unknown): JsonWebKeySet {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new InvalidKeySetError("must be a JSON object");
+  const keys = (value as { keys?: unknown }).keys;
+  if (!Array.isArray(keys)) throw new InvalidKeySetError('no "keys" array');
+  keys.forEach((key, index) => {
+    if (typeof key !== "object" || key === null || Array.isArray(key)) throw new InvalidKeySetError(`keys[${index}] must be a JSON object`);
+    for (const member of KEY_MEMBERS) {
+      const found = (key as Record<string, unknown>)[member];
+      if (found !== undefined && typeof found !== "string") throw new InvalidKeySetError(`keys[${index}].${member} must be a string`);
+    }
+  });
+  return value as JsonWebKeySet;
+}
+
+/** Throws InvalidKeySetError when `jwks` is not a key set (see parseKeySet); a bad receipt is a result, never a throw. */
 export async function verifyReceipt(receipt: string, jwks: JsonWebKeySet): Promise<ReceiptVerification> {
+  const keys = parseKeySet(jwks).keys;
   const token = typeof receipt === "string" ? receipt.trim() : "";
   if (token.split(".").length !== 3) return { valid: false, reason: "malformed" };
   let header: ReturnType<typeof decodeProtectedHeader>;
@@ -41,7 +73,7 @@ export async function verifyReceipt(receipt: string, jwks: JsonWebKeySet): Promi
   const kid = typeof header.kid === "string" ? header.kid : undefined;
   if (header.alg !== RECEIPT_ALG || header.typ !== RECEIPT_TYPE || !kid) return { valid: false, reason: "wrong_header", ...(kid ? { kid } : {}) };
 
-  const jwk = (Array.isArray(jwks?.keys) ? jwks.keys : []).find((k) => k.kid === kid && k.kty === "OKP" && k.crv === "Ed25519");
+  const jwk = keys.find((k) => k.kid === kid && k.kty === "OKP" && k.crv === "Ed25519");
   if (!jwk) return { valid: false, reason: "unknown_key", kid };
   let payload: Uint8Array;
   try {

@@ -239,6 +239,25 @@ export type IdempotencyState = { state: "new" } | { state: "in_progress" } | { s
  */
 export type DecideResult = { decided: true; record: ChallengeRecord; mandate?: MandateDecision | null } | { decided: false; record: ChallengeRecord | null };
 
+/**
+ * A claim on a pending challenge: the right to run its one verification
+ * (issue 18). `token` names the claimant; the claim lapses at `until` (Unix
+ * ms), so a node that died holding it strands the challenge no longer than
+ * that. Judged at `now` against the challenge's expiry, like a decision.
+ */
+export interface Claim {
+  token: string;
+  now: number;
+  until: number;
+}
+
+/**
+ * `claimed` only for the one caller whose conditional update took the claim;
+ * otherwise the challenge as it now is (decided, expired, or pending under
+ * another claimant's unexpired claim), or null when there is none.
+ */
+export type ClaimResult = { claimed: true } | { claimed: false; record: ChallengeRecord | null };
+
 export interface Store {
   readonly kind: "sqlite" | "postgres";
 
@@ -296,6 +315,19 @@ export interface Store {
    * run at once, on however many nodes, no total or count passes its limit.
    */
   decideChallenge(id: string, decision: Decision, mandate?: MandateScope): Promise<DecideResult>;
+  /**
+   * Claims a challenge for verification, with one conditional update: only a
+   * challenge still pending, not past `expiresAt` at `claim.now`, and not
+   * under another claim that lasts past `claim.now` is claimed. However many
+   * submissions race on however many nodes, at most one holds the claim at a
+   * time, so one key's flood costs one proof check per challenge (the others
+   * wait for its decision). The claim gates no decision: decideChallenge
+   * still decides any pending challenge, so a claimant slower than its lease
+   * loses nothing it acknowledged.
+   */
+  claimChallenge(id: string, claim: Claim): Promise<ClaimResult>;
+  /** Drops the claim `token` holds (its verification ended without a decision), so another submission need not wait for the lease. */
+  releaseClaim(id: string, token: string): Promise<void>;
   /** Deletes challenges whose expiry is before `expiredBefore`; returns how many. */
   purgeChallenges(expiredBefore: number): Promise<number>;
   /** Challenges still pending and unexpired at `now`, for the given key or all. */

@@ -21,6 +21,8 @@ import type {
   CircuitRecord,
   CircuitState,
   CircuitWithArtifacts,
+  Claim,
+  ClaimResult,
   CreateChallengeResult,
   DecideResult,
   Decision,
@@ -236,6 +238,11 @@ export class PostgresStore implements Store {
   async readSpend(keyId: string, agentId: string, keys: readonly SpendKey[]): Promise<Spend[]> {
     const spend: Spend[] = [];
     for (const key of keys) {
+      // A scope with NUL names no row (a mandate stored before issue 18 refused it): nothing spent, as on SQLite.
+      if (hasNul(keyId, agentId, key.action, key.currency)) {
+        spend.push(NO_SPEND);
+        continue;
+      }
       const [row] = await this.sql`
         SELECT total, count FROM mandate_spend
         WHERE key_id = ${keyId} AND agent_id = ${agentId} AND action = ${key.action} AND currency = ${key.currency}
@@ -521,6 +528,23 @@ export class PostgresStore implements Store {
           ON CONFLICT (key_id, shard) DO UPDATE SET failed = usage_counters.failed + 1`;
       return { decided: true, record, ...(scope ? { mandate } : {}) };
     });
+  }
+
+  async claimChallenge(id: string, claim: Claim): Promise<ClaimResult> {
+    if (hasNul(id)) return { claimed: false, record: null };
+    // Concurrent claimants of one row queue on its lock and re-check the
+    // WHERE against the committed row: exactly one matches (as for decide).
+    const [row] = await this.sql`
+      UPDATE challenges SET claim_token = ${claim.token}, claim_until = ${claim.until}
+      WHERE id = ${id} AND status = 'pending' AND expires_at >= ${claim.now} AND (claim_until IS NULL OR claim_until < ${claim.now})
+      RETURNING id`;
+    if (row) return { claimed: true };
+    return { claimed: false, record: await this.getChallenge(id) };
+  }
+
+  async releaseClaim(id: string, token: string): Promise<void> {
+    if (hasNul(id)) return;
+    await this.sql`UPDATE challenges SET claim_until = NULL WHERE id = ${id} AND claim_token = ${token} AND status = 'pending'`;
   }
 
   async purgeChallenges(expiredBefore: number): Promise<number> {

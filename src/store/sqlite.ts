@@ -20,6 +20,8 @@ import type {
   CircuitRecord,
   CircuitState,
   CircuitWithArtifacts,
+  Claim,
+  ClaimResult,
   CreateChallengeResult,
   Decision,
   DecideResult,
@@ -151,6 +153,11 @@ export class SqliteStore implements Store {
            decided_request_id = $requestId, evidence = $evidence, receipt = $receipt
          WHERE id = $id AND status = 'pending' AND expires_at >= $decidedAt RETURNING *`,
       ),
+      claim: db.query(
+        `UPDATE challenges SET claim_token = $token, claim_until = $until
+         WHERE id = $id AND status = 'pending' AND expires_at >= $now AND (claim_until IS NULL OR claim_until < $now) RETURNING id`,
+      ),
+      releaseClaim: db.query("UPDATE challenges SET claim_until = NULL WHERE id = ? AND claim_token = ? AND status = 'pending'"),
       countVerified: db.query("UPDATE api_keys SET verified = verified + 1 WHERE id = ?"),
       countFailed: db.query("UPDATE api_keys SET failed = failed + 1 WHERE id = ?"),
       purge: db.query("DELETE FROM challenges WHERE expires_at < ?"),
@@ -561,6 +568,18 @@ export class SqliteStore implements Store {
 
   async decideChallenge(id: string, decision: Decision, mandate?: MandateScope): Promise<DecideResult> {
     return this.immediate("decide challenge", () => this.decideTx(id, decision, mandate));
+  }
+
+  async claimChallenge(id: string, claim: Claim): Promise<ClaimResult> {
+    return this.immediate("claim challenge", (): ClaimResult => {
+      if (this.q.claim.get({ id, ...claim })) return { claimed: true };
+      const current = this.q.getChallenge.get(id);
+      return { claimed: false, record: current ? toChallenge(current) : null };
+    });
+  }
+
+  async releaseClaim(id: string, token: string): Promise<void> {
+    await this.immediate("release claim", () => this.q.releaseClaim.run(id, token));
   }
 
   async purgeChallenges(expiredBefore: number): Promise<number> {

@@ -24,6 +24,13 @@
 // 500 and the challenge stays pending for a retry. A server fault must never
 // decide a challenge `failed` and burn a valid proof.
 //
+// Fairness between tenants (issue 18): the queue is one queue per tenant
+// (the API key whose challenge the proof is for), served round-robin. A
+// batch, or in single mode the next item, takes one item from each tenant in
+// turn, so a key with 200 proofs queued delays another key's lone proof by at
+// most one proof (single mode) or shares a batch with it, instead of putting
+// it behind all 200. Proofs without a tenant share one queue.
+//
 // A batch that fails is bisected by verifyBatch: cheap when one proof in 32
 // is bad, but a flood of bad proofs would make every batch fail and bisect
 // down to single checks, costing more than verifying them singly in the first
@@ -31,7 +38,7 @@
 // average) and, while it is above FAILING_SHARE, verifies queued items one by
 // one, one per loop turn; the verdicts are the same either way, only the cost
 // differs.
-import type { SnarkjsProof, Verifier, VerifyResult } from "./types";
+import type { SnarkjsProof, Verifier, VerifyOptions, VerifyResult } from "./types";
 
 export interface BatchItem {
   proof: SnarkjsProof | string;
@@ -84,7 +91,10 @@ interface Waiting {
 
 export class BatchingVerifier implements Verifier {
   private readonly idle: VerifyEngine[];
-  private queue: Waiting[] = [];
+  /** One queue per tenant, in round-robin order: a tenant served moves to the back. */
+  private readonly queues = new Map<string, Waiting[]>();
+  /** Items in all queues. */
+  private waiting = 0;
   private readonly maxBatch: number;
   private readonly onRun?: (size: number) => void;
   readonly stats: BatchStats = { singles: 0, batches: 0, batchedItems: 0, largestBatch: 0 };
@@ -101,10 +111,34 @@ export class BatchingVerifier implements Verifier {
     this.onRun = options.onRun;
   }
 
-  verify(proof: SnarkjsProof | string, publicSignals: readonly (string | bigint)[]): VerifyResult | Promise<VerifyResult> {
-    const engine = this.queue.length === 0 ? this.idle.pop() : undefined;
+  verify(proof: SnarkjsProof | string, publicSignals: readonly (string | bigint)[], options: VerifyOptions = {}): VerifyResult | Promise<VerifyResult> {
+    const engine = this.waiting === 0 ? this.idle.pop() : undefined;
     if (engine) return this.runSingle(engine, { proof, publicSignals });
-    return new Promise((resolve, reject) => this.queue.push({ item: { proof, publicSignals }, resolve, reject }));
+    return new Promise((resolve, reject) => this.enqueue(options.tenant ?? "", { item: { proof, publicSignals }, resolve, reject }));
+  }
+
+  private enqueue(tenant: string, waiting: Waiting): void {
+    const queue = this.queues.get(tenant);
+    if (queue) queue.push(waiting);
+    else this.queues.set(tenant, [waiting]);
+    this.waiting++;
+  }
+
+  /**
+   * Up to `n` items, one per tenant in turn. A Map iterates in insertion
+   * order and visits entries added during the iteration, so deleting a
+   * tenant and setting it again moves it to the back of the rotation.
+   */
+  private take(n: number): Waiting[] {
+    const taken: Waiting[] = [];
+    for (const [tenant, queue] of this.queues) {
+      if (taken.length >= n) break;
+      taken.push(queue.shift()!);
+      this.waiting--;
+      this.queues.delete(tenant);
+      if (queue.length > 0) this.queues.set(tenant, queue);
+    }
+    return taken;
   }
 
   /** The idle path: verified now, in this call when the engine is synchronous. */
@@ -146,14 +180,14 @@ export class BatchingVerifier implements Verifier {
   }
 
   private drain(engine: VerifyEngine): void {
-    if (this.queue.length === 0) {
+    if (this.waiting === 0) {
       this.idle.push(engine);
       return;
     }
     // While failures dominate, one item per turn, exactly as without batching:
     // its caller is answered before the next proof takes the thread.
-    const singly = this.queue.length === 1 || this.failing > FAILING_SHARE;
-    const taken = this.queue.splice(0, singly ? 1 : this.maxBatch);
+    const singly = this.waiting === 1 || this.failing > FAILING_SHARE;
+    const taken = this.take(singly ? 1 : this.maxBatch);
     const items = taken.map((w) => w.item);
     this.count(taken.length);
     const settle = (results: readonly VerifyResult[]) => {

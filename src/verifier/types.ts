@@ -37,5 +37,14 @@ export type VerifyResult = { ok: true } | { ok: false; reason: VerifyFailure };
  * wires the WebAssembly Groth16Verifier into it, tests may substitute their own.
  */
 export interface Verifier {
-  verify(proof: SnarkjsProof | string, publicSignals: readonly (string | bigint)[]): VerifyResult | Promise<VerifyResult>;
+  /**
+   * `options.tenant` names whose work this is (the service passes the
+   * challenge's API key id); a verifier that queues (verifier/batching.ts)
+   * shares its time fairly between tenants. Others ignore it.
+   */
+  verify(proof: SnarkjsProof | string, publicSignals: readonly (string | bigint)[], options?: VerifyOptions): VerifyResult | Promise<VerifyResult>;
+}
+
+export interface VerifyOptions {
+  tenant?: string;
 }

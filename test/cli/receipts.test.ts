@@ -202,4 +202,46 @@ describe("zkagent receipt verify", () => {
     },
     SPAWNS_TIMEOUT_MS,
   );
+
+  test(
+    'a malformed key set ({"keys":[null]}, a non-string kid) is an input error: exit 2, not 1',
+    async () => {
+      const receipt = await signedReceipt();
+      for (const jwks of ['{"keys":[null]}', '{"keys":[{"kid":7}]}', '{"keys":{}}', "[]", "not json"]) {
+        const file = join(dir, `bad-${crypto.randomUUID()}.json`);
+        writeFileSync(file, jwks);
+        const result = await cli(["receipt", "verify", receipt, "--jwks", file]);
+        expect(result.code).toBe(2);
+        expect(result.stderr).toContain("not a JWKS");
+        expect(result.stderr).not.toContain("TypeError");
+      }
+    },
+    SPAWNS_TIMEOUT_MS,
+  );
+
+  /** A C0 control other than newline, DEL, a C1 control, or a bidi override: what must never reach the terminal raw. */
+  const rawControl = (text: string) => [...text].some((c) => c !== "\n" && (c < " " || (c >= "\u007f" && c <= "\u009f") || c === "\u202e"));
+
+  test(
+    "a crafted kid with CR and escape codes is printed escaped, never raw",
+    async () => {
+      const evil = "\r\u001b[2J\u001b[1;1HValid receipt\u009b31m\u202e";
+      const header = Buffer.from(JSON.stringify({ alg: "EdDSA", typ: "zkagent-receipt+jwt", kid: evil })).toString("base64url");
+      const forged = `${header}.${Buffer.from("{}").toString("base64url")}.c2ln`;
+      const file = await jwksFile();
+      for (const args of [[], ["--json"]]) {
+        const result = await cli(["receipt", "verify", forged, "--jwks", file, ...args]);
+        expect(result.code).toBe(1);
+        const printed = result.stdout + result.stderr;
+        expect(rawControl(printed)).toBe(false);
+        expect(printed).toContain("\\u001b[2J");
+      }
+      // Other commands that echo their input escape it too.
+      const unknown = await cli(["receipt", "\u001b]0;pwned\u0007"]);
+      expect(unknown.code).toBe(2);
+      expect(rawControl(unknown.stderr)).toBe(false);
+      expect(unknown.stderr).toContain("\\u001b]0;pwned\\u0007");
+    },
+    SPAWNS_TIMEOUT_MS,
+  );
 });

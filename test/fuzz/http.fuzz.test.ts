@@ -11,8 +11,10 @@
 // store: FUZZ_STORE=postgres (default SQLite).
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import fc from "fast-check";
-import { generateKeyPairSync, randomBytes } from "node:crypto";
+import { generateKeyPairSync, randomBytes, sign } from "node:crypto";
+import { createPrincipal } from "../../src/agent";
 import { COMMITMENT_OF_ZERO } from "../../src/identity/commitment";
+import { privateKeyFromSeed } from "../../src/identity/signature";
 import { createKey } from "../../src/modules/keys/service";
 import { openPostgres } from "../../src/store/postgres";
 import { BASE, createHarness, type Harness } from "../support/harness";
@@ -253,6 +255,36 @@ function depthOf(value: unknown): number {
 const nestedObject = (levels: number) => raw(`${'{"a":'.repeat(levels)}1${"}".repeat(levels)}`);
 const nestedArrayInObject = (levels: number) => raw(`{"a":${"[".repeat(levels)}${"]".repeat(levels)}}`);
 
+/**
+ * Issue 18: U+0000 somewhere inside an otherwise plain value — a nested
+ * string, an array item, a member name — where PostgreSQL used to fail after
+ * the write (mandates) or store what the other store would not.
+ */
+const withNul = (leaf: fc.Arbitrary<string>) => fc.tuple(leaf, fc.nat(8)).map(([text, at]) => `${text.slice(0, at)}\u0000${text.slice(at)}`);
+const nulValue: fc.Arbitrary<unknown> = fc.oneof(
+  withNul(fc.string({ maxLength: 10 })),
+  fc.tuple(withNul(fc.string({ maxLength: 6 })), fc.string({ maxLength: 6 })).map(([bad, ok]) => [ok, { deep: [bad] }]),
+  fc.tuple(withNul(fc.string({ minLength: 1, maxLength: 6 })), jsonLeaf).map(([name, value]) => ({ inner: { [name]: value } })),
+);
+const nulContext: fc.Arbitrary<Val> = fc.tuple(fc.string({ maxLength: 8 }), nulValue).map(([name, value]) => ({ merchant: "shop-a", [name || "k"]: value }));
+
+/** Whether a string or member name anywhere in the value holds U+0000 (iterative: contexts nest 30 000 deep). */
+function holdsNul(root: unknown): boolean {
+  const stack = [root];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (typeof value === "string" && value.includes("\u0000")) return true;
+    if (Array.isArray(value)) stack.push(...value);
+    else if (value !== null && typeof value === "object") {
+      for (const k of Object.keys(value)) {
+        if (k.includes("\u0000")) return true;
+        stack.push((value as any)[k]);
+      }
+    }
+  }
+  return false;
+}
+
 const contextField: fc.Arbitrary<Val> = fc.oneof(
   { weight: 4, arbitrary: fc.constant(ABSENT) },
   { weight: 4, arbitrary: nastyObject },
@@ -264,6 +296,7 @@ const contextField: fc.Arbitrary<Val> = fc.oneof(
   fc.integer({ min: 1, max: 30000 }).map(nestedArrayInObject),
   fc.integer({ min: 16000, max: 17000 }).map((n) => ({ big: "y".repeat(n) })),
   fc.constant(raw('{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}')),
+  nulContext,
 );
 
 const extraFields = fc.array(
@@ -438,6 +471,7 @@ describe("POST /v1/verify/challenge", () => {
               want = { status: 400, error: "Invalid field context" };
             else if (context !== undefined && (enc.encode(JSON.stringify(context)).length > 16384 || depthOf(context) > 16))
               want = { status: 400, error: "Invalid field context" };
+            else if (context !== undefined && holdsNul(context)) want = { status: 400, error: "Invalid field context" }; // issue 18
           }
           if (typeof want?.error === "string" && want.error.startsWith("Invalid field"))
             expectOracle(r, { status: 400, error: new RegExp(`^${want.error}: `) });
@@ -785,6 +819,74 @@ describe("/v1/agents", () => {
     fc.constantFrom("agent-1", "__proto__", "constructor"),
     textField(256),
   );
+
+  // Issue 18: mandates with U+0000 nested in them, and principals' JWSs with
+  // out-of-range iats and duplicate members in header or payload.
+  const principal = createPrincipal();
+  const b64 = (text: string) => Buffer.from(text).toString("base64url");
+  const jwsOf = (header: string, payload: string) => {
+    const input = `${b64(header)}.${b64(payload)}`;
+    return `${input}.${sign(null, Buffer.from(input), privateKeyFromSeed(principal.principal_secret)).toString("base64url")}`;
+  };
+  const mandateText = fc.oneof(fc.string({ unit: "binary", minLength: 1, maxLength: 10 }), withNul(fc.string({ maxLength: 8 })));
+  const plainMandate = fc
+    .tuple(mandateText, mandateText, fc.constantFrom("EUR", "USD"))
+    .map(([action, limitAction, currency]) => ({ actions: [action], limits: [{ action: limitAction, currency, max_amount: "10.00" }] }));
+  type IatCase = { kind: "ok" | "ahead" | "huge" | "negative"; text: (now: number) => string };
+  const iatArb: fc.Arbitrary<IatCase> = fc.oneof(
+    fc.nat(1_000_000).map((back) => ({ kind: "ok" as const, text: (now: number) => String(now + 300 - back) })),
+    fc.integer({ min: 301, max: 1_000_000_000 }).map((ahead) => ({ kind: "ahead" as const, text: (now: number) => String(now + ahead) })),
+    fc
+      .constantFrom("9223372036854775808", "9223372036854775807", "1e300", "18446744073709551616", "9007199254740993")
+      .map((t) => ({ kind: "huge" as const, text: () => t })),
+    fc.constant({ kind: "negative" as const, text: () => "-1" }),
+  );
+  const signedDraw = fc.record({ iat: iatArb, dup: fc.constantFrom("none", "none", "header", "payload", "deep"), mandate: plainMandate });
+  const mandateDraw = fc.oneof(
+    plainMandate.map((mandate) => ({ form: "plain" as const, mandate })),
+    signedDraw.map((signed) => ({ form: "signed" as const, ...signed })),
+  );
+  let mandateAgents = 0;
+
+  test("issue 18: registrations with nested NUL in mandates, out-of-range iats and duplicate JWS members: 400 naming them, never 5xx; a 201 reads back", async () => {
+    await fc.assert(
+      fc.asyncProperty(mandateDraw, async (draw) => {
+        count("POST /v1/agents (mandates)");
+        const agentId = `mandate-${mandateAgents++}`;
+        const keyId = keyA.split("_")[1]!;
+        let body: Record<string, unknown>;
+        let want: { status: number; error?: RegExp };
+        if (draw.form === "plain") {
+          body = { agent_id: agentId, identity_commitment: "5", mandate: draw.mandate };
+          want = holdsNul(draw.mandate) ? { status: 400, error: /^Invalid field mandate: .* must not contain U\+0000 \(NUL\)$/ } : { status: 201 };
+        } else {
+          const now = Math.floor(h.clock.now() / 1000);
+          const header = draw.dup === "header" ? '{"alg":"EdDSA","typ":"zkagent-mandate+jwt","alg":"EdDSA"}' : '{"alg":"EdDSA","typ":"zkagent-mandate+jwt"}';
+          let mandate = JSON.stringify(draw.mandate);
+          if (draw.dup === "deep") mandate = mandate.replace('"max_amount":"10.00"', '"max_amount":"1.00","max_amount":"10.00"');
+          if (draw.dup === "payload") mandate = `{"actions":["anything"]},"mandate":${mandate}`;
+          const payload = `{"key_id":"${keyId}","agent_id":"${agentId}","identity_commitment":"5","mandate":${mandate},"iat":${draw.iat.text(now)}}`;
+          body = { agent_id: agentId, identity_commitment: "5", principal_key: principal.principal_key, mandate: { mandate_jws: jwsOf(header, payload) } };
+          if (draw.dup !== "none") want = { status: 400, error: /^Invalid field mandate_jws: (protected header|payload) is not I-JSON at .*more than once/ };
+          else if (draw.iat.kind === "huge") want = { status: 400, error: /^Invalid field mandate_jws: payload is not I-JSON at iat: / };
+          else if (draw.iat.kind === "negative") want = { status: 400, error: /^Invalid field mandate_jws: payload must be exactly/ };
+          else if (draw.iat.kind === "ahead") want = { status: 400, error: /^Invalid field mandate_jws: iat must be whole Unix seconds/ };
+          else if (holdsNul(draw.mandate)) want = { status: 400, error: /^Invalid field mandate_jws: mandate .* must not contain U\+0000 \(NUL\)$/ };
+          else want = { status: 201 };
+        }
+        const r = await send("POST", "/v1/agents", { keys: [keyA], contentType: "application/json", body: enc.encode(JSON.stringify(body)) });
+        expectWellFormed(r);
+        expectOracle(r, want);
+        const back = await send("GET", `/v1/agents/${agentId}`, { keys: [keyA] });
+        expect(back.status).toBe(want.status === 201 ? 200 : 404);
+        if (want.status === 201) {
+          registered.add(agentId);
+          expect(back.json.mandate).toEqual(draw.mandate);
+        }
+      }),
+      fuzzParams(),
+    );
+  });
 
   test("POST random registrations: the oracle's answer; a 201 is readable back", async () => {
     await fc.assert(

@@ -106,6 +106,44 @@ describe("principal-signed mandates", () => {
     for (const junk of ["", "a.b", "a.b.c", 42, null, "x".repeat(40_000)]) expect(typeof (await refusal(junk))).toBe("string");
   });
 
+  test("issue 18: header and payload are I-JSON: a duplicate member (last wins under JSON.parse) is refused, naming it", async () => {
+    const payload = `{"key_id":"${KEY_ID}","agent_id":"shopper-1","identity_commitment":"12345","mandate":{},"iat":1}`;
+    const header = '{"alg":"EdDSA","typ":"zkagent-mandate+jwt"}';
+    expect(await verifyMandateJws(nodeJws(header, payload), registration)).toMatchObject({ ok: true });
+    expect(await refusal(nodeJws('{"alg":"none","alg":"EdDSA","typ":"zkagent-mandate+jwt"}', payload))).toBe(
+      "protected header is not I-JSON at alg: member name appears more than once in its object; send each name once",
+    );
+    // Two mandates: JSON.parse keeps the second, wider one; a reader that keeps the first sees another mandate.
+    const twice = payload.replace('"mandate":{}', '"mandate":{"actions":["refund"]},"mandate":{}');
+    expect(await refusal(nodeJws(header, twice))).toBe(
+      "payload is not I-JSON at mandate: member name appears more than once in its object; send each name once",
+    );
+    const deep = payload.replace('"mandate":{}', '"mandate":{"limits":[{"max_count":1,"max_count":9,"period":"day"}]}');
+    expect(await refusal(nodeJws(header, deep))).toStartWith("payload is not I-JSON at mandate.limits[0].max_count: member name appears more than once");
+    expect(await refusal(nodeJws(header, payload.replace('"iat":1', '"iat":1,"iat":2')))).toStartWith("payload is not I-JSON at iat");
+  });
+
+  test("issue 18: iat is whole safe-integer seconds, at most 300 s ahead of the server's clock", async () => {
+    const now = 1_795_000_000_000;
+    const at = (iat: string) =>
+      nodeJws(
+        { alg: "EdDSA", typ: "zkagent-mandate+jwt" },
+        `{"key_id":"${KEY_ID}","agent_id":"shopper-1","identity_commitment":"12345","mandate":{},"iat":${iat}}`,
+      );
+    const reg = { ...registration, now };
+    expect(await verifyMandateJws(at("1795000300"), reg)).toEqual({ ok: true, value: { mandate: {}, iat: 1_795_000_300 } });
+    expect(await verifyMandateJws(at("0"), reg)).toMatchObject({ ok: true });
+    const ahead = "iat must be whole Unix seconds, at most 300 s ahead of the server's clock (now + 300 = 1795000300)";
+    expect(await refusal(at("1795000301"), reg)).toBe(ahead);
+    expect(await refusal(at("4102444800"), reg)).toBe(ahead); // 2100-01-01
+    expect(await refusal(at("9007199254740991"), reg)).toBe(ahead); // 2^53 − 1
+    for (const huge of ["9223372036854775807", "9223372036854775808", "1e300", "18446744073709551616"]) {
+      expect(await refusal(at(huge), reg)).toStartWith("payload is not I-JSON at iat: number is outside ±(2^53−1)");
+    }
+    expect(await refusal(at("-1"), reg)).toStartWith("payload must be exactly");
+    expect(await refusal(at("1.5"), reg)).toStartWith("payload must be exactly");
+  });
+
   test("signMandate refuses a mandate the service would refuse", async () => {
     await expect(signed({ mandate: { limits: [{ max_totl: "1" }] } })).rejects.toThrow("mandate unknown members limits[0].max_totl");
   });

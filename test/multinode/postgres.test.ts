@@ -6,6 +6,7 @@ import { openStore } from "../../src/store";
 import type { Store } from "../../src/store/interface";
 import { createTestDatabase, postgresTestUrl, type TestDatabase } from "../support/postgres";
 import { identity, proofFor } from "../support/proofs";
+import { expectBoundedFlood } from "./flood";
 import { budgetRace, expectExactBudget } from "./mandates";
 import { call, newKey, startNode, type Node } from "./nodes";
 
@@ -69,6 +70,10 @@ describe("three nodes on one PostgreSQL", () => {
     expect(used).toHaveLength(49);
     for (const reply of used) expect(reply.body.previous_status).toBe("verified");
     expect((await store.usage(id))!.verified).toBe(1);
+  });
+
+  test("issue 18: one key's 80 concurrent, differently spelled wrong proofs for each of 3 challenges over 3 nodes: at most 2 proof checks per challenge, each decided once, no 5xx", async () => {
+    await expectBoundedFlood(nodes, database.url);
   });
 
   test("a rate limit of 10/min holds across nodes: 30 requests spread → exactly 10 succeed", async () => {

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openSqlite } from "../../src/store/sqlite";
 import { identity, proofFor } from "../support/proofs";
+import { expectBoundedFlood } from "./flood";
 import { budgetRace, expectExactBudget } from "./mandates";
 import { call, newKey, startNode, type Node } from "./nodes";
 
@@ -48,4 +49,25 @@ describe("serve --workers 2 on one SQLite file", () => {
   test("30 concurrent valid 20.00 EUR proofs over 2 workers against max_total 100.00: exactly 5 verified, 25 mandate_violation", async () => {
     expectExactBudget(await budgetRace([node], path, "sqlite"));
   }, 300_000);
+});
+
+describe("issue 18: two separate nodes on one SQLite file", () => {
+  const dir = mkdtempSync(join(tmpdir(), "zkagent-multinode-flood-"));
+  const path = join(dir, "zkagent.db");
+  let nodes: Node[] = [];
+
+  beforeAll(async () => {
+    // Migrate once before the nodes start; each node is its own process with its own /metrics.
+    await openSqlite(path).close();
+    nodes = await Promise.all([0, 1].map(() => startNode(path)));
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all(nodes.map((node) => node.stop()));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("one key's 80 concurrent, differently spelled wrong proofs for each of 3 challenges over 2 processes: at most 2 proof checks per challenge, each decided once, no 5xx", async () => {
+    await expectBoundedFlood(nodes, path);
+  }, 60_000);
 });

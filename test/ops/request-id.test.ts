@@ -124,3 +124,13 @@ test("LOG_LEVEL filters: probes log at debug, so info hides them", async () => {
   await Bun.sleep(1);
   expect(lines.map((l) => l.route)).toEqual(["unmatched"]);
 });
+
+test("issue 18: log lines carry no raw control characters: C1, DEL, separators and bidi overrides are escaped, the JSON unchanged", () => {
+  const lines: string[] = [];
+  const logger = createLogger("info", (line) => lines.push(line));
+  const evil = "agent\u009b2J\u007f\u2028\u202e\u001b[31m";
+  logger.info("verification failed", { agent_id: evil });
+  const line = lines[0]!;
+  expect([...line.trimEnd()].every((c) => c >= " " && !(c >= "\u007f" && c <= "\u009f") && c !== "\u2028" && c !== "\u202e")).toBe(true);
+  expect(JSON.parse(line).agent_id).toBe(evil);
+});

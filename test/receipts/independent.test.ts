@@ -8,7 +8,7 @@ import { CHECKS } from "../../src/receipts/claims";
 import { newSigningKey } from "../../src/receipts/keys";
 import { boundContextHash, receiptFor } from "../../src/receipts/service";
 import { ReceiptSigner } from "../../src/receipts/signer";
-import { verifyReceipt } from "../../src/receipts/verify";
+import { InvalidKeySetError, type JsonWebKeySet, verifyReceipt } from "../../src/receipts/verify";
 import type { Decision, Store } from "../../src/store/interface";
 import { openSqlite } from "../../src/store/sqlite";
 import { makeChallenge, makeKey, T0 } from "../store/contract";
@@ -186,5 +186,20 @@ describe("receipts, checked independently", () => {
       valid: false,
       reason: "bad_signature",
     });
+  });
+
+  test("a malformed key set is the caller's input error: a typed InvalidKeySetError, never a TypeError or a verdict", async () => {
+    const receipt = (await receiptFor(deps, await verifiedDecision()))!;
+    const malformed: unknown[] = [null, [], "keys", {}, { keys: null }, { keys: {} }, { keys: [null] }, { keys: [1] }, { keys: [[]] }, { keys: [{ kid: 7 }] }];
+    for (const jwks of malformed) {
+      const thrown = await verifyReceipt(receipt, jwks as JsonWebKeySet).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      expect(thrown).toBeInstanceOf(InvalidKeySetError);
+    }
+    // A set whose other entries are valid keys of other kinds is still a set.
+    const jwks = await signer.jwks();
+    expect((await verifyReceipt(receipt, { keys: [{ kty: "RSA", n: "x", e: "AQAB" }, ...jwks.keys] })).valid).toBe(true);
   });
 });

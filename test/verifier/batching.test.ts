@@ -168,4 +168,27 @@ describe("BatchingVerifier", () => {
     const again = await Promise.all(valid.slice(0, 3).map((item) => batching.verify(item.proof, item.publicSignals)));
     expect(again).toEqual([0, 1, 2].map(() => ({ ok: true })));
   }, 60_000);
+
+  /** The order in which submissions are answered: tenant A floods 24 proofs behind a busy engine, then B sends one. */
+  async function answerOrder(items: { a: BatchItem; b: BatchItem }, maxBatch: number) {
+    const batching = new BatchingVerifier([recording(true)], { maxBatch });
+    const order: string[] = [];
+    const submit = (item: BatchItem, tenant: string, label: string) =>
+      Promise.resolve(batching.verify(item.proof, item.publicSignals, { tenant })).then((result) => (order.push(label), result));
+    const all = [submit(items.a, "A", "A0")]; // takes the idle engine
+    for (let i = 1; i <= 24; i++) all.push(submit(items.a, "A", `A${i}`));
+    all.push(submit(items.b, "B", "B"));
+    await Promise.all(all);
+    return order;
+  }
+
+  test("issue 18: queued proofs are served round-robin per tenant: one key's 24 queued proofs do not put another key's one behind them", async () => {
+    // Batches of 4: B rides in the first batch after the busy engine frees (FIFO put it in the seventh).
+    const batched = await answerOrder({ a: valid[0]!, b: valid[1]! }, 4);
+    expect(batched.indexOf("B")).toBeLessThanOrEqual(4);
+    // A flood of bad proofs is verified singly: B is next after one of A's (FIFO: after all 24).
+    const single = await answerOrder({ a: invalid[0]!, b: valid[1]! }, 32);
+    expect(single.indexOf("B")).toBeLessThanOrEqual(2);
+    expect(single).toHaveLength(26);
+  }, 60_000);
 });

@@ -4,21 +4,25 @@
 import type { Clock } from "../../clock";
 import { ApiError } from "../../errors";
 import type { AgentRecord, ApiKeyRecord, Store } from "../../store/interface";
-import { mandateForRegistration, mandateView } from "../mandates/service";
+import { mandateForRegistration, mandateViewOf, spendForView, type ViewSpend } from "../mandates/service";
 import type { AgentRequest } from "./model";
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
-/** The agent as the API shows it, with its mandate and the current period's spend. */
-export const agentView = async (store: Store, agent: AgentRecord, now: number) => ({
+/** The agent as the API shows it, with its mandate and the current period's spend as read (see spendForView). */
+const agentViewOf = (agent: AgentRecord, spend: ViewSpend, now: number) => ({
   agent_id: agent.agentId,
   identity_commitment: agent.identityCommitment,
   signing_key: agent.signingKey,
   status: agent.revokedAt === null ? ("active" as const) : ("revoked" as const),
   created_at: iso(agent.createdAt)!,
   revoked_at: iso(agent.revokedAt),
-  ...(await mandateView(store, agent, now)),
+  ...mandateViewOf(agent, spend, now),
 });
+
+/** The agent as the API shows it, with its mandate and the current period's spend (for reads). */
+export const agentView = async (store: Store, agent: AgentRecord, now: number) =>
+  agentViewOf(agent, await spendForView(store, agent.keyId, agent.agentId, agent.mandate, now), now);
 
 /** Write quotas on registration (issue 11): every row a key can make the service write is bounded. */
 export interface AgentLimits {
@@ -50,6 +54,7 @@ export async function registerAgent({ store, clock, limits }: Deps, key: ApiKeyR
     agentId: input.agent_id,
     identityCommitment: input.identity_commitment,
     principalKey,
+    now,
   });
   if (previous?.revokedAt !== null && previous?.mandateIat != null && (mandate?.mandateIat ?? 0) <= previous.mandateIat) {
     throw new ApiError("mandate_superseded");
@@ -69,6 +74,9 @@ export async function registerAgent({ store, clock, limits }: Deps, key: ApiKeyR
   const windowStart = now - (now % RATE_WINDOW_MS);
   const limit = key.agentRateLimit ?? limits?.defaultAgentRateLimit ?? DEFAULT_AGENT_RATE_LIMIT;
   const maxAgents = limits?.maxAgentsPerKey ?? DEFAULT_MAX_AGENTS_PER_KEY;
+  // The spend the answer shows is read before the write (registration changes
+  // none), so a failing read can never answer 5xx for an agent that was stored.
+  const spend = await spendForView(store, key.id, input.agent_id, record.mandate, now);
   const outcome = await store.registerAgent(record, { windowStart, limit, maxAgents });
   if (outcome === "exists") throw new ApiError("agent_exists");
   if (outcome === "rate_limited") {
@@ -77,7 +85,7 @@ export async function registerAgent({ store, clock, limits }: Deps, key: ApiKeyR
   }
   if (outcome === "too_many_agents")
     throw new ApiError("too_many_agents", { message: `This key holds ${maxAgents} agents (revoked ones included), the most one key may hold.` });
-  return agentView(store, record, now);
+  return agentViewOf(record, spend, now);
 }
 
 /** `agentId` is null when the path segment did not percent-decode: it names no agent. */
@@ -88,8 +96,14 @@ export async function getAgent({ store, clock }: Deps, key: ApiKeyRecord, agentI
 }
 
 export async function revokeAgent({ store, clock }: Deps, key: ApiKeyRecord, agentId: string | null) {
-  const revoked = agentId === null ? null : await store.revokeAgent(key.id, agentId, clock.now());
-  if (revoked) return agentView(store, revoked, clock.now());
+  const current = agentId === null ? null : await store.getAgent(key.id, agentId);
+  if (!current) throw new ApiError("agent_not_found");
+  // Read before the write, as for registration: revoking changes no spend.
+  const now = clock.now();
+  const spend = await spendForView(store, key.id, current.agentId, current.mandate, now);
+  const revoked = await store.revokeAgent(key.id, current.agentId, now);
+  // A mandate replaced in between (a concurrent PUT) needs its own spend: read after all, in that race only.
+  if (revoked) return revoked.mandate === current.mandate ? agentViewOf(revoked, spend, now) : agentView(store, revoked, now);
   // Unknown, or already revoked: revoking twice is not an error, it reports the state.
   return getAgent({ store, clock }, key, agentId);
 }

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { identifierProblem } from "../../identity/identifiers";
+import { identifierProblem, storedTextProblem } from "../../identity/identifiers";
 
 export const CONTEXT_MAX_BYTES = 16 * 1024;
 export const CONTEXT_MAX_DEPTH = 16;
@@ -41,7 +41,7 @@ function depth(value: unknown): number {
  * The context limits JSON Schema cannot state: its serialized size (what the
  * service canonicalizes and stores) and its depth (what canonicalization
  * recurses through); and the identifier rules of src/identity/identifiers.ts
- * (no NUL, no dot-segment agent_id). validate() (src/http/validate.ts)
+ * (no NUL — in the context at any depth too —, no dot-segment agent_id). validate() (src/http/validate.ts)
  * applies them after the schema; its signature checks they fit the schema's fields.
  */
 export const challengeRefinements = {
@@ -50,6 +50,7 @@ export const challengeRefinements = {
   context: (context: Record<string, unknown>): string | null => {
     if (Buffer.byteLength(JSON.stringify(context), "utf8") > CONTEXT_MAX_BYTES) return `must serialize to at most ${CONTEXT_MAX_BYTES} bytes`;
     if (depth(context) > CONTEXT_MAX_DEPTH) return `must be at most ${CONTEXT_MAX_DEPTH} levels deep`;
-    return null;
+    // Stored, and read by mandates (merchant, currency): the NUL rule at any depth, as for a mandate (issue 18).
+    return storedTextProblem(context);
   },
 };

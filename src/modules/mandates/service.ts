@@ -5,10 +5,10 @@
 import type { Clock } from "../../clock";
 import { ApiError, invalidField } from "../../errors";
 import { type StoredMandate, mandateHash, storedMandate } from "../../mandates/enforce";
-import { limitSpendKey } from "../../mandates/evaluate";
+import { limitSpendKey, type Spend, type SpendKey } from "../../mandates/evaluate";
 import { periodEnd } from "../../mandates/period";
 import { MANDATE_JWS_MAX_LENGTH, verifyMandateJws } from "../../mandates/principal";
-import { type Mandate, parseMandate } from "../../mandates/schema";
+import { type Mandate, type MandateLimit, parseMandate } from "../../mandates/schema";
 import type { AgentRecord, ApiKeyRecord, SetMandateResult, Store } from "../../store/interface";
 
 type Deps = { store: Store; clock: Clock };
@@ -20,6 +20,8 @@ export interface MandateRegistration {
   agentId: string;
   identityCommitment: string;
   principalKey: string | null;
+  /** Now (Unix ms): a signed mandate's iat may not lie further ahead than MANDATE_IAT_MAX_SKEW_S. */
+  now: number;
 }
 
 const SIGNED_FORM = 'the principal\'s signed mandate as {"mandate_jws": "<compact JWS>"}';
@@ -63,6 +65,7 @@ export async function resolveMandate(value: unknown, registration: MandateRegist
     agentId: registration.agentId,
     identityCommitment: registration.identityCommitment,
     principalKey: registration.principalKey,
+    now: registration.now,
   });
   if (!verified.ok) throw invalidField("mandate_jws", verified.error);
   return storedMandate(verified.value.mandate, { jws: jws as string, iat: verified.value.iat });
@@ -77,21 +80,43 @@ export async function mandateForRegistration(value: unknown, registration: Manda
   return resolveMandate(value, registration);
 }
 
-/** The agent's mandate as the API shows it, with each limit's spend in the current period. */
-export async function mandateView(store: Store, agent: AgentRecord, now: number) {
-  const mandate = agent.mandate ? (JSON.parse(agent.mandate) as Mandate) : null;
+/**
+ * The spend a view of this mandate shows: each limit with a period, and its
+ * total and count in the current period. Read BEFORE a write whose answer
+ * shows it (registration, revocation, a new mandate), so that a failing read
+ * never turns a committed write into an error answer (issue 18: PostgreSQL
+ * failed the read-back after the write had committed). None of those writes
+ * changes spend; a decision committed in between is simply not shown yet.
+ */
+export interface ViewSpend {
+  limits: { index: number; limit: MandateLimit; key: SpendKey }[];
+  spend: Spend[];
+}
+
+export const NO_VIEW_SPEND: ViewSpend = { limits: [], spend: [] };
+
+export async function spendForView(store: Store, keyId: string, agentId: string, mandateText: string | null | undefined, now: number): Promise<ViewSpend> {
+  const mandate = mandateText ? (JSON.parse(mandateText) as Mandate) : null;
   const limits = (mandate?.limits ?? []).flatMap((limit, index) => {
     const key = limitSpendKey(limit, now);
     return key ? [{ index, limit, key }] : [];
   });
-  const spend = await store.readSpend(
-    agent.keyId,
-    agent.agentId,
-    limits.map(({ key }) => key),
-  );
+  if (limits.length === 0) return NO_VIEW_SPEND;
+  return {
+    limits,
+    spend: await store.readSpend(
+      keyId,
+      agentId,
+      limits.map(({ key }) => key),
+    ),
+  };
+}
+
+/** The agent's mandate as the API shows it, with the spend read by spendForView (no store access here). */
+export function mandateViewOf(agent: AgentRecord, { limits, spend }: ViewSpend, now: number) {
   return {
     principal_key: agent.principalKey ?? null,
-    mandate,
+    mandate: agent.mandate ? (JSON.parse(agent.mandate) as Mandate) : null,
     mandate_hash: agent.mandate ? mandateHash({ mandate: agent.mandate, mandateJws: agent.mandateJws ?? null }) : null,
     mandate_jws: agent.mandateJws ?? null,
     spend: limits.map(({ index, limit, key }, i) => ({
@@ -106,6 +131,11 @@ export async function mandateView(store: Store, agent: AgentRecord, now: number)
       count: spend[i]!.count,
     })),
   };
+}
+
+/** The agent's mandate as the API shows it, with each limit's spend in the current period (for reads, where nothing was written). */
+export async function mandateView(store: Store, agent: AgentRecord, now: number) {
+  return mandateViewOf(agent, await spendForView(store, agent.keyId, agent.agentId, agent.mandate, now), now);
 }
 
 function refused(result: Exclude<SetMandateResult, { outcome: "set" }>): never {
@@ -131,10 +161,14 @@ export async function putMandate({ store, clock }: Deps, key: ApiKeyRecord, agen
     agentId: agent.agentId,
     identityCommitment: agent.identityCommitment,
     principalKey: agent.principalKey ?? null,
+    now: clock.now(),
   });
+  // Read before the write: an answer that says "failed" never follows a committed write.
+  const now = clock.now();
+  const spend = await spendForView(store, key.id, agent.agentId, mandate.mandate, now);
   const result = await store.setMandate(key.id, agent.agentId, mandate);
   if (result.outcome !== "set") refused(result);
-  return { agent_id: agent.agentId, ...(await mandateView(store, result.agent, clock.now())) };
+  return { agent_id: agent.agentId, ...mandateViewOf(result.agent, spend, now) };
 }
 
 /** DELETE /v1/agents/{agent_id}/mandate: the agent is unconstrained again (never one with a principal). */
@@ -142,5 +176,6 @@ export async function deleteMandate({ store, clock }: Deps, key: ApiKeyRecord, a
   if (agentId === null) throw new ApiError("agent_not_found");
   const result = await store.setMandate(key.id, agentId, null);
   if (result.outcome !== "set") refused(result);
-  return { agent_id: agentId, ...(await mandateView(store, result.agent, clock.now())) };
+  // No mandate now: nothing to read back after the write.
+  return { agent_id: agentId, ...mandateViewOf(result.agent, NO_VIEW_SPEND, clock.now()) };
 }

@@ -3,6 +3,18 @@
 // → verification. The decision is one conditional update in the store, so of
 // any number of concurrent submissions exactly one decides; the others learn
 // the winner's status.
+//
+// Proof work per challenge is bounded whatever one key sends at once (issue
+// 18): before its proof check a submission claims the challenge in the
+// database (store.claimChallenge, a lease of CLAIM_LEASE_MS), so at most one
+// verification per challenge is in flight across every node. Submissions in
+// the same process join the one in flight and, once it is decided, answer
+// `Challenge already used` with its status, without a proof check; a
+// submission on another node that finds the claim taken polls the row for
+// up to LOSER_WAIT_MS and answers the same once it is decided, `pending` as
+// `previous_status` if it is not decided by then (docs/api.md, Decisions). A
+// claim whose lease ran out (its node died) is taken over by the next
+// submission, which then verifies its own proof.
 import type { CircuitRegistry } from "../../circuits/registry";
 import type { Clock } from "../../clock";
 import { ApiError } from "../../errors";
@@ -10,7 +22,7 @@ import { confidence } from "../../identity/confidence";
 import { canonicalContextHash, statementSignals } from "../../identity/encoding";
 import { verifySignature } from "../../identity/signature";
 import type { Logger } from "../../log";
-import type { Metrics } from "../../observability/metrics";
+import type { Metrics, SubmissionOutcome } from "../../observability/metrics";
 import type { Check } from "../../receipts/claims";
 import { type Receipts, receiptOrNull, signReceipt } from "../../receipts/service";
 import type { AgentRecord, ApiKeyRecord, ChallengeRecord, Decision, DecisionEvidence, Store } from "../../store/interface";
@@ -80,7 +92,9 @@ async function evaluate(deps: ProofDeps, challenge: ChallengeRecord, agent: Agen
     contextHash: hashOfContext,
   });
   if (!circuit.ok) return failed(circuit.reason);
-  const verdict = await circuit.verifier.verify(input.proof, signals);
+  // Counted per key: the pairing work a key's submissions cause (at most one check per challenge at a time).
+  deps.metrics?.proofCheck(challenge.keyId);
+  const verdict = await circuit.verifier.verify(input.proof, signals, { tenant: challenge.keyId });
   if (!verdict.ok) return failed(verdict.reason);
   checks.push("proof");
 
@@ -121,8 +135,66 @@ async function presignedReceipt(deps: ProofDeps, challenge: ChallengeRecord, age
   }
 }
 
+/**
+ * How long a claim holds a challenge for the submission verifying it. A
+ * verification takes milliseconds (tens under load, seconds only when a node
+ * is overloaded); the lease only matters when the claimant died, and then
+ * bounds how long the challenge cannot be verified. A claimant slower than
+ * its lease still decides (the decision does not need the claim): at worst a
+ * second submission verifies too, and the conditional update keeps one.
+ */
+export const CLAIM_LEASE_MS = 10_000;
+/** How long a submission that found the challenge claimed on another node waits for its decision before answering `pending`. */
+export const LOSER_WAIT_MS = 2_000;
+const POLL_FIRST_MS = 5;
+const POLL_MAX_MS = 100;
+
+/** How a verification in flight in this process ended, for the submissions that joined it: a status, or null when it decided nothing (a fault). */
+type Settled = "verified" | "failed" | "pending" | "expired" | "gone" | null;
+
+/** Per store (tests run several in one process), the verifications in flight in this process by challenge id. */
+const inFlight = new WeakMap<Store, Map<string, Promise<Settled>>>();
+const flightsOf = (store: Store) => {
+  let flights = inFlight.get(store);
+  if (!flights) inFlight.set(store, (flights = new Map()));
+  return flights;
+};
+
+/** The answer to a submission that did not verify: the challenge's status as decided by another. */
+function answerFor(settled: Exclude<Settled, null>): ApiError {
+  if (settled === "expired") return new ApiError("challenge_expired");
+  if (settled === "gone") return new ApiError("challenge_not_found");
+  return new ApiError("challenge_used", { previous_status: settled });
+}
+
+/** What a record read back says to a submission that could not claim it. */
+function settledOf(record: ChallengeRecord | null, now: number): Exclude<Settled, null> | "claimed" {
+  if (!record) return "gone";
+  if (record.status !== "pending") return record.status;
+  if (isExpired(record, now)) return "expired";
+  return "claimed";
+}
+
 export async function submitProof(deps: ProofDeps, key: ApiKeyRecord, input: ProofRequest, requestId: string | null = null) {
-  const { store, clock, logger } = deps;
+  try {
+    const result = await submit(deps, key, input, requestId);
+    deps.metrics?.proofSubmission(key.id, "verified");
+    return result;
+  } catch (error) {
+    deps.metrics?.proofSubmission(key.id, submissionOutcome(error));
+    throw error;
+  }
+}
+
+const ANSWERED: ReadonlySet<string> = new Set(["challenge_used", "challenge_expired", "challenge_not_found", "unauthorized_session"]);
+function submissionOutcome(error: unknown): SubmissionOutcome {
+  if (!(error instanceof ApiError)) return "error";
+  if (error.kind === "verification_failed") return "failed";
+  return ANSWERED.has(error.kind) ? (error.kind as SubmissionOutcome) : "error";
+}
+
+async function submit(deps: ProofDeps, key: ApiKeyRecord, input: ProofRequest, requestId: string | null) {
+  const { store, clock } = deps;
   // The agent comes with the challenge (one query on PostgreSQL); nothing about it is used before the checks below.
   const found = await store.getChallengeWithAgent(input.challenge_id);
   if (!found || !isRetained(found.challenge, clock.now())) throw new ApiError("challenge_not_found");
@@ -133,6 +205,98 @@ export async function submitProof(deps: ProofDeps, key: ApiKeyRecord, input: Pro
   if (isExpired(challenge, clock.now())) throw new ApiError("challenge_expired");
   if (challenge.status !== "pending") throw new ApiError("challenge_used", { previous_status: challenge.status });
 
+  // One verification per challenge in flight in this process: join it.
+  const flights = flightsOf(store);
+  for (let joined = 0; ; joined++) {
+    const running = flights.get(challenge.id);
+    if (!running) break;
+    const settled = await running;
+    if (settled !== null) throw answerFor(settled);
+    // It decided nothing (a verifier fault, answered 500): try once to verify this one instead.
+    if (joined > 0) throw answerFor("pending");
+  }
+  let settle!: (settled: Settled) => void;
+  const flight = new Promise<Settled>((resolve) => (settle = resolve));
+  flights.set(challenge.id, flight);
+  try {
+    return await claimAndDecide(deps, key, input, requestId, challenge, agent, settle);
+  } finally {
+    settle(null); // a no-op once settled
+    if (flights.get(challenge.id) === flight) flights.delete(challenge.id);
+  }
+}
+
+/**
+ * This process's one verification of the challenge: claim it in the
+ * database (or wait for the claimant elsewhere), verify, decide. `settle`
+ * tells the submissions that joined it how it ended.
+ */
+async function claimAndDecide(
+  deps: ProofDeps,
+  key: ApiKeyRecord,
+  input: ProofRequest,
+  requestId: string | null,
+  challenge: ChallengeRecord,
+  agent: AgentRecord | null,
+  settle: (settled: Settled) => void,
+) {
+  const token = crypto.randomUUID();
+  const claimed = await claimOrWait(deps, challenge, token);
+  if (claimed !== true) {
+    settle(claimed);
+    throw answerFor(claimed);
+  }
+  try {
+    const result = await decide(deps, key, input, requestId, challenge, agent);
+    settle("verified");
+    return result;
+  } catch (error) {
+    if (error instanceof ApiError) {
+      // A decision (failed, or lost to another) or the expiry: what joiners answer too.
+      if (error.kind === "verification_failed") settle("failed");
+      else if (error.kind === "challenge_used") settle(error.body.previous_status as Settled);
+      else if (error.kind === "challenge_expired") settle("expired");
+      else if (error.kind === "challenge_not_found") settle("gone");
+    } else {
+      // Nothing decided (a verifier or store fault): free the challenge at once rather than after the lease.
+      await deps.store.releaseClaim(challenge.id, token).catch(() => {});
+    }
+    throw error;
+  }
+}
+
+/**
+ * true once this submission holds the claim; otherwise how the challenge was
+ * settled by the claimant elsewhere, or "pending" when it is still being
+ * verified after LOSER_WAIT_MS. A lapsed claim (its node died) is taken over.
+ */
+async function claimOrWait(deps: ProofDeps, challenge: ChallengeRecord, token: string): Promise<true | Exclude<Settled, null>> {
+  const { store, clock } = deps;
+  const waitUntil = performance.now() + LOSER_WAIT_MS;
+  let pause = POLL_FIRST_MS;
+  for (;;) {
+    const now = clock.now();
+    const claim = await store.claimChallenge(challenge.id, { token, now, until: now + CLAIM_LEASE_MS });
+    if (claim.claimed) return true;
+    const state = settledOf(claim.record, clock.now());
+    if (state !== "claimed") return state;
+    const left = waitUntil - performance.now();
+    if (left <= 0) return "pending";
+    await Bun.sleep(Math.min(pause, left));
+    pause = Math.min(pause * 2, POLL_MAX_MS);
+  }
+}
+
+/** The proof checked and the challenge decided by this submission, which holds its claim. */
+async function decide(
+  deps: ProofDeps,
+  key: ApiKeyRecord,
+  input: ProofRequest,
+  requestId: string | null,
+  challenge: ChallengeRecord,
+  agent: AgentRecord | null,
+) {
+  const { store, clock, logger } = deps;
   const started = performance.now();
   const { reason, signatureValid, checks, identityCommitment, circuit } = await evaluate(deps, challenge, agent, input);
   const evaluationMs = performance.now() - started;

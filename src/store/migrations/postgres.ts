@@ -178,6 +178,10 @@ export const postgresMigrations: string[] = [
    );
    CREATE UNIQUE INDEX circuits_one_active ON circuits (state) WHERE state = 'active';
    ALTER TABLE challenges ADD COLUMN circuit_id TEXT;`,
+  // 8: verification claims (issue 18, see migrations/sqlite.ts): the claimant
+  // and the end of its lease, set by one conditional UPDATE.
+  `ALTER TABLE challenges ADD COLUMN claim_token TEXT;
+   ALTER TABLE challenges ADD COLUMN claim_until BIGINT;`,
 ];
 
 /**

@@ -167,4 +167,10 @@ export const sqliteMigrations: string[] = [
    );
    CREATE UNIQUE INDEX circuits_one_active ON circuits (state) WHERE state = 'active';
    ALTER TABLE challenges ADD COLUMN circuit_id TEXT;`,
+  // 7: verification claims (issue 18). A submission claims the pending
+  // challenge before its proof check; claim_until is the lease, after which a
+  // claim left by a process that died no longer holds anyone back. Not part
+  // of the challenge record, and not audited (the trigger watches status).
+  `ALTER TABLE challenges ADD COLUMN claim_token TEXT;
+   ALTER TABLE challenges ADD COLUMN claim_until INTEGER;`,
 ];
