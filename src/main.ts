@@ -88,6 +88,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     lifecycle,
     limits: { maxPendingPerKey: config.maxPendingPerKey, defaultAgentRateLimit: config.defaultAgentRateLimit, maxAgentsPerKey: config.maxAgentsPerKey },
     metricsToken: config.metricsToken || undefined,
+    publicUrl: config.publicUrl || undefined,
   };
 
   if (options.bootstrap !== false) await bootstrapAndAnnounce(store, systemClock, config.defaultRateLimit);
