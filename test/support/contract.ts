@@ -27,7 +27,7 @@ const COMPONENTS = "https://zkagent.invalid/components/schemas/";
 export function strictAjv(document: OpenAPIV3_1.Document) {
   const ajv = new Ajv2020({ strict: true, allErrors: true });
   addFormats(ajv);
-  for (const [name, schema] of Object.entries(document.components?.schemas ?? {})) ajv.addSchema(relink(schema), `${COMPONENTS}${name}`);
+  for (const [name, schema] of Object.entries(document.components?.schemas ?? {})) ajv.addSchema(relink(schema) as object, `${COMPONENTS}${name}`);
   return ajv;
 }
 
