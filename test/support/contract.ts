@@ -9,16 +9,23 @@
 import Ajv2020, { type ValidateFunction } from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import type { OpenAPIV3_1 } from "openapi-types";
+import pkg from "../../package.json";
 import { createApp } from "../../src/app";
+import { openapiDocument } from "../../src/http/openapi";
 import { systemClock } from "../../src/clock";
 import { silentLogger } from "../../src/log";
 import { openSqlite } from "../../src/store/sqlite";
 import type { Verifier } from "../../src/verifier/types";
 
-/** The document as the service serves it. */
+/**
+ * The document GET /swagger/json serves, built the same way from the app's
+ * routes (test/contract/ checks they are equal). Not through app.handle: a
+ * request outside a test would leave its request context (AsyncLocalStorage
+ * enterWith) on the test runner's own chain.
+ */
 export async function servedDocument(publicUrl?: string): Promise<OpenAPIV3_1.Document> {
   const app = createApp({ store: openSqlite(":memory:"), clock: systemClock, verifier: {} as Verifier, logger: silentLogger, publicUrl });
-  return (await (await app.handle(new Request("http://localhost/swagger/json"))).json()) as OpenAPIV3_1.Document;
+  return JSON.parse(JSON.stringify(openapiDocument(app.routes, { version: pkg.version, publicUrl }))) as OpenAPIV3_1.Document;
 }
 
 const COMPONENTS = "https://zkagent.invalid/components/schemas/";

@@ -12,8 +12,10 @@ export const receipts = (deps: ModuleDeps) =>
   new Elysia({ name: "receipts" }).get(
     "/.well-known/jwks.json",
     async ({ set }) => {
+      const keys = await deps.receipts.signer.jwks();
+      // Only the key set is cacheable: set after reading it, so a 503 is never cached for 5 s.
       set.headers["cache-control"] = `public, max-age=${KEY_REFRESH_MS / 1000}`;
-      return deps.receipts.signer.jwks();
+      return keys;
     },
     {
       detail: describe({
