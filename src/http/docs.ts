@@ -49,7 +49,7 @@ export const JSON_BODY_ERRORS: ErrorKind[] = ["unsupported_media_type", "payload
 
 /** Headers an error kind's answer carries (src/http/errors.ts turns its details into them). */
 const KIND_HEADERS: Partial<Record<ErrorKind, Headers>> = {
-  rate_limited: { "Retry-After": true, ...RATE_LIMIT_HEADERS },
+  rate_limited: { "Retry-After": true },
   too_many_pending: { "Retry-After": true },
   metrics_unauthorized: { "WWW-Authenticate": true },
 };
@@ -70,6 +70,8 @@ export interface RouteDoc {
   params?: Record<string, string>;
   body?: TSchema;
   ok: { status: number; description: string; schema: TSchema; headers?: Headers; mediaType?: string };
+  /** Headers a route adds to an error status (the challenge route's rate window on its 429). */
+  headers?: Partial<Record<number, Headers>>;
   /** Answers that are not catalogue errors (the readiness probe's 503). */
   other?: Record<number, { description: string; schema: TSchema }>;
   /**
@@ -142,7 +144,7 @@ export function describe(doc: RouteDoc): OpenAPIV3.OperationObject {
     responses[status] = { description: other.description, headers: headersOf({}), content: json(other.schema) };
   }
   for (const [status, group] of [...byStatus].sort(([a], [b]) => a - b)) {
-    const headers = mergeHeaders(group.map((kind) => KIND_HEADERS[kind] ?? {}));
+    const headers = { ...mergeHeaders(group.map((kind) => KIND_HEADERS[kind] ?? {})), ...doc.headers?.[status] };
     const description = group
       .map((kind) => errorEntry(kind).error ?? "Missing required fields: …, or Invalid field <field>: <why>")
       .map((text) => `\`${text}\``)

@@ -37,6 +37,7 @@ export const challenges = (deps: AppDeps) =>
         idempotent: true,
         ok: { status: 200, schema: challengeResponse, description: "The challenge", headers: RATE_LIMIT_HEADERS },
         errors: [...JSON_BODY_ERRORS, "idempotency_in_progress", "idempotency_mismatch", "too_many_pending", "rate_limited"],
+        headers: { 429: RATE_LIMIT_HEADERS },
       }),
     },
   );
