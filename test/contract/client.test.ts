@@ -37,6 +37,8 @@ test("without telling the proof's 400s apart by `error`, the flow does not compi
   const config = join(CLIENT, "generated/tsconfig.json");
   writeFileSync(config, JSON.stringify({ extends: "../tsconfig.json", files: ["loose-flow.ts"] }));
   const result = tsc(config);
+  rmSync(loose);
+  rmSync(config);
   expect(result.exitCode).not.toBe(0);
   expect(result.stdout.toString()).toContain("Property 'reason' does not exist");
 }, 60_000);
