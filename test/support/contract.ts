@@ -108,14 +108,16 @@ export class Contract {
   check(method: string, url: string, status: number, headers: Headers, text: string): string | null {
     const path = new URL(url).pathname;
     if (DOCUMENTATION_PATHS.test(path) || status === CLIENT_CLOSED) return null;
-    const found = this.operations.find((op) => op.method === method && op.pattern.test(path));
+    // HEAD is GET without the body (RFC 9110 §9.3.2): held to the GET operation's status and headers.
+    const head = method === "HEAD";
+    const found = this.operations.find((op) => op.method === (head ? "GET" : method) && op.pattern.test(path));
     const where = `${method} ${found?.template ?? path} → ${status}`;
     const fail = (why: string): never => {
       throw new Error(`contract: ${where}: ${why}\n${text.slice(0, 500)}`);
     };
     if (!found) {
       // The catch-all: any method or path the document does not list.
-      if (status !== 404 || !this.notFound(JSON.parse(text))) fail("not in the document, and not the catch-all 404 Not found");
+      if (status !== 404 || !(head || this.notFound(JSON.parse(text)))) fail("not in the document, and not the catch-all 404 Not found");
       return this.count(`${NO_ROUTE} ${status}`);
     }
     const response = found.operation.responses?.[String(status)] as OpenAPIV3_1.ResponseObject | undefined;
@@ -139,6 +141,7 @@ export class Contract {
     const [mediaType, media] = Object.entries(response!.content ?? {})[0] ?? fail("no content declared");
     const sent = (headers.get("content-type") ?? "").split(";")[0]!.trim();
     if (sent !== mediaType) fail(`content-type ${sent}, declared ${mediaType}`);
+    if (head) return this.count(`HEAD ${found.template} ${status}`);
     const body = mediaType === "application/json" ? JSON.parse(text) : text;
     const validate = this.validator(media.schema);
     if (!validate(body)) fail(`body does not match: ${this.ajv.errorsText(validate.errors)}`);
