@@ -76,10 +76,14 @@ export async function recordExamples(wrap: <T extends App>(app: T) => T = (app) 
       headers["content-type"] ??= "application/json";
     }
     const response = await (options.app ?? app).handle(new Request(`http://localhost${path}`, { method, headers, body }));
+    const type = response.headers.get("content-type") ?? "";
     const text = await response.text();
-    const value = (response.headers.get("content-type") ?? "").startsWith("application/json") ? JSON.parse(text) : text;
-    const byStatus = (examples[operationId] ??= {});
-    (byStatus[String(response.status)] ??= {})[exampleName(name, value)] = value;
+    const value = type.startsWith("application/json") ? JSON.parse(text) : text;
+    // JSON and text answers only: a binary one (an artifact download) makes no example to read.
+    if (type.startsWith("application/json") || type.startsWith("text/")) {
+      const byStatus = (examples[operationId] ??= {});
+      (byStatus[String(response.status)] ??= {})[exampleName(name, value)] = value;
+    }
     return { status: response.status, body: value };
   }
 

@@ -119,15 +119,16 @@ describe("standard JSON Schema, strictly", () => {
 describe("examples", () => {
   const examples = committed as unknown as Record<string, Record<string, Record<string, unknown>>>;
 
-  test("every /v1/ response has an example, and every example is accepted by its schema", () => {
+  test("every /v1/ JSON response has an example, and every example is accepted by its schema", () => {
     const ajv = strictAjv(document);
     let checked = 0;
     for (const [path, item] of Object.entries(document.paths ?? {})) {
       for (const op of Object.values(item ?? {}) as OpenAPIV3_1.OperationObject[]) {
         for (const [status, response] of Object.entries(op.responses ?? {}) as [string, OpenAPIV3_1.ResponseObject][]) {
-          const media = Object.values(response.content ?? {})[0]!;
+          const [mediaType, media] = Object.entries(response.content ?? {})[0]!;
           const recorded = examples[op.operationId!]?.[status] ?? {};
-          if (path.startsWith("/v1/"))
+          // A binary answer (an artifact download) has no example to read.
+          if (path.startsWith("/v1/") && mediaType === "application/json")
             expect({ op: op.operationId, status, examples: Object.keys(recorded).length > 0 }).toEqual({ op: op.operationId, status, examples: true });
           expect(Object.keys(media.examples ?? {})).toEqual(Object.keys(recorded));
           const validate = ajv.compile(relink(media.schema) as object);
