@@ -35,7 +35,10 @@ test("every error text the OpenAPI document lists is in the Errors table, with t
   const document = await servedDocument();
   const texts = new Map<string, Set<string>>();
   const collect = (status: string, schema: unknown): void => {
-    if (Array.isArray(schema)) return schema.forEach((member) => collect(status, member));
+    if (Array.isArray(schema)) {
+      for (const member of schema) collect(status, member);
+      return;
+    }
     if (typeof schema !== "object" || schema === null) return;
     const node = schema as Record<string, unknown>;
     const error = (node.properties as Record<string, { enum?: string[]; const?: string }> | undefined)?.error;
