@@ -5,6 +5,14 @@
 // are built from the error catalogue (src/errors.ts) by kind, so each status
 // lists exactly the `error` texts the route can answer with. openapi.ts
 // assembles the operations of every route into the document.
+//
+// Adding a route: give it `detail: describe({ operationId, tag, summary,
+// ok: { status, schema, description }, errors: [the catalogue kinds it
+// throws] })` (plus `public`, `noStore`, `params`, `body` as they apply);
+// name its response schemas in COMPONENT_SCHEMAS (openapi.ts) if they should
+// be components; for a /v1/ route, add its calls to scripts/api-examples.ts
+// and run it. test/contract/ fails until the route is documented, and every
+// HTTP test's answer from it is then held to what describe() declared.
 import { type TSchema, Type } from "@sinclair/typebox";
 import type { OpenAPIV3 } from "openapi-types";
 import { type ErrorKind, errorEntry } from "../errors";
