@@ -3,7 +3,9 @@
 // built on, or for --target (e.g. bun-linux-arm64).
 //
 // What the binary embeds, and how:
-//   - the prover's circuit (agent_identity.wasm, .zkey) and Swagger UI's
+//   - the shipped circuit's ceremony (agent_identity.r1cs, .wasm, .zkey,
+//     verification_key.json, transcript.json), the public phase-1 ptau (for
+//     `ceremony verify` with no directory) and Swagger UI's
 //     assets: imported `with { type: "file" }`, so Bun copies them into the
 //     executable and the import yields a /$bunfs/… path that readFile and
 //     Bun.file read; the same holds for the verifier's WebAssembly once
@@ -29,7 +31,14 @@ export const DEFAULT_OUTFILE = join(ROOT, "dist/zkagent");
 const THREAD_ENTRY = join(ROOT, "src/verifier/thread-main.ts");
 
 /** Files the binary cannot work without; a missing one is a build error, not a runtime surprise. */
-const REQUIRED = ["circuits/artifacts/agent_identity.wasm", "circuits/artifacts/agent_identity.zkey", "circuits/artifacts/verification_key.json"];
+const REQUIRED = [
+  "circuits/artifacts/agent_identity.r1cs",
+  "circuits/artifacts/agent_identity.wasm",
+  "circuits/artifacts/agent_identity.zkey",
+  "circuits/artifacts/verification_key.json",
+  "circuits/artifacts/transcript.json",
+  "circuits/ptau/powersOfTau28_hez_final_09.ptau",
+];
 
 // circomlibjs imports blake-hash, whose index.js loads a native addon through
 // node-gyp-build from a path fixed at build time (this checkout's
@@ -97,7 +106,11 @@ async function smoke(binary: string, log: (line: string) => void): Promise<void>
     // prove reads the embedded circuit (.wasm, .zkey): the binary assets.
     const proof = run(["prove", "--secret", secret, "--nonce", "ab".repeat(31), "--action", "smoke", "--json"]);
     if (proof.exitCode !== 0 || !JSON.parse(proof.stdout.toString()).proof) throw new Error(`prove failed: ${proof.stderr}`);
-    log("  --help, identity new, prove: ok from an empty directory");
+    // ceremony verify reads the embedded r1cs, ptau, zkey and transcript, and runs snarkjs's zkey verification.
+    const ceremony = run(["ceremony", "verify", "--json"]);
+    if (ceremony.exitCode !== 0 || JSON.parse(ceremony.stdout.toString()).ok !== true)
+      throw new Error(`ceremony verify failed: ${ceremony.stdout}${ceremony.stderr}`);
+    log("  --help, identity new, prove, ceremony verify: ok from an empty directory");
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

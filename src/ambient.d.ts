@@ -7,6 +7,14 @@ declare module "*.zkey" {
   const path: string;
   export default path;
 }
+declare module "*.r1cs" {
+  const path: string;
+  export default path;
+}
+declare module "*.ptau" {
+  const path: string;
+  export default path;
+}
 declare module "*.css" {
   const path: string;
   export default path;
@@ -17,3 +25,4 @@ declare module "swagger-ui-dist/swagger-ui-bundle.js" {
 }
 declare module "snarkjs";
 declare module "circomlibjs";
+declare module "ffjavascript";

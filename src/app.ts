@@ -12,10 +12,13 @@ import { keys } from "./modules/keys";
 import { mandates } from "./modules/mandates";
 import { ops } from "./modules/ops";
 import { proofs } from "./modules/proofs";
+import { circuits } from "./modules/circuits";
 import { receipts } from "./modules/receipts";
 import { status } from "./modules/status";
 import { createMetrics } from "./observability/metrics";
 import { ReceiptSigner } from "./receipts/signer";
+import { CircuitRegistry } from "./circuits/registry";
+import { serviceVerifier } from "./verifier/service";
 import pkg from "../package.json";
 
 /** The receipts' `iss` of an app built without receipts (tests); main.ts passes PUBLIC_URL or the listen address. */
@@ -26,6 +29,7 @@ export function createApp(appDeps: AppDeps) {
     ...appDeps,
     metrics: appDeps.metrics ?? createMetrics({ version: pkg.version }),
     receipts: appDeps.receipts ?? { signer: new ReceiptSigner(appDeps.store), issuer: DEFAULT_ISSUER },
+    circuits: appDeps.circuits ?? new CircuitRegistry(appDeps.store, { shipped: appDeps.verifier, verifierFor: (vk) => serviceVerifier(vk) }),
   };
   const app = new Elysia()
     // Request id (incoming x-request-id if sane, else new), log context, request log and metrics.
@@ -38,6 +42,7 @@ export function createApp(appDeps: AppDeps) {
     .use(proofs(deps))
     .use(status(deps))
     .use(receipts(deps))
+    .use(circuits(deps))
     .use(agents(deps))
     .use(mandates(deps))
     .use(keys(deps));

@@ -1,5 +1,6 @@
 // What the HTTP layer is built from; main.ts assembles it once, tests build their own.
 // Only lower layers are imported here: the domain, the store, the verifier, observability.
+import type { CircuitRegistry } from "./circuits/registry";
 import type { Clock } from "./clock";
 import type { Lifecycle } from "./lifecycle";
 import type { Logger } from "./log";
@@ -11,8 +12,11 @@ import type { Verifier } from "./verifier/types";
 export interface AppDeps {
   store: Store;
   clock: Clock;
+  /** The shipped circuit's verifier. */
   verifier: Verifier;
   logger: Logger;
+  /** The circuit versions and their verifiers; createApp makes one on the store (around `verifier`) when absent. */
+  circuits?: CircuitRegistry;
   /** Receipt signing (the active key's cache, the issuer); createApp makes one on the store when absent. */
   receipts?: Receipts;
   /** Counters and histograms for GET /metrics; createApp makes one when absent. */
@@ -28,4 +32,4 @@ export interface AppDeps {
 }
 
 /** AppDeps as createApp completes them for the modules. */
-export type ModuleDeps = AppDeps & Required<Pick<AppDeps, "metrics" | "receipts">>;
+export type ModuleDeps = AppDeps & Required<Pick<AppDeps, "metrics" | "receipts" | "circuits">>;

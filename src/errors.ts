@@ -23,6 +23,7 @@ const catalogue = {
   too_many_pending: { status: 429, error: "Too many pending challenges" }, // + message
   too_many_agents: { status: 429, error: "Too many agents" }, // + message
   agent_not_found: { status: 404, error: "Agent not found" },
+  circuit_not_found: { status: 404, error: "Circuit not found" },
   agent_exists: { status: 409, error: "Agent already registered", message: "Revoke the agent first to register a new commitment for it." },
   agent_revoked: { status: 409, error: "Agent revoked", message: "Register the agent again before giving it a mandate." },
   mandate_signature_required: {

@@ -1,5 +1,6 @@
 // Start-up: config (read once) → store → verifier → createApp(deps).listen().
 import { createApp } from "./app";
+import { CircuitRegistry, SHIPPED_CIRCUIT_ID, setupOf, shippedCircuitRecord } from "./circuits/registry";
 import { systemClock } from "./clock";
 import type { Config } from "./config";
 import type { AppDeps } from "./deps";
@@ -81,7 +82,21 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   // of other requests do not wait behind a verification (docs/performance.md).
   const metrics = createMetrics({ version: pkg.version });
   const threaded = config.verifierThread === "on" || (config.verifierThread === "auto" && store.kind === "postgres");
-  const verifier = await batchingServiceVerifier({ threads: threaded ? 1 : 0, onRun: (size) => metrics.verificationRun(size) });
+  const verifierOptions = { threads: threaded ? 1 : 0, onRun: (size: number) => metrics.verificationRun(size) };
+  const verifier = await batchingServiceVerifier(verifierOptions);
+  // Circuits are data (docs/trust.md): the shipped one is seeded on first
+  // start (active when none is), and each circuit a challenge names gets a
+  // verifier of its own key, built like the shipped one, on first use.
+  const circuits = new CircuitRegistry(store, {
+    shipped: verifier,
+    verifierFor: (verificationKey) => batchingServiceVerifier({ ...verifierOptions, verificationKey }),
+  });
+  try {
+    await store.addCircuit(await shippedCircuitRecord(systemClock.now()));
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
   lifecycle.verifierLoaded = true;
   // The first start creates the receipt signing key (nodes starting together
   // race safely); a sealed key without RECEIPT_KEY_SECRET stops the start
@@ -101,6 +116,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     receipts,
     clock: systemClock,
     verifier,
+    circuits,
     logger,
     metrics,
     lifecycle,
@@ -138,6 +154,14 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   logger.info("listening", { url, database: deps.store.kind, swagger: `${url}/swagger` });
   const warning = localIssuerWarning(config, receipts.issuer);
   if (warning) logger.warn("PUBLIC_URL is not set: receipts carry a local issuer", warning);
+  // Which setup the proofs of new challenges rest on (docs/trust.md).
+  const active = await circuits.active();
+  logger.info("circuit", {
+    active: active.id,
+    vk_hash: active.vkHash,
+    setup: setupOf(active.id),
+    ...(active.id === SHIPPED_CIRCUIT_ID ? { note: "development setup: phase 2 made by the zkagent project; run your own (docs/operations.md)" } : {}),
+  });
 
   let stopping: Promise<void> | undefined;
   const stop = () =>
@@ -157,6 +181,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       await new Promise((resolve) => setImmediate(resolve));
       await purging; // a purge in progress still holds the database
       await store.close();
+      await circuits.close();
       verifier.close();
       logger.info("stopped");
     })());

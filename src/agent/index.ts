@@ -4,18 +4,19 @@
 //   const id = await createIdentity();                 // keep id.secret private
 //   // register id.identity_commitment (and id.signing_key) with zkagent
 //   const proof = await prove({ secret: id.secret, nonce, action, context });
+//   // or with the circuit the challenge names (its circuit_id):
+//   const circuit = await loadCircuit(`${url}/v1/circuits/${challenge.circuit_id}`);
+//   const proof = await prove({ secret: id.secret, nonce, action, context, circuit });
 //   const agent_signature = sign({ signingSecret: id.signing_secret, challengeId, nonce, action, context });
-import { readFile } from "node:fs/promises";
-import { fileURLToPath } from "node:url";
 import * as snarkjs from "snarkjs";
 import { identityCommitment, isValidSecret, newSecret, SECRET_RANGE } from "../identity/commitment";
 import { publicSignals, type JsonObject } from "../identity/encoding";
 import { parseFieldElement } from "../identity/field";
 import { newSigningKeyPair, signChallenge } from "../identity/signature";
-import circuitWasmPath from "../../circuits/artifacts/agent_identity.wasm" with { type: "file" };
-import circuitZkeyPath from "../../circuits/artifacts/agent_identity.zkey" with { type: "file" };
+import { type LoadedCircuit, loadCircuit } from "./circuit";
 
 export { verificationKey } from "../verifier/circuit-key";
+export { CircuitSourceError, type LoadCircuitOptions, type LoadedCircuit, loadCircuit } from "./circuit";
 
 export interface AgentIdentity {
   /** The agent's secret field element (decimal). Never leaves the agent. */
@@ -44,15 +45,9 @@ export interface ProveRequest {
   nonce: string;
   action: string;
   context?: JsonObject;
+  /** The circuit to prove with (loadCircuit): the challenge's circuit_id. Default: the shipped development circuit. */
+  circuit?: LoadedCircuit;
 }
-
-// Under Bun (and in the compiled binary) a `type: "file"` import is an absolute
-// path; a bundle built for Node (`bun build --target=node`) makes it relative
-// to the bundle, which is not the working directory.
-const artifactPath = (path: string) => (path.startsWith(".") ? fileURLToPath(new URL(path, import.meta.url)) : path);
-
-let artifacts: Promise<[Uint8Array, Uint8Array]> | undefined;
-const loadArtifacts = () => (artifacts ??= Promise.all([readFile(artifactPath(circuitWasmPath)), readFile(artifactPath(circuitZkeyPath))]));
 
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
 
@@ -70,7 +65,7 @@ export async function prove(request: ProveRequest): Promise<string> {
     action: request.action,
     context: request.context,
   });
-  const [wasm, zkey] = await loadArtifacts();
+  const { wasm, zkey } = request.circuit ?? (await loadCircuit());
   const input = { secret: secret.toString(), identity_commitment, nonce, action_hash, context_hash };
   // Single-threaded: snarkjs's worker threads never finish under Bun.
   const { proof } = await (snarkjs.groth16.fullProve as any)(

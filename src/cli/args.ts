@@ -68,3 +68,7 @@ export async function secretOption(values: Record<string, unknown>, name: string
   if (typeof inline !== "string" || inline === "") throw new UsageError(`--${name} or --${name}-file is required`);
   return inline;
 }
+
+/** Text from outside (a file, a zkey, the network) made safe for a terminal: control characters become U+FFFD. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: replacing them is the point
+export const printable = (text: string): string => text.replace(/[\u0000-\u001f\u007f-\u009f]/g, "\ufffd");

@@ -1,5 +1,6 @@
 // The whole flow against a running server, as an integrator would write it.
-import { createIdentity, prove, sign } from "../agent";
+import { createIdentity, type LoadedCircuit, loadCircuit, prove, sign } from "../agent";
+import { SHIPPED_CIRCUIT_ID } from "../circuits/version";
 import { systemClock } from "../clock";
 import type { Config } from "../config";
 import { createKey } from "../modules/keys/service";
@@ -9,7 +10,9 @@ import { parse, printJson, say } from "./args";
 export const demoHelp = `zkagent demo [--url URL] [--key API_KEY] [--json]
   Runs the flow against a running server: creates an agent identity,
   registers it with a mandate (purchases up to 30.00 EUR a day), requests a
-  challenge, proves, signs, verifies, reads the status, and then watches the
+  challenge, proves with the circuit it names (circuit_id: fetched from the
+  server and checked against the published hashes, unless it is the one
+  built in), signs, verifies, reads the status, and then watches the
   mandate stop a second purchase that would pass the day's total.
   --url   default http://localhost:$PORT (3000)
   --key   default $ZKAGENT_API_KEY; without one, a key named "demo" is created
@@ -50,9 +53,13 @@ export async function demoCommand(argv: string[], config: Config): Promise<numbe
   const context = { amount: 20, currency: "EUR", merchant: "shop-a" };
   const challenge = await call("POST", "/v1/verify/challenge", { agent_id: agentId, action, context });
   step(`3. challenge ${challenge.challenge_id}, nonce ${challenge.nonce.slice(0, 16)}…, expires in ${challenge.expires_in} s`);
+  // The challenge names its circuit; the built-in one needs no download.
+  const circuitFor = (id: string): Promise<LoadedCircuit> =>
+    id === SHIPPED_CIRCUIT_ID ? loadCircuit() : loadCircuit(`${url}/v1/circuits/${encodeURIComponent(id)}`);
+  const circuit = await circuitFor(challenge.circuit_id);
   const started = performance.now();
-  const proof = await prove({ secret: identity.secret, nonce: challenge.nonce, action, context });
-  step(`4. proof generated in ${Math.round(performance.now() - started)} ms`);
+  const proof = await prove({ secret: identity.secret, nonce: challenge.nonce, action, context, circuit });
+  step(`4. proof generated in ${Math.round(performance.now() - started)} ms with circuit ${circuit.id}`);
   const agent_signature = sign({ signingSecret: identity.signing_secret, challengeId: challenge.challenge_id, nonce: challenge.nonce, action, context });
   const verdict = await call("POST", "/v1/verify/proof", { challenge_id: challenge.challenge_id, proof, agent_signature });
   step(`5. verification: ${JSON.stringify(verdict)}`);
@@ -62,7 +69,7 @@ export async function demoCommand(argv: string[], config: Config): Promise<numbe
   // A second purchase, as valid a proof as the first, that would take the day past 30.00 EUR.
   const overLimit = { amount: "15.00", currency: "EUR", merchant: "shop-a" };
   const second = await call("POST", "/v1/verify/challenge", { agent_id: agentId, action, context: overLimit });
-  const secondProof = await prove({ secret: identity.secret, nonce: second.nonce, action, context: overLimit });
+  const secondProof = await prove({ secret: identity.secret, nonce: second.nonce, action, context: overLimit, circuit: await circuitFor(second.circuit_id) });
   const refused = await call("POST", "/v1/verify/proof", { challenge_id: second.challenge_id, proof: secondProof });
   step(`7. a second purchase of 15.00 EUR (day total would be 35.00): ${JSON.stringify(refused)}`);
   const agent = await call("GET", `/v1/agents/${encodeURIComponent(agentId)}`);

@@ -3,6 +3,8 @@
 import { ConfigError, loadConfig } from "../config";
 import { say, UsageError } from "./args";
 import { auditCommand, auditHelp } from "./audit";
+import { ceremonyCommand, ceremonyHelp } from "./ceremony";
+import { circuitsCommand, circuitsHelp } from "./circuits";
 import { demoCommand, demoHelp } from "./demo";
 import { identityCommand, identityHelp } from "./identity";
 import { keysCommand, keysHelp } from "./keys";
@@ -20,6 +22,8 @@ Usage: zkagent <command> [options]     (zkagent <command> --help for details)
   serve                  run the HTTP service
   keys create|list|revoke|usage|set-limit   manage API keys
   receipts list|rotate|retire               manage the receipt signing keys
+  ceremony init|contribute|beacon|verify    phase 2 of the trusted setup (docs/trust.md)
+  circuits list|add|activate|retire         manage the circuit versions agents prove with
   receipt verify         check a signed verification receipt against a JWKS
   identity new           create an agent identity (secret, commitment, signing keys)
   prove                  prove an identity for a challenge (nonce, action, context)
@@ -43,6 +47,8 @@ const helps: Record<string, string> = {
   receipt: receiptHelp,
   principal: principalHelp,
   mandate: mandateHelp,
+  ceremony: ceremonyHelp,
+  circuits: circuitsHelp,
 };
 
 async function main(argv: string[]): Promise<number> {
@@ -77,6 +83,10 @@ async function main(argv: string[]): Promise<number> {
       return receiptsCommand(rest, config);
     case "receipt":
       return receiptCommand(rest);
+    case "ceremony":
+      return ceremonyCommand(rest);
+    case "circuits":
+      return circuitsCommand(rest, config);
     default:
       throw new UsageError(`unknown command "${command}"`);
   }

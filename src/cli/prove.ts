@@ -1,14 +1,19 @@
-import { prove, sign } from "../agent";
+import { CircuitSourceError, loadCircuit, prove, sign } from "../agent";
 import { isValidSecret, SECRET_RANGE } from "../identity/commitment";
 import { parseFieldElement } from "../identity/field";
-import { parse, parseContext, printJson, requireString, say, secretOption, UsageError } from "./args";
+import { parse, parseContext, printable, printJson, requireString, say, secretOption, UsageError } from "./args";
 
-export const proveHelp = `zkagent prove (--secret S | --secret-file PATH) --nonce N --action A [--context JSON] [--json]
+export const proveHelp = `zkagent prove (--secret S | --secret-file PATH) --nonce N --action A [--context JSON] [--circuit SOURCE [--cache-dir DIR]] [--json]
   Proves knowledge of the identity secret for one challenge, bound to its
   nonce, the action and the context. Prints the string to submit as "proof"
-  (with --json: {"proof": "…"}). The secret is a decimal field element in
+  (with --json: {"proof": "…", "circuit_id": "…"}). The secret is a decimal field element in
   ${SECRET_RANGE}; --secret-file reads it from a file (- = standard input), which
-  keeps it out of shell history and process listings.`;
+  keeps it out of shell history and process listings.
+  --circuit: the circuit the challenge names (its circuit_id), as a URL
+  https://…/v1/circuits/{id} (artifacts checked against the SHA-256 the service
+  publishes, cached in --cache-dir, default ~/.cache/zkagent/circuits, and
+  checked again when read from it) or a ceremony directory. Default: the
+  development circuit built in.`;
 
 export async function proveCommand(argv: string[]): Promise<number> {
   const { values } = parse(argv, {
@@ -17,19 +22,30 @@ export async function proveCommand(argv: string[]): Promise<number> {
     nonce: { type: "string" },
     action: { type: "string" },
     context: { type: "string" },
+    circuit: { type: "string" },
+    "cache-dir": { type: "string" },
     json: { type: "boolean" },
   });
   if (values.help) return (say(proveHelp), 0);
   const secret = parseFieldElement(await secretOption(values, "secret"));
   // 0 is refused like any value outside the range: Poseidon(0) is public, anyone can prove it.
   if (secret === null || !isValidSecret(secret)) throw new UsageError(`the secret must be a decimal field element in ${SECRET_RANGE}`);
+  let circuit: Awaited<ReturnType<typeof loadCircuit>>;
+  try {
+    circuit = await loadCircuit(values.circuit, { cacheDir: values["cache-dir"] });
+  } catch (error) {
+    if (!(error instanceof CircuitSourceError)) throw error;
+    process.stderr.write(`zkagent: ${printable(error.message)}\n`);
+    return 1;
+  }
   const proof = await prove({
     secret,
     nonce: requireString(values, "nonce"),
     action: requireString(values, "action"),
     context: parseContext(values.context),
+    circuit,
   });
-  if (values.json) printJson({ proof });
+  if (values.json) printJson({ proof, circuit_id: circuit.id });
   else say(proof);
   return 0;
 }

@@ -8,7 +8,8 @@
 //
 // Adding a route: give it `detail: describe({ operationId, tag, summary,
 // ok: { status, schema, description }, errors: [the catalogue kinds it
-// throws] })` (plus `public`, `noStore`, `params`, `body` as they apply);
+// throws] })` (plus `public`, `noStore`, `params`, `body`, `conditional` as
+// they apply; `ok.mediaType` for an answer that is not JSON);
 // name its response schemas in COMPONENT_SCHEMAS (openapi.ts) if they should
 // be components; for a /v1/ route, add its calls to scripts/api-examples.ts
 // and run it. test/contract/ fails until the route is documented, and every
@@ -43,6 +44,10 @@ export const RESPONSE_HEADERS = {
   },
   "WWW-Authenticate": { description: "The bearer challenge", schema: { type: "string", enum: ['Bearer realm="metrics"'] } },
   "Cache-Control": { description: "How long the answer may be cached", schema: { type: "string" } },
+  ETag: {
+    description: "The artifact's hash (hex), quoted: a strong validator for If-None-Match",
+    schema: { type: "string", pattern: '^"[0-9a-f]{64}"$' },
+  },
 } as const satisfies Record<string, { description: string; schema: OpenAPIV3.SchemaObject }>;
 
 export type HeaderName = keyof typeof RESPONSE_HEADERS;
@@ -74,6 +79,11 @@ export interface RouteDoc {
   noStore?: boolean;
   /** Takes Idempotency-Key; its 200 and 400 may be replays (Idempotent-Replayed). */
   idempotent?: boolean;
+  /**
+   * Takes If-None-Match: an answer whose ETag it names is 304 Not Modified,
+   * without a body, with the 200's ETag and Cache-Control (the circuit artifacts).
+   */
+  conditional?: boolean;
   /** Descriptions of the path parameters (`:name` in the route). */
   params?: Record<string, string>;
   body?: TSchema;
@@ -148,6 +158,12 @@ export function describe(doc: RouteDoc): OpenAPIV3.OperationObject {
       content: json(doc.ok.schema, doc.ok.mediaType),
     },
   };
+  if (doc.conditional) {
+    responses[304] = {
+      description: "Not Modified: If-None-Match names this ETag (or is *); no body",
+      headers: headersOf({ ETag: true, "Cache-Control": true }),
+    };
+  }
   for (const [status, other] of Object.entries(doc.other ?? {})) {
     responses[status] = { description: other.description, headers: headersOf({}), content: json(other.schema) };
   }
@@ -173,6 +189,7 @@ export function describe(doc: RouteDoc): OpenAPIV3.OperationObject {
   }));
   const refs: OpenAPIV3.ReferenceObject[] = [{ $ref: "#/components/parameters/RequestId" }];
   if (doc.idempotent) refs.push({ $ref: "#/components/parameters/IdempotencyKey" });
+  if (doc.conditional) refs.push({ $ref: "#/components/parameters/IfNoneMatch" });
 
   return {
     operationId: doc.operationId,

@@ -10,6 +10,7 @@ import type { TSchema } from "@sinclair/typebox";
 import type { OpenAPIV3_1 } from "openapi-types";
 import { agentRequest, agentResponse } from "../modules/agents/model";
 import { challengeRequest, challengeResponse } from "../modules/challenges/model";
+import { ceremonySummary, ceremonyTranscript, circuitList, circuitView, verificationKey } from "../modules/circuits/model";
 import { usageResponse } from "../modules/keys/model";
 import { mandateResponse, signedMandateSchema, spendSchema } from "../modules/mandates/model";
 import { healthResponse, notReadyResponse, readyResponse } from "../modules/ops/model";
@@ -42,6 +43,11 @@ export const COMPONENT_SCHEMAS: Record<string, TSchema> = {
   Usage: usageResponse,
   Jwks: jwksResponse,
   Jwk: jwkSchema,
+  CircuitList: circuitList,
+  Circuit: circuitView,
+  CeremonySummary: ceremonySummary,
+  VerificationKey: verificationKey,
+  CeremonyTranscript: ceremonyTranscript,
   Health: healthResponse,
   Ready: readyResponse,
   NotReady: notReadyResponse,
@@ -119,6 +125,7 @@ export function openapiDocument(routes: RouteEntry[], options: DocumentOptions):
       { name: "Verification", description: "The challenge → proof → status flow, and the keys that check its receipts" },
       { name: "Agents", description: "Identity commitments the agents prove against, and their mandates" },
       { name: "Keys", description: "The calling API key" },
+      { name: "Circuits", description: "Circuit versions and the artifacts agents prove with; public, and immutable per version (docs/trust.md)" },
       { name: "Operations", description: "Liveness, readiness and Prometheus metrics" },
     ],
     paths,
@@ -141,6 +148,13 @@ export function openapiDocument(routes: RouteEntry[], options: DocumentOptions):
           required: false,
           description: "Makes a retry safe: the same key with the same body within 24 h gets the first answer again (docs/api.md, Idempotency)",
           schema: { type: "string", pattern: "^[!-~]{1,255}$" },
+        },
+        IfNoneMatch: {
+          name: "If-None-Match",
+          in: "header",
+          required: false,
+          description: 'ETags you hold (`"<hash>"`, comma-separated, W/ ignored) or *: when one is this artifact\'s, the answer is 304 without a body',
+          schema: { type: "string" },
         },
       },
       securitySchemes: {

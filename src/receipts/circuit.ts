@@ -1,15 +1,12 @@
 // Which verification key a receipt attests: "sha256:<hex>" of the RFC 8785
-// canonical JSON of the snarkjs verification key. The service verifier loads
-// the same key (src/verifier/service.ts imports it from src/verifier/circuit-key.ts), so
-// a merchant can compare the hash with circuits/artifacts/verification_key.json.
+// canonical JSON of the snarkjs verification key. Each circuit version's key
+// has one (src/circuits/registry.ts); a merchant compares it with the
+// `vk_hash` GET /v1/circuits lists, or with the hash of a ceremony's
+// verification_key.json (zkagent ceremony verify prints it).
 import { createHash } from "node:crypto";
 import canonicalize from "canonicalize";
-import { verificationKey } from "../verifier/circuit-key";
 
 export const vkHash = (key: unknown): string =>
   `sha256:${createHash("sha256")
     .update(canonicalize(key) as string)
     .digest("hex")}`;
-
-/** The hash of the key the service verifies proofs with. */
-export const SERVICE_VK_HASH = vkHash(verificationKey);

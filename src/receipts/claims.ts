@@ -10,7 +10,8 @@ import type { ChallengeRecord, StoredStatus } from "../store/interface";
 /** The protected header's `typ`: what this JWS is, so it cannot pass for another token. */
 export const RECEIPT_TYPE = "zkagent-receipt+jwt";
 export const RECEIPT_ALG = "EdDSA";
-export const CIRCUIT_ID = "agent_identity";
+/** The circuit claim of decisions stored before circuits were versioned (their evidence names no version). */
+export const UNVERSIONED_CIRCUIT_ID = "agent_identity";
 
 /**
  * The checks a decision runs, in the order it runs them. A receipt lists those
@@ -103,7 +104,7 @@ export function receiptClaims(input: ReceiptClaimsInput): ReceiptClaims {
     identity_commitment: evidence.identityCommitment,
     signature: evidence.checks.includes("signature") ? "valid" : "absent",
     key_id: record.keyId,
-    circuit: { id: CIRCUIT_ID, vk_hash: evidence.vkHash },
+    circuit: { id: evidence.circuitId ?? UNVERSIONED_CIRCUIT_ID, vk_hash: evidence.vkHash },
     checks: [...evidence.checks],
   };
   // The mandate check's outcome is stored in the evidence, so every signer of this record names the same mandate.

@@ -86,6 +86,12 @@ export interface ChallengeRecord {
   evidence?: DecisionEvidence | null;
   /** The signed receipt (compact JWS) of the decision; null until signed. */
   receipt?: string | null;
+  /**
+   * The circuit that was active when the challenge was created: its proof is
+   * verified against that circuit's key. Null or absent on rows from before
+   * circuits were versioned (the shipped circuit, src/circuits/registry.ts).
+   */
+  circuitId?: string | null;
 }
 
 /**
@@ -100,6 +106,8 @@ export interface DecisionEvidence {
   identityCommitment: string | null;
   /** "sha256:<hex>" of the verification key used. */
   vkHash: string;
+  /** The circuit version whose key that is (absent in decisions from before circuits were versioned). */
+  circuitId?: string;
   /** The agent's mandate the decision was checked against, and what it consumed or which constraint it broke. */
   mandate?: MandateDecision | null;
 }
@@ -121,6 +129,39 @@ export interface SigningKeyRecord {
   createdAt: number;
   retiredAt: number | null;
 }
+
+/**
+ * A circuit version (issue 17, docs/trust.md). `active`: new challenges use
+ * it (exactly one at a time once seeded); `accepted`: verifies the challenges
+ * that name it, issued to none; `retired`: verifies nothing.
+ */
+export type CircuitState = "active" | "accepted" | "retired";
+
+export interface CircuitRecord {
+  /** `agent_identity-` + the first 16 hex digits of the vk hash: the same ceremony output has the same id everywhere. */
+  id: string;
+  state: CircuitState;
+  /** The snarkjs verification key, JSON text. */
+  vk: string;
+  /** "sha256:<hex>" of its canonical JSON: what receipts name. */
+  vkHash: string;
+  zkeySha256: string;
+  wasmSha256: string;
+  /** The ceremony's transcript.json text. */
+  transcript: string;
+  createdAt: number;
+  activatedAt: number | null;
+  retiredAt: number | null;
+}
+
+/** A circuit with the artifacts agents prove with, as `circuits add` stores it. */
+export interface CircuitWithArtifacts extends CircuitRecord {
+  zkey: Uint8Array;
+  wasm: Uint8Array;
+}
+
+export type ActivateCircuitResult = "activated" | "already_active" | "retired" | "unknown";
+export type RetireCircuitResult = "retired" | "already_retired" | "active" | "unknown";
 
 export interface RateWindow {
   /** Start of the fixed one-minute window the request falls in. */
@@ -293,6 +334,23 @@ export interface Store {
    * retired (rotate first).
    */
   retireSigningKey(kid: string, at: number): Promise<"retired" | "already_retired" | "active" | "unknown">;
+
+  /**
+   * Stores a circuit unless one with its id exists (then nothing changes:
+   * a retired circuit stays retired). It is stored `active` when no circuit
+   * is active (the first start's seed), else `accepted` (whatever
+   * `circuit.state` says). One transaction; returns the stored state.
+   */
+  addCircuit(circuit: CircuitWithArtifacts): Promise<{ added: boolean; state: CircuitState }>;
+  /** Every circuit, oldest first, without the artifact bytes. */
+  listCircuits(): Promise<CircuitRecord[]>;
+  getCircuit(id: string): Promise<CircuitRecord | null>;
+  /** One artifact's bytes, or null when there is no such circuit. */
+  circuitArtifact(id: string, artifact: "zkey" | "wasm"): Promise<Uint8Array | null>;
+  /** Makes the circuit active; the active one becomes `accepted`. A retired circuit is not revived. One transaction. */
+  activateCircuit(id: string, at: number): Promise<ActivateCircuitResult>;
+  /** Retires an `accepted` circuit; the active one cannot be retired (activate another first). */
+  retireCircuit(id: string, at: number): Promise<RetireCircuitResult>;
 
   /**
    * Reserves (keyId, idemKey) for a request with this fingerprint, or reports

@@ -11,18 +11,23 @@ import { SQL } from "bun";
 import { applyMandate, type MandateDecision, type MandateScope, planMandate, type StoredMandate } from "../mandates/enforce";
 import { type MandateResult, NO_SPEND, type Spend, type SpendKey, spendKeyId } from "../mandates/evaluate";
 import type {
+  ActivateCircuitResult,
   AgentQuota,
   AgentRecord,
   ApiKeyRecord,
   AuditEntry,
   AuditQuery,
   ChallengeRecord,
+  CircuitRecord,
+  CircuitState,
+  CircuitWithArtifacts,
   CreateChallengeResult,
   DecideResult,
   Decision,
   IdempotencyState,
   RateWindow,
   RegisterAgentResult,
+  RetireCircuitResult,
   SetMandateResult,
   SigningKeyRecord,
   Store,
@@ -30,7 +35,7 @@ import type {
 } from "./interface";
 import { StoreUnavailableError } from "./interface";
 import { migratePostgres } from "./migrations/postgres";
-import { evidenceText, heldIdempotency, setMandateRefusal, toAgent, toAudit, toChallenge, toKey, toSigningKey, toSpend, toUsage } from "./rows";
+import { evidenceText, heldIdempotency, setMandateRefusal, toAgent, toAudit, toChallenge, toCircuit, toKey, toSigningKey, toSpend, toUsage } from "./rows";
 
 export interface PostgresOptions {
   /** Connections in this process's pool. */
@@ -65,6 +70,8 @@ export function isConnectionFailure(error: unknown): boolean {
  */
 const hasNul = (...texts: string[]) => texts.some((text) => text.includes("\0"));
 
+/** Advisory lock id for "adding or activating a circuit" (arbitrary, fixed). */
+const CIRCUIT_LOCK_ID = 7_316_402_919n;
 /** Advisory lock id for "rotating the receipt signing key" (arbitrary, fixed). */
 const SIGNING_KEY_LOCK_ID = 7_316_402_918n;
 
@@ -334,6 +341,7 @@ export class PostgresStore implements Store {
         created_at: c.createdAt,
         expires_at: c.expiresAt,
         request_id: c.requestId ?? null,
+        circuit_id: c.circuitId ?? null,
       })),
     );
     const shard = usageShard();
@@ -342,10 +350,10 @@ export class PostgresStore implements Store {
       await this.sql`
         WITH items AS (
           SELECT * FROM jsonb_to_recordset(${rows}::text::jsonb) AS t(ord int, id text, agent_id text, action text, context text, nonce text,
-            created_at bigint, expires_at bigint, request_id text)),
+            created_at bigint, expires_at bigint, request_id text, circuit_id text)),
         stored AS (
-          INSERT INTO challenges (id, key_id, agent_id, action, context, nonce, created_at, expires_at, status, request_id)
-          SELECT id, ${keyId}, agent_id, action, context, nonce, created_at, expires_at, 'pending', request_id FROM items ORDER BY ord
+          INSERT INTO challenges (id, key_id, agent_id, action, context, nonce, created_at, expires_at, status, request_id, circuit_id)
+          SELECT id, ${keyId}, agent_id, action, context, nonce, created_at, expires_at, 'pending', request_id, circuit_id FROM items ORDER BY ord
           RETURNING 1)
         INSERT INTO usage_counters (key_id, shard, challenges) SELECT ${keyId}, ${shard}, count(*) FROM stored
         ON CONFLICT (key_id, shard) DO UPDATE SET challenges = usage_counters.challenges + excluded.challenges`;
@@ -358,10 +366,10 @@ export class PostgresStore implements Store {
         RETURNING count),
       items AS (
         SELECT * FROM jsonb_to_recordset(${rows}::text::jsonb) AS t(ord int, id text, agent_id text, action text, context text, nonce text,
-          created_at bigint, expires_at bigint, request_id text)),
+          created_at bigint, expires_at bigint, request_id text, circuit_id text)),
       stored AS (
-        INSERT INTO challenges (id, key_id, agent_id, action, context, nonce, created_at, expires_at, status, request_id)
-        SELECT id, ${keyId}, agent_id, action, context, nonce, created_at, expires_at, 'pending', request_id
+        INSERT INTO challenges (id, key_id, agent_id, action, context, nonce, created_at, expires_at, status, request_id, circuit_id)
+        SELECT id, ${keyId}, agent_id, action, context, nonce, created_at, expires_at, 'pending', request_id, circuit_id
         FROM items, win WHERE win.count - ${n} + items.ord <= ${limit} ORDER BY ord
         RETURNING 1),
       counted AS (
@@ -591,6 +599,67 @@ export class PostgresStore implements Store {
         VALUES (${next.kid}, ${next.publicJwk}, ${next.privateKey}, 'active', ${next.createdAt}, NULL)`;
       return previous?.kid ?? null;
     });
+  }
+
+  async addCircuit(c: CircuitWithArtifacts): Promise<{ added: boolean; state: CircuitState }> {
+    return this.sql.begin(async (tx) => {
+      // Serialised with activations: "no circuit is active" must still hold when the row goes in.
+      await tx`SELECT pg_advisory_xact_lock(${CIRCUIT_LOCK_ID.toString()}::bigint)`;
+      const [active] = await tx`SELECT 1 FROM circuits WHERE state = 'active'`;
+      const state: CircuitState = active ? "accepted" : "active";
+      const added = await tx`
+        INSERT INTO circuits (id, state, vk, vk_hash, zkey_sha256, wasm_sha256, transcript, zkey, wasm, created_at, activated_at, retired_at)
+        VALUES (${c.id}, ${state}, ${c.vk}, ${c.vkHash}, ${c.zkeySha256}, ${c.wasmSha256}, ${c.transcript}, ${Buffer.from(c.zkey)}, ${Buffer.from(c.wasm)},
+                ${c.createdAt}, ${state === "active" ? c.createdAt : null}, NULL)
+        ON CONFLICT (id) DO NOTHING RETURNING id`;
+      const [row] = await tx`SELECT state FROM circuits WHERE id = ${c.id}`;
+      return { added: added.length === 1, state: row.state as CircuitState };
+    });
+  }
+
+  async listCircuits(): Promise<CircuitRecord[]> {
+    const rows = await this.sql`
+      SELECT id, state, vk, vk_hash, zkey_sha256, wasm_sha256, transcript, created_at, activated_at, retired_at FROM circuits ORDER BY created_at, id`;
+    return rows.map(toCircuit);
+  }
+
+  async getCircuit(id: string): Promise<CircuitRecord | null> {
+    if (hasNul(id)) return null;
+    const [row] = await this.sql`
+      SELECT id, state, vk, vk_hash, zkey_sha256, wasm_sha256, transcript, created_at, activated_at, retired_at FROM circuits WHERE id = ${id}`;
+    return row ? toCircuit(row) : null;
+  }
+
+  async circuitArtifact(id: string, artifact: "zkey" | "wasm"): Promise<Uint8Array | null> {
+    if (hasNul(id)) return null;
+    const [row] =
+      artifact === "zkey"
+        ? await this.sql`SELECT zkey AS bytes FROM circuits WHERE id = ${id}`
+        : await this.sql`SELECT wasm AS bytes FROM circuits WHERE id = ${id}`;
+    return row ? new Uint8Array(row.bytes) : null;
+  }
+
+  async activateCircuit(id: string, at: number): Promise<ActivateCircuitResult> {
+    if (hasNul(id)) return "unknown";
+    return this.sql.begin(async (tx) => {
+      await tx`SELECT pg_advisory_xact_lock(${CIRCUIT_LOCK_ID.toString()}::bigint)`;
+      const [row] = await tx`SELECT state FROM circuits WHERE id = ${id}`;
+      if (!row) return "unknown";
+      if (row.state === "active") return "already_active";
+      if (row.state === "retired") return "retired";
+      await tx`UPDATE circuits SET state = 'accepted' WHERE state = 'active'`;
+      await tx`UPDATE circuits SET state = 'active', activated_at = ${at} WHERE id = ${id}`;
+      return "activated";
+    });
+  }
+
+  async retireCircuit(id: string, at: number): Promise<RetireCircuitResult> {
+    if (hasNul(id)) return "unknown";
+    const [retired] = await this.sql`UPDATE circuits SET state = 'retired', retired_at = ${at} WHERE id = ${id} AND state = 'accepted' RETURNING id`;
+    if (retired) return "retired";
+    const [row] = await this.sql`SELECT state FROM circuits WHERE id = ${id}`;
+    if (!row) return "unknown";
+    return row.state === "active" ? "active" : "already_retired";
   }
 
   async retireSigningKey(kid: string, at: number): Promise<"retired" | "already_retired" | "active" | "unknown"> {

@@ -5,6 +5,8 @@ import type {
   ApiKeyRecord,
   AuditEntry,
   ChallengeRecord,
+  CircuitRecord,
+  CircuitState,
   DecisionEvidence,
   IdempotencyState,
   SetMandateResult,
@@ -72,6 +74,21 @@ export const toChallenge = (row: any): ChallengeRecord => ({
   reason: row.reason ?? null,
   evidence: row.evidence ? (JSON.parse(row.evidence) as DecisionEvidence) : null,
   receipt: row.receipt ?? null,
+  // Absent rather than null when unset, so records built without it compare equal.
+  ...(row.circuit_id ? { circuitId: row.circuit_id as string } : {}),
+});
+
+export const toCircuit = (row: any): CircuitRecord => ({
+  id: row.id,
+  state: row.state as CircuitState,
+  vk: row.vk,
+  vkHash: row.vk_hash,
+  zkeySha256: row.zkey_sha256,
+  wasmSha256: row.wasm_sha256,
+  transcript: row.transcript,
+  createdAt: int(row.created_at),
+  activatedAt: intOrNull(row.activated_at),
+  retiredAt: intOrNull(row.retired_at),
 });
 
 /** The evidence column's text: JSON, or NULL when the decision carries none. */

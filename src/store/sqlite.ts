@@ -10,18 +10,23 @@ import { dirname } from "node:path";
 import { applyMandate, type MandateDecision, type MandateScope, planMandate, type StoredMandate } from "../mandates/enforce";
 import { type MandateResult, NO_SPEND, type Spend, type SpendKey, spendKeyId } from "../mandates/evaluate";
 import type {
+  ActivateCircuitResult,
   AgentQuota,
   AgentRecord,
   ApiKeyRecord,
   AuditEntry,
   AuditQuery,
   ChallengeRecord,
+  CircuitRecord,
+  CircuitState,
+  CircuitWithArtifacts,
   CreateChallengeResult,
   Decision,
   DecideResult,
   IdempotencyState,
   RateWindow,
   RegisterAgentResult,
+  RetireCircuitResult,
   SetMandateResult,
   SigningKeyRecord,
   Store,
@@ -29,7 +34,7 @@ import type {
 } from "./interface";
 import { StoreUnavailableError } from "./interface";
 import { sqliteMigrations } from "./migrations/sqlite";
-import { evidenceText, heldIdempotency, setMandateRefusal, toAgent, toAudit, toChallenge, toKey, toSigningKey, toSpend, toUsage } from "./rows";
+import { evidenceText, heldIdempotency, setMandateRefusal, toAgent, toAudit, toChallenge, toCircuit, toKey, toSigningKey, toSpend, toUsage } from "./rows";
 
 export interface SqliteOptions {
   synchronous?: "NORMAL" | "FULL";
@@ -131,8 +136,8 @@ export class SqliteStore implements Store {
          ON CONFLICT (key_id, window_start) DO UPDATE SET count = count + 1 RETURNING count`,
       ),
       insertChallenge: db.query(
-        `INSERT INTO challenges (id, key_id, agent_id, action, context, nonce, created_at, expires_at, status, request_id)
-         VALUES ($id, $keyId, $agentId, $action, $context, $nonce, $createdAt, $expiresAt, 'pending', $requestId)`,
+        `INSERT INTO challenges (id, key_id, agent_id, action, context, nonce, created_at, expires_at, status, request_id, circuit_id)
+         VALUES ($id, $keyId, $agentId, $action, $context, $nonce, $createdAt, $expiresAt, 'pending', $requestId, $circuitId)`,
       ),
       countChallenge: db.query("UPDATE api_keys SET challenges = challenges + 1 WHERE id = ?"),
       countWindowBy: db.query(
@@ -177,6 +182,24 @@ export class SqliteStore implements Store {
       getSigningKey: db.query("SELECT * FROM signing_keys WHERE kid = ?"),
       demoteActiveKey: db.query("UPDATE signing_keys SET state = 'published' WHERE state = 'active' RETURNING kid"),
       retireSigningKey: db.query("UPDATE signing_keys SET state = 'retired', retired_at = ? WHERE kid = ? AND state = 'published'"),
+      insertCircuit: db.query(
+        `INSERT INTO circuits (id, state, vk, vk_hash, zkey_sha256, wasm_sha256, transcript, zkey, wasm, created_at, activated_at, retired_at)
+         VALUES ($id, CASE WHEN EXISTS (SELECT 1 FROM circuits WHERE state = 'active') THEN 'accepted' ELSE 'active' END,
+                 $vk, $vkHash, $zkeySha256, $wasmSha256, $transcript, $zkey, $wasm, $createdAt,
+                 CASE WHEN EXISTS (SELECT 1 FROM circuits WHERE state = 'active') THEN NULL ELSE $createdAt END, NULL)
+         ON CONFLICT (id) DO NOTHING`,
+      ),
+      listCircuits: db.query(
+        `SELECT id, state, vk, vk_hash, zkey_sha256, wasm_sha256, transcript, created_at, activated_at, retired_at FROM circuits ORDER BY created_at, id`,
+      ),
+      getCircuit: db.query(
+        `SELECT id, state, vk, vk_hash, zkey_sha256, wasm_sha256, transcript, created_at, activated_at, retired_at FROM circuits WHERE id = ?`,
+      ),
+      circuitZkey: db.query("SELECT zkey AS bytes FROM circuits WHERE id = ?"),
+      circuitWasm: db.query("SELECT wasm AS bytes FROM circuits WHERE id = ?"),
+      demoteActiveCircuit: db.query("UPDATE circuits SET state = 'accepted' WHERE state = 'active' AND id <> ?"),
+      activateCircuit: db.query("UPDATE circuits SET state = 'active', activated_at = ? WHERE id = ? AND state = 'accepted'"),
+      retireCircuit: db.query("UPDATE circuits SET state = 'retired', retired_at = ? WHERE id = ? AND state = 'accepted'"),
       pendingAll: db.query("SELECT count(*) AS n FROM challenges WHERE status = 'pending' AND expires_at >= ?"),
       pendingForKey: db.query("SELECT count(*) AS n FROM challenges WHERE key_id = ? AND status = 'pending' AND expires_at >= ?"),
     };
@@ -276,7 +299,18 @@ export class SqliteStore implements Store {
       if (used > window.limit) return { created: false, used };
     }
     const { id, keyId, agentId, action, context, nonce, createdAt, expiresAt } = challenge;
-    this.q.insertChallenge.run({ id, keyId, agentId, action, context, nonce, createdAt, expiresAt, requestId: challenge.requestId ?? null });
+    this.q.insertChallenge.run({
+      id,
+      keyId,
+      agentId,
+      action,
+      context,
+      nonce,
+      createdAt,
+      expiresAt,
+      requestId: challenge.requestId ?? null,
+      circuitId: challenge.circuitId ?? null,
+    });
     this.q.countChallenge.run(keyId);
     return { created: true, used };
   };
@@ -418,7 +452,18 @@ export class SqliteStore implements Store {
       batch.forEach(({ challenge }, i) => {
         if (!results[i]!.created) return;
         const { id, keyId, agentId, action, context, nonce, createdAt, expiresAt } = challenge;
-        this.q.insertChallenge.run({ id, keyId, agentId, action, context, nonce, createdAt, expiresAt, requestId: challenge.requestId ?? null });
+        this.q.insertChallenge.run({
+          id,
+          keyId,
+          agentId,
+          action,
+          context,
+          nonce,
+          createdAt,
+          expiresAt,
+          requestId: challenge.requestId ?? null,
+          circuitId: challenge.circuitId ?? null,
+        });
         createdPerKey.set(keyId, (createdPerKey.get(keyId) ?? 0) + 1);
       });
       for (const [keyId, n] of createdPerKey) this.q.countChallenges.run(n, keyId);
@@ -587,6 +632,51 @@ export class SqliteStore implements Store {
   async retireSigningKey(kid: string, at: number): Promise<"retired" | "already_retired" | "active" | "unknown"> {
     if (this.q.retireSigningKey.run(at, kid).changes === 1) return "retired";
     const row = this.q.getSigningKey.get(kid) as { state: string } | null;
+    if (!row) return "unknown";
+    return row.state === "active" ? "active" : "already_retired";
+  }
+
+  private readonly addCircuitTx = (c: CircuitWithArtifacts): { added: boolean; state: CircuitState } => {
+    const { id, vk, vkHash, zkeySha256, wasmSha256, transcript, zkey, wasm, createdAt } = c;
+    const added = this.q.insertCircuit.run({ id, vk, vkHash, zkeySha256, wasmSha256, transcript, zkey, wasm, createdAt }).changes === 1;
+    return { added, state: (this.q.getCircuit.get(id) as { state: CircuitState }).state };
+  };
+
+  async addCircuit(circuit: CircuitWithArtifacts): Promise<{ added: boolean; state: CircuitState }> {
+    return this.immediate("add circuit", () => this.addCircuitTx(circuit));
+  }
+
+  async listCircuits(): Promise<CircuitRecord[]> {
+    return this.q.listCircuits.all().map(toCircuit);
+  }
+
+  async getCircuit(id: string): Promise<CircuitRecord | null> {
+    const row = this.q.getCircuit.get(id);
+    return row ? toCircuit(row) : null;
+  }
+
+  async circuitArtifact(id: string, artifact: "zkey" | "wasm"): Promise<Uint8Array | null> {
+    const row = (artifact === "zkey" ? this.q.circuitZkey : this.q.circuitWasm).get(id) as { bytes: Uint8Array } | null;
+    return row ? new Uint8Array(row.bytes) : null;
+  }
+
+  private readonly activateCircuitTx = (id: string, at: number): ActivateCircuitResult => {
+    const row = this.q.getCircuit.get(id) as { state: CircuitState } | null;
+    if (!row) return "unknown";
+    if (row.state === "active") return "already_active";
+    if (row.state === "retired") return "retired";
+    this.q.demoteActiveCircuit.run(id);
+    this.q.activateCircuit.run(at, id);
+    return "activated";
+  };
+
+  async activateCircuit(id: string, at: number): Promise<ActivateCircuitResult> {
+    return this.immediate("activate circuit", () => this.activateCircuitTx(id, at));
+  }
+
+  async retireCircuit(id: string, at: number): Promise<RetireCircuitResult> {
+    if (this.q.retireCircuit.run(at, id).changes === 1) return "retired";
+    const row = this.q.getCircuit.get(id) as { state: CircuitState } | null;
     if (!row) return "unknown";
     return row.state === "active" ? "active" : "already_retired";
   }

@@ -3,7 +3,8 @@
 // database keeps running while proofs are verified. Measured against the
 // in-thread engine in docs/performance.md.
 import type { BatchItem, VerifyEngine } from "./batching";
-import type { SnarkjsProof, VerifyResult } from "./types";
+import { verificationKey } from "./circuit-key";
+import type { SnarkjsProof, SnarkjsVerificationKey, VerifyResult } from "./types";
 
 /**
  * The thread's module. Run from source, this file's URL is its own; bundled
@@ -30,10 +31,11 @@ export class ThreadEngine implements VerifyEngine {
   private readonly calls = new Map<number, Call>();
   private closed = false;
 
-  private constructor() {}
+  private constructor(private readonly key: SnarkjsVerificationKey) {}
 
-  static async start(): Promise<ThreadEngine> {
-    const engine = new ThreadEngine();
+  /** A thread verifying against `key` (a circuit's verification key; the thread loads it first). */
+  static async start(key: SnarkjsVerificationKey = verificationKey): Promise<ThreadEngine> {
+    const engine = new ThreadEngine(key);
     await engine.spawn();
     return engine;
   }
@@ -67,6 +69,7 @@ export class ThreadEngine implements VerifyEngine {
       // The thread alone does not keep the process alive; the server's listener does.
       (worker as Worker & { unref(): void }).unref();
       this.worker = worker;
+      worker.postMessage({ key: this.key });
     });
   }
 

@@ -1,12 +1,15 @@
 // The compiled binary, copied alone into an empty directory (no node_modules,
 // no repository): it serves (as a cluster of re-executed workers), runs the
 // whole demo flow to a verified session, manages keys, creates identities,
-// answers --help for every command, and stops cleanly on SIGTERM. Built once
+// answers --help for every command, verifies the shipped circuit's ceremony,
+// and stops cleanly on SIGTERM. Built once
 // here, into a temporary directory, so the test never runs a stale dist/.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import canonicalize from "canonicalize";
 import { buildBinary } from "../../scripts/build";
 import { measureStartup, median, waitForHealth } from "./startup";
 
@@ -73,6 +76,19 @@ test("identity new --json and keys create --json", () => {
   const key = run(["keys", "create", "--name", "ci", "--json"]);
   expect(key.code).toBe(0);
   expect(JSON.parse(key.stdout)).toMatchObject({ name: "ci", key: expect.stringMatching(/^zka_/) });
+});
+
+test("ceremony verify of the shipped circuit runs from the binary alone (embedded r1cs, ptau, zkey; snarkjs on one thread)", () => {
+  const verified = run(["ceremony", "verify", "--json"]);
+  expect(verified.code).toBe(0);
+  const report = JSON.parse(verified.stdout);
+  expect(report.ok).toBe(true);
+  expect(report.contributions).toHaveLength(3);
+  expect(report.vk_hash).toBe(
+    `sha256:${createHash("sha256")
+      .update(canonicalize(JSON.parse(readFileSync("circuits/artifacts/verification_key.json", "utf8"))) as string)
+      .digest("hex")}`,
+  );
 });
 
 test("serve (two workers, re-executing the binary) + demo to a verified session + SIGTERM", async () => {

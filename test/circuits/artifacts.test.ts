@@ -1,5 +1,5 @@
 // The committed circuit artifacts are consistent and every public input is
-// bound: snarkjs checks the zkey against the r1cs and the ptau, the committed
+// bound: snarkjs (under node) checks the zkey against the r1cs and the public phase-1 ptau, the committed
 // verification key is the zkey's, and changing any single public input makes
 // a valid proof fail under the reference verifier.
 import { describe, expect, test } from "bun:test";
@@ -22,7 +22,13 @@ async function run(args: string[]) {
 
 describe("committed artifacts", () => {
   test("snarkjs zkey verify accepts the zkey against the r1cs and the ptau", async () => {
-    const { code, output } = await run(["zkey", "verify", `${ART}/agent_identity.r1cs`, `${ART}/pot9_final.ptau`, `${ART}/agent_identity.zkey`]);
+    const { code, output } = await run([
+      "zkey",
+      "verify",
+      `${ART}/agent_identity.r1cs`,
+      "circuits/ptau/powersOfTau28_hez_final_09.ptau",
+      `${ART}/agent_identity.zkey`,
+    ]);
     expect(output).toContain("ZKey Ok!");
     expect(code).toBe(0);
   });

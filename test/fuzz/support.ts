@@ -25,6 +25,7 @@ export const DOCUMENTED_ERRORS = new Set([
   "Payload too large",
   "Malformed JSON body",
   "Challenge not found",
+  "Circuit not found",
   "Session not found",
   "Unauthorized access to session",
   "Challenge expired",

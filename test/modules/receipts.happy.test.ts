@@ -82,7 +82,8 @@ describe("receipts on decisions", () => {
       identity_commitment: alice.identity_commitment,
       signature: "absent",
       key_id: keyIdOf(key),
-      circuit: { id: "agent_identity", vk_hash: VK_HASH },
+      // The shipped circuit's version id: its name and the vk hash's first 16 hex digits.
+      circuit: { id: `agent_identity-${VK_HASH.slice(7, 23)}`, vk_hash: VK_HASH },
       checks: ["challenge_owner", "challenge_unexpired", "challenge_pending", "agent_registered", "agent_active", "proof"],
     });
   });

@@ -25,7 +25,9 @@ describe("POST /v1/verify/challenge", () => {
   test("returns a challenge id, a 62-hex-digit nonce, expires_in 300 and the clock's time in ms", async () => {
     const response = await h.call("POST", "/v1/verify/challenge", { key, body: { agent_id: "alice", action: "purchase", context } });
     expect(response.status).toBe(200);
-    expect(Object.keys(response.body).sort()).toEqual(["challenge_id", "expires_in", "nonce", "timestamp"]);
+    expect(Object.keys(response.body).sort()).toEqual(["challenge_id", "circuit_id", "expires_in", "nonce", "timestamp"]);
+    // Nothing activated another circuit: the shipped one (docs/trust.md).
+    expect(response.body.circuit_id).toMatch(/^agent_identity-[0-9a-f]{16}$/);
     expect(response.body.challenge_id).toMatch(/^[A-Za-z0-9_-]{22,}$/);
     expect(response.body.nonce).toMatch(/^[0-9a-f]{62}$/);
     expect(response.body.expires_in).toBe(300);

@@ -45,6 +45,12 @@ describe("receiptClaims", () => {
     });
   });
 
+  test("the circuit claim names the version the evidence stored; evidence from before versions names the bare circuit", () => {
+    expect(receiptClaims(input).circuit.id).toBe("agent_identity");
+    const versioned = receiptClaims({ ...input, record: { ...record, evidence: { ...record.evidence!, circuitId: "agent_identity-0123456789abcdef" } } });
+    expect(versioned.circuit).toEqual({ id: "agent_identity-0123456789abcdef", vk_hash: record.evidence!.vkHash });
+  });
+
   test("the mandate claim comes from the evidence the decision stored, so any later signer names the same mandate", () => {
     const mandate = {
       hash: "sha256:" + "ef".repeat(32),

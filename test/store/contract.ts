@@ -3,6 +3,7 @@
 // Each test gets a fresh, empty store from `open`.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import type { AgentRecord, ApiKeyRecord, ChallengeRecord, Decision, DecisionEvidence, SigningKeyRecord, Store } from "../../src/store/interface";
+import { circuitContract } from "./contract-circuits";
 import { mandateContract } from "./contract-mandates";
 
 // Realistic millisecond times, well past 2^31 so a 32-bit column would fail.
@@ -838,6 +839,7 @@ export function storeContract(name: string, open: () => Promise<Store>, cleanup?
       });
     });
     mandateContract(() => store);
+    circuitContract(() => store);
 
     describe("issue 11: identifiers with NUL name nothing (PostgreSQL TEXT cannot hold U+0000)", () => {
       test("lookups, revocation and decision by an id with NUL answer none, never throw", async () => {

@@ -138,8 +138,13 @@ export class Contract {
       const parsed = schema.type === "integer" && /^\d+$/.test(value) ? Number(value) : value;
       if (!this.validator(schema)(parsed)) fail(`header ${name}: ${JSON.stringify(value)} does not match ${JSON.stringify(schema)}`);
     }
-    const [mediaType, media] = Object.entries(response!.content ?? {})[0] ?? fail("no content declared");
     const sent = (headers.get("content-type") ?? "").split(";")[0]!.trim();
+    // A response declared without content (304 Not Modified) has no body and no media type.
+    if (!response!.content) {
+      if (text !== "" || sent !== "") fail(`a body (${sent || "no content-type"}) where the document declares none`);
+      return this.count(`${head ? "HEAD" : method} ${found.template} ${status}`);
+    }
+    const [mediaType, media] = Object.entries(response!.content)[0] ?? fail("no content declared");
     if (sent !== mediaType) fail(`content-type ${sent}, declared ${mediaType}`);
     if (head) return this.count(`HEAD ${found.template} ${status}`);
     const body = mediaType === "application/json" ? JSON.parse(text) : text;

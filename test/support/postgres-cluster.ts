@@ -105,8 +105,8 @@ export async function startCluster(wanted?: string): Promise<Cluster> {
   removeAbandonedClusters();
   let { source, bindir } = await findPostgres(wanted);
 
-  const dir = mkdtempSync(join(tmpdir(), `${DIR_PREFIX}${process.pid}-`));
   const asUser = isRoot() ? ensureUser() : undefined;
+  const dir = mkdtempSync(join(clusterBase(asUser !== undefined), `${DIR_PREFIX}${process.pid}-`));
   if (asUser) chownSync(dir, asUser.uid, asUser.gid);
   chmodSync(dir, 0o700);
   // As root, the server user must be able to reach the binaries; a checkout
@@ -186,6 +186,20 @@ export async function startCluster(wanted?: string): Promise<Cluster> {
   }
 }
 
+// The temporary directory, unless the server user cannot enter it: as root with
+// TMPDIR pointing at a private directory (mode 0700, as `mktemp -d` makes),
+// initdb could not even change into the cluster's directory. Then the first
+// world-traversable system temporary directory; the cluster's own directory is
+// 0700 and owned by the server user wherever it sits.
+const BASE_FALLBACKS = ["/tmp", "/var/tmp"];
+function clusterBase(asServerUser: boolean): string {
+  const candidates = [tmpdir(), ...BASE_FALLBACKS];
+  if (!asServerUser) return candidates[0] as string;
+  const base = candidates.find((d) => existsSync(d) && spawnSync("runuser", ["-u", RUN_AS, "--", "test", "-x", d], { cwd: "/" }).status === 0);
+  if (!base) throw new Error(`no temporary directory that user ${RUN_AS} can enter among ${candidates.join(", ")}`);
+  return base;
+}
+
 /** Runs a command, as the unprivileged server user when this process is root. */
 function run(argv: string[], options: { dir: string; quiet?: boolean; asRoot?: boolean }) {
   const full = isRoot() && !options.asRoot ? ["runuser", "-u", RUN_AS, "--", ...argv] : argv;
@@ -222,10 +236,11 @@ function freePort(): Promise<number> {
 
 /** Clusters whose test run died without cleaning up (SIGKILL, power loss): their postmaster is stopped, their directory removed. */
 function removeAbandonedClusters() {
-  for (const name of readdirSync(tmpdir())) {
+  const bases = new Set([tmpdir(), ...BASE_FALLBACKS].filter((d) => existsSync(d)));
+  for (const [base, name] of [...bases].flatMap((b) => readdirSync(b).map((n) => [b, n] as const))) {
     const owner = Number(name.slice(DIR_PREFIX.length).split("-")[0]);
     if (!name.startsWith(DIR_PREFIX) || !Number.isInteger(owner) || owner === process.pid || isAlive(owner)) continue;
-    const dir = join(tmpdir(), name);
+    const dir = join(base, name);
     try {
       const pid = Number.parseInt(readFileSync(join(dir, "data", "postmaster.pid"), "utf8"), 10);
       if (pid > 0) {

@@ -11,4 +11,5 @@ export const REASONS: ReadonlySet<string> = new Set([
   "invalid_signature",
   "signature_not_verifiable",
   "mandate_violation",
+  "circuit_retired",
 ]);

@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import type { AppDeps } from "../../deps";
+import type { ModuleDeps } from "../../deps";
 import { authentication } from "../../http/auth";
 import { readJsonObject } from "../../http/body";
 import { describe, JSON_BODY_ERRORS, RATE_LIMIT_HEADERS } from "../../http/docs";
@@ -10,7 +10,7 @@ import { validate } from "../../http/validate";
 import { challengeRefinements, challengeRequest, challengeResponse } from "./model";
 import { createChallenge } from "./service";
 
-export const challenges = (deps: AppDeps) =>
+export const challenges = (deps: ModuleDeps) =>
   new Elysia({ name: "challenges" }).use(authentication(deps)).post(
     "/v1/verify/challenge",
     async ({ key, request, set }) => {

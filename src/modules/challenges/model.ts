@@ -1,4 +1,5 @@
 import { Type } from "@sinclair/typebox";
+import { circuitId } from "../circuits/model";
 import { t } from "elysia";
 import { identifierProblem } from "../../identity/identifiers";
 
@@ -24,6 +25,9 @@ export const challengeResponse = t.Object(
     expires_in: t.Literal(300, { description: "Seconds the challenge lives" }),
     // Type.Integer: Elysia's t.Integer also admits numeric strings (for query strings).
     timestamp: Type.Integer({ description: "Unix time in milliseconds", examples: [1795000000000] }),
+    circuit_id: circuitId(
+      "The circuit version to prove with (GET /v1/circuits/{id}); the proof is verified against this circuit's key, whatever is active later.",
+    ),
   },
   { additionalProperties: false },
 );

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import type { CircuitRegistry } from "../../circuits/registry";
 import type { Clock } from "../../clock";
 import { DEFAULT_MAX_PENDING_PER_KEY } from "../../config";
 import { ApiError, type RateLimitState } from "../../errors";
@@ -15,6 +16,8 @@ export const newChallengeId = (): string => `ch_${randomBytes(16).toString("base
 export interface ChallengeDeps {
   store: Store;
   clock: Clock;
+  /** Which circuit new challenges are proved with: the active one (every node within CIRCUIT_REFRESH_MS). */
+  circuits: CircuitRegistry;
   limits?: { maxPendingPerKey?: number };
 }
 
@@ -59,17 +62,21 @@ async function checkPendingCap(store: Store, key: ApiKeyRecord, now: number, max
 
 /** The challenge, and the key's rate window after it (null for an unlimited key) for the caller to report. */
 export async function createChallenge(
-  { store, clock, limits }: ChallengeDeps,
+  { store, clock, limits, circuits }: ChallengeDeps,
   key: ApiKeyRecord,
   input: ChallengeRequest,
   requestId: string | null = null,
-): Promise<{ body: { challenge_id: string; nonce: string; expires_in: number; timestamp: number }; rateLimit: RateLimitState | null }> {
+): Promise<{
+  body: { challenge_id: string; nonce: string; expires_in: number; timestamp: number; circuit_id: string };
+  rateLimit: RateLimitState | null;
+}> {
   const now = clock.now();
   await checkPendingCap(store, key, now, limits?.maxPendingPerKey ?? DEFAULT_MAX_PENDING_PER_KEY);
   const windowStart = now - (now % RATE_WINDOW_MS);
   const reset = Math.ceil((windowStart + RATE_WINDOW_MS - now) / 1000);
   const id = newChallengeId();
   const nonce = newNonce();
+  const circuit = await circuits.active();
   const result = await store.createChallenge(
     {
       id,
@@ -85,6 +92,7 @@ export async function createChallenge(
       confidence: null,
       reason: null,
       requestId,
+      circuitId: circuit.id,
     },
     { windowStart, limit: key.rateLimit },
   );
@@ -97,7 +105,7 @@ export async function createChallenge(
     );
   }
   return {
-    body: { challenge_id: id, nonce, expires_in: CHALLENGE_LIFETIME_MS / 1000, timestamp: now },
+    body: { challenge_id: id, nonce, expires_in: CHALLENGE_LIFETIME_MS / 1000, timestamp: now, circuit_id: circuit.id },
     rateLimit,
   };
 }

@@ -52,6 +52,7 @@ const REASONS: Record<FailureReason, true> = {
   invalid_signature: true,
   signature_not_verifiable: true,
   mandate_violation: true,
+  circuit_retired: true,
 };
 /** The constraints a mandate_violation names in `detail` (docs/mandates.md). */
 const VIOLATIONS: Record<MandateViolation, true> = {

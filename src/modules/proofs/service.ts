@@ -3,6 +3,7 @@
 // → verification. The decision is one conditional update in the store, so of
 // any number of concurrent submissions exactly one decides; the others learn
 // the winner's status.
+import type { CircuitRegistry } from "../../circuits/registry";
 import type { Clock } from "../../clock";
 import { ApiError } from "../../errors";
 import { confidence } from "../../identity/confidence";
@@ -10,11 +11,10 @@ import { canonicalContextHash, statementSignals } from "../../identity/encoding"
 import { verifySignature } from "../../identity/signature";
 import type { Logger } from "../../log";
 import type { Metrics } from "../../observability/metrics";
-import { SERVICE_VK_HASH } from "../../receipts/circuit";
 import type { Check } from "../../receipts/claims";
 import { type Receipts, receiptOrNull, signReceipt } from "../../receipts/service";
 import type { AgentRecord, ApiKeyRecord, ChallengeRecord, Decision, DecisionEvidence, Store } from "../../store/interface";
-import type { Verifier, VerifyFailure } from "../../verifier/types";
+import type { VerifyFailure } from "../../verifier/types";
 import { isExpired, isRetained } from "../challenges/lifecycle";
 import type { ProofRequest } from "./model";
 
@@ -30,12 +30,15 @@ export type FailureReason =
   | "invalid_signature"
   | "signature_not_verifiable"
   /** The proof verified but the agent's mandate forbids the action; `detail` names the constraint. */
-  | "mandate_violation";
+  | "mandate_violation"
+  /** The challenge's circuit was retired after the challenge was created: its key verifies nothing. */
+  | "circuit_retired";
 
 export interface ProofDeps {
   store: Store;
   clock: Clock;
-  verifier: Verifier;
+  /** The verifier of each circuit version: a proof is checked against its challenge's circuit. */
+  circuits: CircuitRegistry;
   logger: Logger;
   metrics?: Metrics;
   receipts: Receipts;
@@ -48,6 +51,8 @@ interface Evaluation {
   checks: Check[];
   /** The commitment the proof was checked against; null when the agent is unknown. */
   identityCommitment: string | null;
+  /** The challenge's circuit and its key's hash: what the receipt names. */
+  circuit: { id: string; vkHash: string };
 }
 
 /** Checked by submitProof before evaluation, and again by the store's conditional update. */
@@ -56,10 +61,14 @@ const CHALLENGE_CHECKS: readonly Check[] = ["challenge_owner", "challenge_unexpi
 /** `agent` is the challenge's agent as read with the challenge (store.getChallengeWithAgent). */
 async function evaluate(deps: ProofDeps, challenge: ChallengeRecord, agent: AgentRecord | null, input: ProofRequest): Promise<Evaluation> {
   const checks: Check[] = [...CHALLENGE_CHECKS];
-  if (!agent) return { reason: "unknown_agent", signatureValid: false, checks, identityCommitment: null };
+  // The circuit the challenge was issued with, whatever is active now. An
+  // unknown id throws (a fault: the challenge stays pending), never a verdict.
+  const circuit = await deps.circuits.verifierFor(challenge.circuitId);
+  const used = { id: circuit.id, vkHash: circuit.vkHash };
+  if (!agent) return { reason: "unknown_agent", signatureValid: false, checks, identityCommitment: null, circuit: used };
   checks.push("agent_registered");
   const identityCommitment = agent.identityCommitment;
-  const failed = (reason: FailureReason): Evaluation => ({ reason, signatureValid: false, checks, identityCommitment });
+  const failed = (reason: FailureReason): Evaluation => ({ reason, signatureValid: false, checks, identityCommitment, circuit: used });
   if (agent.revokedAt !== null) return failed("agent_revoked");
   checks.push("agent_active");
 
@@ -70,12 +79,13 @@ async function evaluate(deps: ProofDeps, challenge: ChallengeRecord, agent: Agen
     action: challenge.action,
     contextHash: hashOfContext,
   });
-  const verdict = await deps.verifier.verify(input.proof, signals);
+  if (!circuit.ok) return failed(circuit.reason);
+  const verdict = await circuit.verifier.verify(input.proof, signals);
   if (!verdict.ok) return failed(verdict.reason);
   checks.push("proof");
 
   const signature = input.agent_signature ?? null;
-  if (signature === null) return { reason: null, signatureValid: false, checks, identityCommitment };
+  if (signature === null) return { reason: null, signatureValid: false, checks, identityCommitment, circuit: used };
   if (agent.signingKey === null) return failed("signature_not_verifiable");
   const check = verifySignature(agent.signingKey, signature, {
     challengeId: challenge.id,
@@ -85,7 +95,7 @@ async function evaluate(deps: ProofDeps, challenge: ChallengeRecord, agent: Agen
   });
   if (check !== "valid") return failed("invalid_signature");
   checks.push("signature");
-  return { reason: null, signatureValid: true, checks, identityCommitment };
+  return { reason: null, signatureValid: true, checks, identityCommitment, circuit: used };
 }
 
 /**
@@ -124,11 +134,11 @@ export async function submitProof(deps: ProofDeps, key: ApiKeyRecord, input: Pro
   if (challenge.status !== "pending") throw new ApiError("challenge_used", { previous_status: challenge.status });
 
   const started = performance.now();
-  const { reason, signatureValid, checks, identityCommitment } = await evaluate(deps, challenge, agent, input);
+  const { reason, signatureValid, checks, identityCommitment, circuit } = await evaluate(deps, challenge, agent, input);
   const evaluationMs = performance.now() - started;
   const score = confidence({ proofValid: reason === null, signatureValid });
   // Stored with the decision, in the same update, so its receipt can be signed from the row alone.
-  const evidence: DecisionEvidence = { checks, identityCommitment, vkHash: SERVICE_VK_HASH };
+  const evidence: DecisionEvidence = { checks, identityCommitment, vkHash: circuit.vkHash, circuitId: circuit.id };
   const proposed: Decision = { status: reason === null ? "verified" : "failed", decidedAt: clock.now(), confidence: score, reason, requestId, evidence };
   const decision: Decision = { ...proposed, receipt: await presignedReceipt(deps, challenge, agent, proposed) };
   // The challenge is the mandate scope: the agent's mandate is checked (and

@@ -161,6 +161,23 @@ export const postgresMigrations: string[] = [
      END IF;
      RAISE EXCEPTION 'audit_log is append-only';
    END $$;`,
+  // 7: circuits as versioned data (see migrations/sqlite.ts).
+  `CREATE TABLE circuits (
+     id            TEXT PRIMARY KEY,
+     state         TEXT NOT NULL CHECK (state IN ('active', 'accepted', 'retired')),
+     vk            TEXT NOT NULL,
+     vk_hash       TEXT NOT NULL,
+     zkey_sha256   TEXT NOT NULL,
+     wasm_sha256   TEXT NOT NULL,
+     transcript    TEXT NOT NULL,
+     zkey          BYTEA NOT NULL,
+     wasm          BYTEA NOT NULL,
+     created_at    BIGINT NOT NULL,
+     activated_at  BIGINT,
+     retired_at    BIGINT
+   );
+   CREATE UNIQUE INDEX circuits_one_active ON circuits (state) WHERE state = 'active';
+   ALTER TABLE challenges ADD COLUMN circuit_id TEXT;`,
 ];
 
 /**

@@ -144,4 +144,27 @@ export const sqliteMigrations: string[] = [
    WHEN OLD.at >= (SELECT before FROM audit_purge_gate WHERE id = 1) BEGIN
      SELECT RAISE(ABORT, 'audit_log is append-only');
    END;`,
+  // 6: circuits as versioned data (issue 17, docs/trust.md). Each row is a
+  // verified ceremony's output: its verification key, the hashes agents check
+  // the artifacts against, the transcript, and the zkey and wasm themselves so
+  // any node can serve them. At most one circuit is active (new challenges
+  // use it); `accepted` ones still verify the challenges that name them;
+  // `retired` ones verify nothing. A challenge records its circuit (NULL on
+  // rows from before: the shipped circuit the first start seeded).
+  `CREATE TABLE circuits (
+     id            TEXT PRIMARY KEY,
+     state         TEXT NOT NULL CHECK (state IN ('active', 'accepted', 'retired')),
+     vk            TEXT NOT NULL,
+     vk_hash       TEXT NOT NULL,
+     zkey_sha256   TEXT NOT NULL,
+     wasm_sha256   TEXT NOT NULL,
+     transcript    TEXT NOT NULL,
+     zkey          BLOB NOT NULL,
+     wasm          BLOB NOT NULL,
+     created_at    INTEGER NOT NULL,
+     activated_at  INTEGER,
+     retired_at    INTEGER
+   );
+   CREATE UNIQUE INDEX circuits_one_active ON circuits (state) WHERE state = 'active';
+   ALTER TABLE challenges ADD COLUMN circuit_id TEXT;`,
 ];

@@ -1,0 +1,177 @@
+// Circuits as versioned data (issue 17, docs/trust.md): which circuit new
+// challenges use and which key verifies a challenge's proof, as every node
+// sees it. Like the receipt signing keys (src/receipts/signer.ts), the view is
+// read from the store and kept for CIRCUIT_REFRESH_MS, so an activation or a
+// retirement made by any process (the CLI, another node) holds everywhere
+// within that time, without a restart.
+//
+// The service holds one verifier per circuit (each its own WebAssembly
+// instance with that circuit's key), built on first use: the shipped
+// circuit's is the one main.ts wires (batched, maybe threaded); the others
+// come from `verifierFor`.
+import { createHash } from "node:crypto";
+import { vkHash } from "../receipts/circuit";
+import type { CircuitRecord, CircuitWithArtifacts, Store } from "../store/interface";
+import type { SnarkjsVerificationKey, Verifier } from "../verifier/types";
+import { shippedFile } from "./shipped";
+import { circuitIdOf, SHIPPED_CIRCUIT_ID, SHIPPED_VK_HASH } from "./version";
+
+export { circuitIdOf, SHIPPED_CIRCUIT_ID, SHIPPED_VK_HASH } from "./version";
+
+/** How long a node keeps the circuits it read before asking the store again. */
+export const CIRCUIT_REFRESH_MS = 5_000;
+
+/**
+ * What a circuit's phase 2 is: the shipped circuit's was made by this project
+ * (a development setup, docs/trust.md); any other was added by the operator
+ * from a ceremony that verified (zkagent circuits add).
+ */
+export const setupOf = (id: string): "development" | "operator" => (id === SHIPPED_CIRCUIT_ID ? "development" : "operator");
+
+const sha256 = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex");
+
+/** A verified ceremony's files as the store keeps them. `files` must have passed verifyCeremony. */
+export function circuitRecordOf(files: { zkey: Uint8Array; wasm: Uint8Array; vk: Uint8Array; transcript: Uint8Array }, now: number): CircuitWithArtifacts {
+  const vk = JSON.parse(new TextDecoder().decode(files.vk));
+  const hash = vkHash(vk);
+  return {
+    id: circuitIdOf(hash),
+    state: "accepted",
+    vk: JSON.stringify(vk),
+    vkHash: hash,
+    zkeySha256: sha256(files.zkey),
+    wasmSha256: sha256(files.wasm),
+    transcript: new TextDecoder().decode(files.transcript),
+    createdAt: now,
+    activatedAt: null,
+    retiredAt: null,
+    zkey: files.zkey,
+    wasm: files.wasm,
+  };
+}
+
+/** The shipped circuit as a store row: the first start seeds it (active when no circuit is). */
+export async function shippedCircuitRecord(now: number): Promise<CircuitWithArtifacts> {
+  const [zkey, wasm, vk, transcript] = await Promise.all([shippedFile("zkey"), shippedFile("wasm"), shippedFile("vk"), shippedFile("transcript")]);
+  return circuitRecordOf({ zkey, wasm, vk, transcript }, now);
+}
+
+/** How a challenge's circuit verifies: with its key, or not at all (retired). */
+export type CircuitVerifier =
+  | { ok: true; id: string; vkHash: string; verifier: Verifier }
+  | { ok: false; id: string; vkHash: string; reason: "circuit_retired" };
+
+export class UnknownCircuitError extends Error {}
+
+export interface CircuitRegistryOptions {
+  /** The shipped circuit's verifier (main.ts: batched, maybe on a thread). */
+  shipped: Verifier;
+  /** Builds the verifier of another circuit's key, once per circuit per process. */
+  verifierFor: (vk: SnarkjsVerificationKey) => Promise<Verifier>;
+  refreshMs?: number;
+  now?: () => number;
+}
+
+interface View {
+  byId: Map<string, CircuitRecord>;
+  active: CircuitRecord | null;
+  readAt: number;
+}
+
+export class CircuitRegistry {
+  private view?: View;
+  private loading?: Promise<View>;
+  private readonly verifiers = new Map<string, Promise<Verifier>>();
+  private readonly artifacts = new Map<string, Promise<Uint8Array | null>>();
+  private readonly refreshMs: number;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly store: Store,
+    private readonly options: CircuitRegistryOptions,
+  ) {
+    this.refreshMs = options.refreshMs ?? CIRCUIT_REFRESH_MS;
+    this.now = options.now ?? Date.now;
+    this.verifiers.set(SHIPPED_CIRCUIT_ID, Promise.resolve(options.shipped));
+  }
+
+  /** Every circuit as of at most refreshMs ago, oldest first (GET /v1/circuits). */
+  async list(): Promise<CircuitRecord[]> {
+    return [...(await this.current()).byId.values()];
+  }
+
+  async get(id: string): Promise<CircuitRecord | null> {
+    return (await this.current()).byId.get(id) ?? null;
+  }
+
+  /**
+   * The circuit new challenges use: the active one. A store nobody seeded
+   * (tests that build the app alone) has none: then the shipped circuit.
+   */
+  async active(): Promise<{ id: string; vkHash: string }> {
+    const { active } = await this.current();
+    return active ? { id: active.id, vkHash: active.vkHash } : { id: SHIPPED_CIRCUIT_ID, vkHash: SHIPPED_VK_HASH };
+  }
+
+  /**
+   * The verifier for a challenge's circuit (null: a row from before circuits
+   * were versioned, the shipped one). A retired circuit verifies nothing.
+   * Throws UnknownCircuitError for an id the store does not hold (circuits
+   * are never deleted, so that is a fault, not a verdict).
+   */
+  async verifierFor(circuitId: string | null | undefined): Promise<CircuitVerifier> {
+    const id = circuitId ?? SHIPPED_CIRCUIT_ID;
+    const record = (await this.current()).byId.get(id);
+    if (record?.state === "retired") return { ok: false, id, vkHash: record.vkHash, reason: "circuit_retired" };
+    if (!record && id !== SHIPPED_CIRCUIT_ID) throw new UnknownCircuitError(`no circuit ${id}`);
+    let verifier = this.verifiers.get(id);
+    if (!verifier) {
+      verifier = this.options.verifierFor(JSON.parse(record!.vk));
+      // A key that fails to load is tried again by the next proof, not cached as a failure.
+      verifier.catch(() => this.verifiers.delete(id));
+      this.verifiers.set(id, verifier);
+    }
+    return { ok: true, id, vkHash: record?.vkHash ?? SHIPPED_VK_HASH, verifier: await verifier };
+  }
+
+  /**
+   * One artifact of a circuit, or null when there is no such circuit. Kept in
+   * memory once read: a circuit's artifacts never change (its id is its key's hash).
+   */
+  artifact(id: string, kind: "zkey" | "wasm"): Promise<Uint8Array | null> {
+    const key = `${kind}:${id}`;
+    let bytes = this.artifacts.get(key);
+    if (!bytes) {
+      bytes = this.store.circuitArtifact(id, kind);
+      bytes.then(
+        (b) => b ?? this.artifacts.delete(key),
+        () => this.artifacts.delete(key),
+      );
+      this.artifacts.set(key, bytes);
+    }
+    return bytes;
+  }
+
+  /** Releases the verifiers built here (not the shipped one: its owner closes it). */
+  async close(): Promise<void> {
+    for (const [id, verifier] of this.verifiers) {
+      if (id === SHIPPED_CIRCUIT_ID) continue;
+      const v = (await verifier.catch(() => null)) as (Verifier & { close?: () => void }) | null;
+      v?.close?.();
+    }
+  }
+
+  private async current(): Promise<View> {
+    if (this.view && this.now() - this.view.readAt < this.refreshMs) return this.view;
+    // One read in flight per process, however many requests are waiting.
+    this.loading ??= this.load().finally(() => (this.loading = undefined));
+    return this.loading;
+  }
+
+  private async load(): Promise<View> {
+    const readAt = this.now();
+    const circuits = await this.store.listCircuits();
+    this.view = { byId: new Map(circuits.map((c) => [c.id, c])), active: circuits.find((c) => c.state === "active") ?? null, readAt };
+    return this.view;
+  }
+}

@@ -1,0 +1,107 @@
+// `zkagent ceremony init|contribute|beacon|verify`: phase 2 of the Groth16
+// setup (src/ceremony/ceremony.ts) from the command line. Exit 0 done or
+// holds, 1 the ceremony does not verify (or a step was refused), 2 usage.
+import {
+  CeremonyError,
+  type CeremonyReport,
+  applyBeacon,
+  contribute,
+  initCeremony,
+  readCeremonyDir,
+  shippedCeremony,
+  verifyCeremony,
+} from "../ceremony/ceremony";
+import { PtauMismatchError } from "../ceremony/ptau";
+import { nonNegativeInteger, parse, printable, printJson, say, UsageError } from "./args";
+
+export const ceremonyHelp = `zkagent ceremony — phase 2 of the Groth16 setup, on snarkjs's zkey functions
+
+  zkagent ceremony init --out DIR [--ptau FILE] [--json]
+      The circuit + the public phase-1 Powers of Tau (pinned by BLAKE2b-512;
+      --ptau: your own copy of the same file) → DIR/agent_identity.zkey with
+      no contribution yet, and DIR/transcript.json.
+  zkagent ceremony contribute DIR [--name NAME] [--json]
+      Adds a contribution. Its randomness comes from the operating system only
+      and is forgotten at exit. Prints the contribution hash: publish it, then
+      pass DIR to the next participant.
+  zkagent ceremony beacon DIR --beacon HEX --iterations N [--name NAME] [--json]
+      Closes the ceremony with a public random value (2^N hash rounds).
+  zkagent ceremony verify [DIR] [--ptau FILE] [--json]
+      Checks r1cs → pinned ptau → every contribution → final zkey →
+      verification key, and prints each contribution. Without DIR: the
+      circuit this build ships. Exit 0 when it holds, 1 when not.`;
+
+function printReport(report: CeremonyReport, json: boolean): void {
+  if (json) {
+    printJson(report);
+    return;
+  }
+  for (const c of report.checks) say(`${c.ok ? "ok  " : "FAIL"}  ${c.check.padEnd(13)} ${printable(c.detail)}`);
+  for (const c of report.contributions) {
+    const beacon = c.beacon === undefined ? "" : `  (beacon ${c.beacon}, 2^${c.iterations_exp} iterations)`;
+    say(`contribution #${c.index} ${printable(c.name)}: ${c.hash}${beacon}`);
+  }
+  say(report.ok ? `The ceremony holds. vk_hash ${report.vk_hash}` : "The ceremony does NOT verify.");
+}
+
+export async function ceremonyCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parse(
+    argv,
+    {
+      out: { type: "string" },
+      ptau: { type: "string" },
+      name: { type: "string" },
+      beacon: { type: "string" },
+      iterations: { type: "string" },
+      json: { type: "boolean" },
+    },
+    true,
+  );
+  const [sub, dir] = positionals;
+  if (values.help || !sub) {
+    say(ceremonyHelp);
+    return values.help ? 0 : 2;
+  }
+  const json = values.json ?? false;
+  try {
+    switch (sub) {
+      case "init": {
+        if (!values.out) throw new UsageError("ceremony init needs --out DIR");
+        const transcript = await initCeremony(values.out, { ptau: values.ptau });
+        if (json) printJson({ dir: values.out, zkey_sha256: transcript.steps[0]!.zkey_sha256 });
+        else say(`Initial zkey in ${values.out} (no contribution yet). Next: zkagent ceremony contribute ${values.out} --name NAME`);
+        return 0;
+      }
+      case "contribute": {
+        if (!dir) throw new UsageError("ceremony contribute needs the DIR");
+        const step = await contribute(dir, values.name ?? "anonymous");
+        if (json) printJson(step);
+        else say(`Contribution hash (publish it; verify shows it in the chain):\n${step.hash}`);
+        return 0;
+      }
+      case "beacon": {
+        if (!dir) throw new UsageError("ceremony beacon needs the DIR");
+        if (!values.beacon) throw new UsageError("--beacon HEX is required");
+        const iterations = nonNegativeInteger(values.iterations, "iterations");
+        if (iterations === undefined) throw new UsageError("--iterations N is required");
+        const step = await applyBeacon(dir, values.beacon, iterations, { name: values.name });
+        if (json) printJson(step);
+        else say(`Beacon applied. Contribution hash:\n${step.hash}\nNext: zkagent ceremony verify ${dir}`);
+        return 0;
+      }
+      case "verify": {
+        const files = dir ? await readCeremonyDir(dir) : await shippedCeremony();
+        const report = await verifyCeremony(files, { ptau: values.ptau });
+        printReport(report, json);
+        return report.ok ? 0 : 1;
+      }
+      default:
+        throw new UsageError(`unknown ceremony command "${sub}"`);
+    }
+  } catch (error) {
+    if (!(error instanceof CeremonyError) && !(error instanceof PtauMismatchError)) throw error;
+    if (json) printJson({ error: error.message });
+    else process.stderr.write(`zkagent: ${printable(error.message)}\n`);
+    return 1;
+  }
+}

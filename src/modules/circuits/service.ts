@@ -1,0 +1,90 @@
+// GET /v1/circuits and its artifacts: what agents prove with, and what anyone
+// checks the service's trust root with (docs/trust.md). Public data; every
+// artifact is immutable (a circuit's id is its key's hash), so each carries
+// its own hash as ETag.
+import { createHash } from "node:crypto";
+import { type CircuitRegistry, setupOf } from "../../circuits/registry";
+import { ApiError } from "../../errors";
+import type { CircuitRecord } from "../../store/interface";
+import type { CeremonySummary, CircuitView } from "./model";
+
+export type ArtifactKind = "vk" | "zkey" | "wasm" | "transcript";
+
+/** The Content-Type each artifact is sent with; the OpenAPI document declares the same (index.ts). */
+export const ARTIFACT_MEDIA_TYPES: Record<ArtifactKind, string> = {
+  vk: "application/json",
+  zkey: "application/octet-stream",
+  wasm: "application/wasm",
+  transcript: "application/json",
+};
+
+export interface Artifact {
+  body: Uint8Array | string;
+  /** The artifact's hash, hex: its strong ETag. */
+  hash: string;
+  contentType: string;
+}
+
+const sha256 = (text: string): string => createHash("sha256").update(text).digest("hex");
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** The contributions and beacon a transcript lists (it verified before the circuit was stored). */
+export function ceremonySummary(transcriptText: string): CeremonySummary {
+  const transcript = JSON.parse(transcriptText) as {
+    ptau?: { name?: string; blake2b512?: string };
+    steps?: { step: string; name?: string; hash?: string; beacon?: string; iterations_exp?: number }[];
+  };
+  const steps = transcript.steps ?? [];
+  const beacon = steps.find((s) => s.step === "beacon");
+  return {
+    contributions: steps.filter((s) => s.step === "contribution").map((s) => ({ name: s.name ?? "", hash: s.hash ?? "" })),
+    beacon: beacon ? { value: beacon.beacon ?? "", iterations_exp: beacon.iterations_exp ?? 0, name: beacon.name ?? "", hash: beacon.hash ?? "" } : null,
+    ptau: { name: transcript.ptau?.name ?? "", blake2b512: transcript.ptau?.blake2b512 ?? "" },
+  };
+}
+
+export const circuitViewOf = (c: CircuitRecord): CircuitView => ({
+  id: c.id,
+  state: c.state,
+  setup: setupOf(c.id),
+  vk_hash: c.vkHash,
+  zkey_sha256: c.zkeySha256,
+  wasm_sha256: c.wasmSha256,
+  transcript_sha256: sha256(c.transcript),
+  created_at: iso(c.createdAt)!,
+  activated_at: iso(c.activatedAt),
+  retired_at: iso(c.retiredAt),
+  ceremony: ceremonySummary(c.transcript),
+});
+
+export async function listCircuits(circuits: CircuitRegistry): Promise<{ active: string; circuits: CircuitView[] }> {
+  const [active, all] = await Promise.all([circuits.active(), circuits.list()]);
+  return { active: active.id, circuits: all.map(circuitViewOf) };
+}
+
+export async function readCircuit(circuits: CircuitRegistry, id: string | null): Promise<CircuitView> {
+  const record = id === null ? null : await circuits.get(id);
+  if (!record) throw new ApiError("circuit_not_found");
+  return circuitViewOf(record);
+}
+
+export async function readArtifact(circuits: CircuitRegistry, id: string | null, kind: ArtifactKind): Promise<Artifact> {
+  const record = id === null ? null : await circuits.get(id);
+  if (!record) throw new ApiError("circuit_not_found");
+  switch (kind) {
+    case "vk":
+      return { body: record.vk, hash: record.vkHash.replace(/^sha256:/, ""), contentType: ARTIFACT_MEDIA_TYPES.vk };
+    case "transcript":
+      return { body: record.transcript, hash: sha256(record.transcript), contentType: ARTIFACT_MEDIA_TYPES.transcript };
+    case "zkey":
+    case "wasm": {
+      const bytes = await circuits.artifact(record.id, kind);
+      if (!bytes) throw new ApiError("circuit_not_found");
+      return {
+        body: bytes,
+        hash: kind === "zkey" ? record.zkeySha256 : record.wasmSha256,
+        contentType: ARTIFACT_MEDIA_TYPES[kind],
+      };
+    }
+  }
+}

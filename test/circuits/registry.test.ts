@@ -1,0 +1,64 @@
+// The circuits as every node sees them (src/circuits/registry.ts): read from
+// the store, kept for CIRCUIT_REFRESH_MS (5 s) and no longer, so an
+// activation or a retirement by any process holds everywhere within 5 s.
+import { describe, expect, test } from "bun:test";
+import { CIRCUIT_REFRESH_MS, CircuitRegistry, SHIPPED_CIRCUIT_ID, SHIPPED_VK_HASH, UnknownCircuitError } from "../../src/circuits/registry";
+import { openSqlite } from "../../src/store/sqlite";
+import type { Verifier } from "../../src/verifier/types";
+import { makeCircuit } from "../store/contract-circuits";
+
+const fakeVerifier = (name: string): Verifier & { name: string } => ({ name, verify: () => ({ ok: true }) });
+
+function setup() {
+  const store = openSqlite(":memory:");
+  let now = 1_000_000;
+  const built: unknown[] = [];
+  const shipped = fakeVerifier("shipped");
+  const registry = new CircuitRegistry(store, {
+    shipped,
+    verifierFor: async (vk) => (built.push(vk), fakeVerifier(JSON.stringify(vk))),
+    now: () => now,
+  });
+  return { store, registry, shipped, built, advance: (ms: number) => (now += ms), at: () => now };
+}
+
+describe("CircuitRegistry", () => {
+  test("the refresh bound is 5 s", () => expect(CIRCUIT_REFRESH_MS).toBe(5_000));
+
+  test("an activation by another process is seen after at most 5 s, not before", async () => {
+    const { store, registry, advance, at } = setup();
+    const first = makeCircuit();
+    const next = makeCircuit();
+    await store.addCircuit(first);
+    await store.addCircuit(next);
+    expect((await registry.active()).id).toBe(first.id);
+    await store.activateCircuit(next.id, at());
+    advance(CIRCUIT_REFRESH_MS - 1);
+    expect((await registry.active()).id).toBe(first.id);
+    advance(1);
+    expect(await registry.active()).toEqual({ id: next.id, vkHash: next.vkHash });
+  });
+
+  test("a store with no circuit (never seeded) issues and verifies with the shipped circuit", async () => {
+    const { registry, shipped } = setup();
+    expect(await registry.active()).toEqual({ id: SHIPPED_CIRCUIT_ID, vkHash: SHIPPED_VK_HASH });
+    const resolved = await registry.verifierFor(null);
+    expect(resolved).toEqual({ ok: true, id: SHIPPED_CIRCUIT_ID, vkHash: SHIPPED_VK_HASH, verifier: shipped });
+  });
+
+  test("each circuit's verifier is built once from its own key; a retired circuit verifies nothing; an unknown id is a fault", async () => {
+    const { store, registry, built, advance, at } = setup();
+    const a = makeCircuit();
+    const b = makeCircuit();
+    await store.addCircuit(a);
+    await store.addCircuit(b);
+    const one = await registry.verifierFor(b.id);
+    const two = await registry.verifierFor(b.id);
+    expect(one.ok && two.ok && one.verifier === two.verifier).toBe(true);
+    expect(built).toEqual([JSON.parse(b.vk)]);
+    await store.retireCircuit(b.id, at());
+    advance(CIRCUIT_REFRESH_MS);
+    expect(await registry.verifierFor(b.id)).toEqual({ ok: false, id: b.id, vkHash: b.vkHash, reason: "circuit_retired" });
+    await expect(registry.verifierFor("agent_identity-ffffffffffffffff")).rejects.toBeInstanceOf(UnknownCircuitError);
+  });
+});
