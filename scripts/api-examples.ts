@@ -8,6 +8,7 @@
 // under the contract check.
 import { createIdentity, createPrincipal, prove, signMandate } from "../src/agent";
 import { createApp } from "../src/app";
+import { SHIPPED_CIRCUIT_ID, shippedCircuitRecord } from "../src/circuits/registry";
 import { ManualClock } from "../src/clock";
 import type { AppDeps } from "../src/deps";
 import { silentLogger } from "../src/log";
@@ -54,6 +55,8 @@ export async function recordExamples(wrap: <T extends App>(app: T) => T = (app) 
   const clock = new ManualClock(Date.UTC(2026, 10, 21, 12, 0, 0));
   const store = openSqlite(":memory:");
   const deps: AppDeps = { store, clock, verifier: await serviceVerifier(), logger: silentLogger };
+  // The shipped circuit, as main.ts seeds it on a first start.
+  await store.addCircuit(await shippedCircuitRecord(clock.now()));
   const app = wrap(createApp(deps));
   const examples: Examples = {};
 
@@ -267,6 +270,30 @@ export async function recordExamples(wrap: <T extends App>(app: T) => T = (app) 
   clock.advance(301_000);
   await call("readSession", "Expired", "GET", `/v1/verify/status/${late.challenge_id}`);
   await call("submitProof", "Challenge expired", "POST", "/v1/verify/proof", { body: { challenge_id: late.challenge_id, proof } });
+
+  // Circuits: public, and their artifacts immutable (If-None-Match → 304, which has no body to record).
+  const circuitPath = `/v1/circuits/${SHIPPED_CIRCUIT_ID}`;
+  await call("listCircuits", "The circuits", "GET", "/v1/circuits", { key: null });
+  await call("listCircuits", "Service unavailable", "GET", "/v1/circuits", { key: null, app: unavailable });
+  await call("listCircuits", "Internal server error", "GET", "/v1/circuits", { key: null, app: broken });
+  await call("getCircuit", "The shipped circuit", "GET", circuitPath, { key: null });
+  const artifacts = {
+    vk: ["getCircuitVerificationKey", "The verification key"],
+    zkey: ["getCircuitZkey", "The zkey"],
+    wasm: ["getCircuitWasm", "The wasm"],
+    transcript: ["getCircuitTranscript", "The ceremony's transcript"],
+  } as const;
+  const unknownCircuit = "/v1/circuits/agent_identity-0000000000000000";
+  for (const [operationId, path] of [["getCircuit", ""], ...Object.entries(artifacts).map(([kind, [id]]) => [id, `/${kind}`])] as const) {
+    await call(operationId, "Circuit not found", "GET", `${unknownCircuit}${path}`, { key: null });
+    await call(operationId, "Service unavailable", "GET", `${circuitPath}${path}`, { key: null, app: unavailable });
+    await call(operationId, "Internal server error", "GET", `${circuitPath}${path}`, { key: null, app: broken });
+  }
+  for (const [kind, [operationId, name]] of Object.entries(artifacts)) {
+    const response = await app.handle(new Request(`http://localhost${circuitPath}/${kind}`));
+    await call(operationId, name, "GET", `${circuitPath}/${kind}`, { key: null });
+    await call(operationId, "Not modified", "GET", `${circuitPath}/${kind}`, { key: null, headers: { "if-none-match": response.headers.get("etag")! } });
+  }
 
   // The key, the key set, operations.
   await call("readUsage", "Usage", "GET", "/v1/usage");

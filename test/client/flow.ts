@@ -1,7 +1,8 @@
 // An integrator's flow, written only against the client generated from the
 // OpenAPI document (openapi-typescript types in ./generated/, made by
 // test/contract/client.test.ts, and openapi-fetch): register an agent with a
-// mandate, request a challenge, submit its proof, read the status, change
+// mandate, request a challenge, look up the circuit it names (the public
+// circuits list and the circuit itself), submit its proof, read the status, change
 // the mandate, see a refused proof, fetch the receipt keys and the usage.
 // It must compile under tsc --strict (./tsconfig.json) with no casts, no
 // `any` and no `unknown` in this file: every type comes from the document.
@@ -13,6 +14,7 @@ type Agent = components["schemas"]["Agent"];
 type Session = components["schemas"]["Session"];
 type Usage = components["schemas"]["Usage"];
 type Jwks = components["schemas"]["Jwks"];
+type Circuit = components["schemas"]["Circuit"];
 type Reason = components["schemas"]["VerificationFailed"]["reason"];
 type Detail = components["schemas"]["VerificationFailed"]["detail"];
 
@@ -28,6 +30,9 @@ export interface FlowOptions {
 
 export interface FlowResult {
   registered: Agent;
+  /** The circuit the challenge named (GET /v1/circuits/{id}), and whether the list (GET /v1/circuits) calls it active. */
+  circuit: Circuit;
+  circuitListedActive: boolean;
   verifiedConfidence: number;
   receipt: string | null;
   session: Session;
@@ -61,6 +66,14 @@ export async function runFlow(options: FlowOptions): Promise<FlowResult> {
   });
   if (!challenge.data) throw failure("challenge", challenge.response.status, challenge.error);
 
+  // The circuit the challenge names is the one the agent must prove with: public, no API key needed.
+  const circuitId = challenge.data.circuit_id;
+  const circuits = await client.GET("/v1/circuits", { headers: { "X-Api-Key": null } });
+  if (!circuits.data) throw failure("circuits", circuits.response.status, circuits.error);
+  const circuit = await client.GET("/v1/circuits/{id}", { params: { path: { id: circuitId } } });
+  if (!circuit.data) throw failure("circuit", circuit.response.status, circuit.error);
+  if (circuit.data.state === "retired") throw new Error(`circuit ${circuitId} is retired`);
+
   const proof = await options.prove(challenge.data.nonce, "purchase", context);
   const verified = await client.POST("/v1/verify/proof", { body: { challenge_id: challenge.data.challenge_id, proof } });
   if (!verified.data) throw failure("proof", verified.response.status, verified.error);
@@ -87,6 +100,8 @@ export async function runFlow(options: FlowOptions): Promise<FlowResult> {
 
   return {
     registered: registration.data,
+    circuit: circuit.data,
+    circuitListedActive: circuits.data.active === circuitId && circuits.data.circuits.some((listed) => listed.id === circuitId),
     verifiedConfidence: verified.data.confidence,
     receipt: verified.data.receipt,
     session: status.data,

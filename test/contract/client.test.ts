@@ -1,12 +1,13 @@
 // A client generated from the OpenAPI document, as an integrator would make
 // one: openapi-typescript writes the types (test/client/generate.ts), the
-// typed flow (test/client/flow.ts: register, challenge, proof, status,
+// typed flow (test/client/flow.ts: register, challenge, its circuit, proof, status,
 // mandate, a refused proof told apart by its `error`, JWKS, usage) must
 // compile under tsc --strict, and then runs against the service, every
 // answer also checked against the contract (support/contract.ts).
 import { beforeAll, expect, test } from "bun:test";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { SHIPPED_CIRCUIT_ID, shippedCircuitRecord } from "../../src/circuits/registry";
 import { createHarness } from "../support/harness";
 import { identity, proofFor } from "../support/proofs";
 
@@ -45,6 +46,8 @@ test("without telling the proof's 400s apart by `error`, the flow does not compi
 
 test("the flow runs against the service and passes", async () => {
   const h = await createHarness();
+  // The shipped circuit, as a server's first start seeds it.
+  await h.store.addCircuit(await shippedCircuitRecord(Date.now()));
   const agent = await identity("generated-client");
   // A variable specifier: the root typecheck must not follow it into types generated only by this test.
   const flowPath = join(CLIENT, "flow.ts");
@@ -57,6 +60,8 @@ test("the flow runs against the service and passes", async () => {
     prove: (nonce: string, action: string, context: Record<string, string | number>) => proofFor({ secret: agent.secret, nonce, action, context }),
   });
   expect(result.registered).toMatchObject({ agent_id: "client-agent", status: "active" });
+  expect(result.circuit).toMatchObject({ id: SHIPPED_CIRCUIT_ID, state: "active", setup: "development" });
+  expect(result.circuitListedActive).toBe(true);
   expect(result.verifiedConfidence).toBe(0.99);
   expect(result.receipt).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
   expect(result.session).toMatchObject({ status: "verified", reason: null });

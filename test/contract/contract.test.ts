@@ -98,6 +98,9 @@ describe("standard JSON Schema, strictly", () => {
     const schemas = document.components?.schemas as Record<string, OpenAPIV3_1.SchemaObject>;
     const consts = (schema: unknown) => ((schema as OpenAPIV3_1.SchemaObject).anyOf ?? []).map((member) => (member as OpenAPIV3_1.SchemaObject).const);
     expect(consts(schemas.VerificationFailed!.properties!.reason)).toContain("mandate_violation");
+    expect(consts(schemas.VerificationFailed!.properties!.reason)).toContain("circuit_retired");
+    expect(consts(schemas.Circuit!.properties!.state)).toEqual(["active", "accepted", "retired"]);
+    expect(schemas.Challenge!.required).toContain("circuit_id");
     expect(consts(schemas.VerificationFailed!.properties!.detail)).toEqual([
       "action",
       "merchant",
@@ -125,8 +128,13 @@ describe("examples", () => {
     for (const [path, item] of Object.entries(document.paths ?? {})) {
       for (const op of Object.values(item ?? {}) as OpenAPIV3_1.OperationObject[]) {
         for (const [status, response] of Object.entries(op.responses ?? {}) as [string, OpenAPIV3_1.ResponseObject][]) {
-          const [mediaType, media] = Object.entries(response.content ?? {})[0]!;
           const recorded = examples[op.operationId!]?.[status] ?? {};
+          // Only a 304 Not Modified is declared without content: there is no body to show.
+          if (!response.content) {
+            expect({ op: op.operationId, status, recorded }).toEqual({ op: op.operationId, status: "304", recorded: {} });
+            continue;
+          }
+          const [mediaType, media] = Object.entries(response.content)[0]!;
           // A binary answer (an artifact download) has no example to read.
           if (path.startsWith("/v1/") && mediaType === "application/json")
             expect({ op: op.operationId, status, examples: Object.keys(recorded).length > 0 }).toEqual({ op: op.operationId, status, examples: true });
@@ -183,6 +191,17 @@ describe("the check itself", () => {
         JSON.stringify({ error: "Too many pending challenges", request_id: "r1" }),
       ),
     ).toThrow("body does not match");
+  });
+  test("a 304 Not Modified has no body and no media type; an artifact is sent as the media type declared", () => {
+    const path = "http://x/v1/circuits/agent_identity-b3acd33b3b99ce90/zkey";
+    const etag = `"${"a".repeat(64)}"`;
+    const cached = (extra: Record<string, string> = {}) =>
+      new Headers({ "x-request-id": "r1", etag, "cache-control": "public, max-age=31536000, immutable", ...extra });
+    expect(contract.check("GET", path, 304, cached(), "")).toBe("GET /v1/circuits/{id}/zkey 304");
+    expect(() => contract.check("GET", path, 304, cached({ "content-type": "application/octet-stream" }), "zkey")).toThrow("declares none");
+    expect(contract.check("GET", path, 200, cached({ "content-type": "application/octet-stream" }), "zkey")).toBe("GET /v1/circuits/{id}/zkey 200");
+    expect(() => contract.check("GET", path, 200, cached({ "content-type": "application/json" }), "{}")).toThrow("declared application/octet-stream");
+    expect(() => contract.check("GET", path, 200, cached({ "content-type": "application/octet-stream", etag: "W/x" }), "zkey")).toThrow("header etag");
   });
   test("an unlisted path must be the catch-all 404", () => {
     expect(
