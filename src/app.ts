@@ -1,11 +1,11 @@
 // createApp(deps): the whole HTTP surface, with one error handler. It never
 // listens; main.ts does, and tests call app.handle(new Request(…)).
-import { openapi } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
 import type { AppDeps, ModuleDeps } from "./deps";
 import { handleError } from "./http/errors";
 import { observe } from "./http/observe";
-import { SWAGGER_BUNDLE_PATH, SWAGGER_CSS_PATH, swaggerAssets } from "./http/swagger-assets";
+import { apiDocs } from "./http/openapi";
+import { swaggerAssets } from "./http/swagger-assets";
 import { agents } from "./modules/agents";
 import { challenges } from "./modules/challenges";
 import { keys } from "./modules/keys";
@@ -31,49 +31,23 @@ export function createApp(appDeps: AppDeps) {
     receipts: appDeps.receipts ?? { signer: new ReceiptSigner(appDeps.store), issuer: DEFAULT_ISSUER },
     circuits: appDeps.circuits ?? new CircuitRegistry(appDeps.store, { shipped: appDeps.verifier, verifierFor: (vk) => serviceVerifier(vk) }),
   };
-  return (
-    new Elysia()
-      // Request id (incoming x-request-id if sane, else new), log context, request log and metrics.
-      .use(observe(deps))
-      // Every error, from a route or from routing itself, becomes a catalogue response (src/http/errors.ts).
-      .onError(handleError(deps))
-      .use(
-        openapi({
-          path: "/swagger",
-          provider: "swagger-ui",
-          exclude: { paths: [SWAGGER_BUNDLE_PATH, SWAGGER_CSS_PATH] },
-          // validatorUrl "none": the online validator badge (an image from validator.swagger.io) stays off
-          // explicitly; Swagger UI 5 hides it for OpenAPI 3 today, but the UI must never contact another host.
-          swagger: { cdn: SWAGGER_BUNDLE_PATH, theme: SWAGGER_CSS_PATH, persistAuthorization: true, validatorUrl: "none" },
-          documentation: {
-            info: {
-              title: "zkagent",
-              version: pkg.version,
-              description:
-                "Zero-knowledge identity verification for AI agents: request a one-time challenge, submit the agent's Groth16 proof, read the session's status. Authorize with an API key (X-Api-Key).",
-            },
-            tags: [
-              { name: "Verification", description: "The challenge → proof → status flow" },
-              { name: "Agents", description: "Identity commitments the agents prove against" },
-              { name: "Keys", description: "The calling API key" },
-              { name: "Circuits", description: "Circuit versions and the artifacts agents prove with (public)" },
-              { name: "Operations", description: "Liveness, readiness and Prometheus metrics" },
-            ],
-            components: { securitySchemes: { apiKey: { type: "apiKey", in: "header", name: "X-Api-Key" } } },
-          },
-        }),
-      )
-      .use(swaggerAssets)
-      .use(ops(deps))
-      .use(challenges(deps))
-      .use(proofs(deps))
-      .use(status(deps))
-      .use(receipts(deps))
-      .use(circuits(deps))
-      .use(agents(deps))
-      .use(mandates(deps))
-      .use(keys(deps))
-  );
+  const app = new Elysia()
+    // Request id (incoming x-request-id if sane, else new), log context, request log and metrics.
+    .use(observe(deps))
+    // Every error, from a route or from routing itself, becomes a catalogue response (src/http/errors.ts).
+    .onError(handleError(deps))
+    .use(swaggerAssets)
+    .use(ops(deps))
+    .use(challenges(deps))
+    .use(proofs(deps))
+    .use(status(deps))
+    .use(receipts(deps))
+    .use(circuits(deps))
+    .use(agents(deps))
+    .use(mandates(deps))
+    .use(keys(deps));
+  // The OpenAPI document of every route above, from their own descriptions (src/http/openapi.ts), and Swagger UI.
+  return app.use(apiDocs({ routes: () => app.routes, publicUrl: deps.publicUrl, version: pkg.version }));
 }
 
 export type App = ReturnType<typeof createApp>;

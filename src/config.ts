@@ -100,7 +100,7 @@ export const SETTINGS = {
     kind: "url",
     default: "",
     defaultText: "the listen address",
-    description: "the service's public URL: the `iss` of its signed receipts (docs/receipts.md)",
+    description: "the service's public URL: the `iss` of its signed receipts and the OpenAPI `servers`; unset, a warning at start (docs/receipts.md)",
   },
   receiptKeySecret: {
     env: "RECEIPT_KEY_SECRET",

@@ -23,6 +23,8 @@ export interface AppDeps {
   metrics?: Metrics;
   /** Abuse limits beyond the per-key rate limit; absent: DEFAULT_MAX_PENDING_PER_KEY (config.ts), the agent defaults in modules/agents/service.ts. */
   limits?: { maxPendingPerKey?: number; defaultAgentRateLimit?: number; maxAgentsPerKey?: number };
+  /** PUBLIC_URL: the server of the OpenAPI document; absent, the document names the host that served it. */
+  publicUrl?: string;
   /** When set, GET /metrics requires `Authorization: Bearer <metricsToken>` (METRICS_TOKEN). */
   metricsToken?: string;
   /** Draining and verifier state for GET /ready; main.ts owns it. Absent in tests: ready. */

@@ -49,6 +49,9 @@ const catalogue = {
 
 export type ErrorKind = keyof typeof catalogue;
 
+/** A kind's status, fixed `error` text (none for invalid_request, which names the fields) and fixed `message`, as the OpenAPI document states them. */
+export const errorEntry = (kind: ErrorKind): { status: number; error?: string; message?: string } => catalogue[kind];
+
 /** A key's place in its rate window: what the RateLimit headers report. */
 export interface RateLimitState {
   limit: number;

@@ -54,6 +54,24 @@ export async function bootstrapAndAnnounce(store: Store, clock: Clock, rateLimit
   );
 }
 
+/** Addresses only this machine can reach: a receipt issued as http://localhost:PORT there is not misleading. */
+const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|::1|\[::1\])$/i;
+
+/**
+ * Without PUBLIC_URL the receipts' `iss` is the listen address, which on an
+ * address others reach (0.0.0.0, a LAN or public IP) names no URL a verifier
+ * should trust. Not refused (docs/api.md, Decisions): the warning says it at
+ * start. Returns the warning's fields, or null when there is nothing to say.
+ */
+export function localIssuerWarning(config: Pick<Config, "hostname" | "publicUrl">, issuer: string): Record<string, string> | null {
+  if (config.publicUrl || LOOPBACK.test(config.hostname)) return null;
+  return {
+    iss: issuer,
+    host: config.hostname,
+    fix: "set PUBLIC_URL to the URL clients reach this service at; verifiers pin its /.well-known/jwks.json (docs/receipts.md)",
+  };
+}
+
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const logger = createLogger(config.logLevel);
   const store = await openStore(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
@@ -104,6 +122,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     lifecycle,
     limits: { maxPendingPerKey: config.maxPendingPerKey, defaultAgentRateLimit: config.defaultAgentRateLimit, maxAgentsPerKey: config.maxAgentsPerKey },
     metricsToken: config.metricsToken || undefined,
+    publicUrl: config.publicUrl || undefined,
   };
 
   if (options.bootstrap !== false) await bootstrapAndAnnounce(store, systemClock, config.defaultRateLimit);
@@ -133,6 +152,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const url = listenUrl(app.server!.port!);
   if (!config.publicUrl) receipts.issuer = url;
   logger.info("listening", { url, database: deps.store.kind, swagger: `${url}/swagger` });
+  const warning = localIssuerWarning(config, receipts.issuer);
+  if (warning) logger.warn("PUBLIC_URL is not set: receipts carry a local issuer", warning);
   // Which setup the proofs of new challenges rest on (docs/trust.md).
   const active = await circuits.active();
   logger.info("circuit", {

@@ -4,6 +4,8 @@
 //   their sources, so no test hook pays for the ≈5 s compiles
 //   (src/verifier/wasm.ts would also build the production module on demand;
 //   this keeps it out of test timeouts);
+// - prints how many responses were checked against the OpenAPI document, per
+//   route and status (test/support/contract.ts);
 // - stops the PostgreSQL cluster the run may have started for its PostgreSQL
 //   suites (test/support/postgres-cluster.ts) once every file has run: an
 //   afterAll in a preload is bun test's global teardown, and runs after
@@ -15,3 +17,13 @@ import { stopSharedCluster } from "./support/postgres-cluster.ts";
 for (const path of [WASM_PATH, TEST_WASM_PATH]) if (isStale(path)) buildWasm(path);
 
 afterAll(stopSharedCluster);
+
+// The responses the HTTP tests received, each checked against the OpenAPI
+// document on arrival (support/contract.ts), per route and status.
+afterAll(() => {
+  const counts = (globalThis as Record<symbol, Map<string, number> | undefined>)[Symbol.for("zkagent.contract.counts")];
+  if (!counts || counts.size === 0) return;
+  const total = [...counts.values()].reduce((sum, n) => sum + n, 0);
+  const lines = [...counts].sort(([a], [b]) => a.localeCompare(b)).map(([route, n]) => `  ${String(n).padStart(6)}  ${route}`);
+  console.log(`\nOpenAPI conformance: ${total} responses validated against the document, per route and status:\n${lines.join("\n")}`);
+});

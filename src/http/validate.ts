@@ -7,9 +7,11 @@
 //   - else the first field, in schema order, whose value the schema (or the
 //     field's refinement) rejects: 400 "Invalid field X: <requirement>".
 //
-// The requirement is the field's `error` option when the schema has one (for
-// rules a reader cannot infer from the keywords, such as a pattern), else it
-// is read off the schema's keywords, so the text follows the bounds.
+// The requirement is read off the schema's keywords, so the text follows the
+// bounds; where the keywords cannot word it (a pattern's meaning), the
+// feature's model.ts gives an explanation beside the schema, never a keyword
+// inside it: the schemas are published as they are (OpenAPI), and must stay
+// standard JSON Schema.
 import type { Static, TObject, TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { invalidField, missingFields } from "../errors";
@@ -23,7 +25,6 @@ export type Refinements<T extends TObject> = { [K in keyof Static<T>]?: (value: 
 
 /** How the API words what a schema asks of a value. */
 export function requirement(schema: TSchema): string {
-  if (typeof schema.error === "string") return schema.error;
   if (Array.isArray(schema.anyOf)) {
     const [first] = (schema.anyOf as TSchema[]).filter((member) => member.type !== "null");
     return first ? requirement(first) : "must be null";

@@ -116,6 +116,11 @@ test("serve (two workers, re-executing the binary) + demo to a verified session 
     const bundle = await fetch(`${url}/swagger/assets/swagger-ui-bundle.js`);
     expect(bundle.status).toBe(200);
     expect((await bundle.arrayBuffer()).byteLength).toBeGreaterThan(1_000_000);
+    // The OpenAPI document, with its recorded examples (a JSON import) compiled in.
+    const document = await (await fetch(`${url}/swagger/json`)).json();
+    expect(Object.keys(document.paths)).toContain("/.well-known/jwks.json");
+    expect(Object.keys(document.paths)).toContain("/v1/circuits/{id}/zkey");
+    expect(document.paths["/v1/verify/challenge"].post.responses["200"].content["application/json"].examples).toBeDefined();
 
     const demo = Bun.spawn([binary, "demo", "--url", url, "--json"], { cwd: dir, env: env(), stdout: "pipe", stderr: "pipe" });
     const [out, code] = await Promise.all([new Response(demo.stdout).text(), demo.exited]);

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { verificationKey } from "../../src/agent";
 import { createApp } from "../../src/app";
+import { observed } from "../support/contract";
 import { systemClock } from "../../src/clock";
 import { publicSignals } from "../../src/identity/encoding";
 import { silentLogger } from "../../src/log";
@@ -50,7 +51,7 @@ function oneJson(stdout: string): any {
 
 async function inProcessApp() {
   const store = openSqlite(db);
-  const app = createApp({ store, clock: systemClock, verifier: await serviceVerifier(), logger: silentLogger });
+  const app = observed(createApp({ store, clock: systemClock, verifier: await serviceVerifier(), logger: silentLogger }));
   const get = (path: string, key: string) => app.handle(new Request(`http://cli.test${path}`, { headers: { "x-api-key": key } }));
   return { store, get };
 }

@@ -28,6 +28,9 @@ const OPERATIONS = [
   ["GET", "/v1/agents/{agentId}"],
   ["DELETE", "/v1/agents/{agentId}"],
   ["GET", "/v1/usage"],
+  ["PUT", "/v1/agents/{agentId}/mandate"],
+  ["DELETE", "/v1/agents/{agentId}/mandate"],
+  ["GET", "/.well-known/jwks.json"],
   ["GET", "/health"],
   ["GET", "/ready"],
   ["GET", "/metrics"],
@@ -84,11 +87,12 @@ test("Swagger UI lists every operation, authorizes with a key, executes a challe
   );
   for (const [method, path] of OPERATIONS) expect(listed).toContainEqual([method, path]);
 
-  // Authorize: the X-Api-Key scheme's dialog.
+  // Authorize: the X-Api-Key scheme's part of the dialog (the other is /metrics' bearer token).
   await page.locator(".auth-wrapper button.authorize").click();
   const dialog = page.locator(".modal-ux");
-  await dialog.locator("input").fill(key);
-  await dialog.locator("button.authorize").click();
+  const apiKey = dialog.locator(".auth-container").filter({ hasText: "X-Api-Key" });
+  await apiKey.locator("input").fill(key);
+  await apiKey.locator("button.authorize").click();
   await dialog.locator("button.btn-done, button.close-modal").first().click();
 
   // POST /v1/verify/challenge → Try it out → body → Execute.

@@ -4,6 +4,7 @@
 // rate window) arrive as headers set by the HTTP layer.
 import { describe, expect, test } from "bun:test";
 import { createApp } from "../../src/app";
+import { observed } from "../support/contract";
 import { ManualClock } from "../../src/clock";
 import { createLogger } from "../../src/log";
 import { createKey } from "../../src/modules/keys/service";
@@ -58,12 +59,14 @@ describe("request_id in every error body", () => {
   test("an unexpected failure: 500 with the id, logged under the same id", async () => {
     const store = openSqlite(":memory:");
     const lines: string[] = [];
-    const app = createApp({
-      store,
-      clock: new ManualClock(),
-      verifier: { verify: () => ({ ok: true }) },
-      logger: createLogger("error", (line) => lines.push(line)),
-    });
+    const app = observed(
+      createApp({
+        store,
+        clock: new ManualClock(),
+        verifier: { verify: () => ({ ok: true }) },
+        logger: createLogger("error", (line) => lines.push(line)),
+      }),
+    );
     const created = await createKey(store, new ManualClock(), "k", 0);
     store.usage = () => Promise.reject(new Error("disk on fire"));
     const response = await app.handle(new Request(`${BASE}/v1/usage`, { headers: { "x-api-key": created.key, "x-request-id": "req-500" } }));

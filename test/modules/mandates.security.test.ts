@@ -87,7 +87,11 @@ describe("principal-signed mandates over HTTP", () => {
     expect(refused.body).toMatchObject({ reason: "mandate_violation", detail: "max_amount" });
 
     // The platform cannot widen it itself, with an unsigned mandate or by removing it.
-    expect((await h.call("PUT", "/v1/agents/delegate/mandate", { key, body: wide })).status).toBe(400);
+    expect(await h.call("PUT", "/v1/agents/delegate/mandate", { key, body: wide })).toMatchObject({ status: 409, body: { error: "Signed mandate required" } });
+    // A malformed one is still a field error.
+    expect((await h.call("PUT", "/v1/agents/delegate/mandate", { key, body: { max_totl: "1" } })).body.error).toBe(
+      "Invalid field mandate: unknown members max_totl",
+    );
     expect(await h.call("DELETE", "/v1/agents/delegate/mandate", { key })).toMatchObject({ status: 409, body: { error: "Signed mandate required" } });
 
     const widened = await h.call("PUT", "/v1/agents/delegate/mandate", { key, body: { mandate_jws: await signedFor(key, wide, 200) } });

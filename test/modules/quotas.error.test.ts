@@ -4,6 +4,7 @@
 // that changed or decided something. Every case on both stores.
 import { beforeEach, describe, expect, test } from "bun:test";
 import { createApp } from "../../src/app";
+import { observed } from "../support/contract";
 import { DEFAULT_AGENT_RATE_LIMIT } from "../../src/modules/agents/service";
 import { createHarness, BASE, type Harness } from "../support/harness";
 import { storesUnderTest } from "../support/stores";
@@ -30,7 +31,7 @@ for (const { name, open } of storesUnderTest()) {
 
     test("agent registrations: the default is 1000 per minute, then 429 with Retry-After until the next minute", async () => {
       expect(DEFAULT_AGENT_RATE_LIMIT).toBe(1000);
-      const app = createApp({ ...h.deps, limits: { defaultAgentRateLimit: 3 } });
+      const app = observed(createApp({ ...h.deps, limits: { defaultAgentRateLimit: 3 } }));
       h.clock.advance(20_000);
       for (let i = 0; i < 3; i++) expect((await register(app, `a${i}`)).status).toBe(201);
       const refused = await register(app, "a3");
@@ -43,7 +44,7 @@ for (const { name, open } of storesUnderTest()) {
     });
 
     test("the per-key setting overrides the default, 0 = unlimited for that key", async () => {
-      const app = createApp({ ...h.deps, limits: { defaultAgentRateLimit: 1 } });
+      const app = observed(createApp({ ...h.deps, limits: { defaultAgentRateLimit: 1 } }));
       await h.store.setAgentRateLimit(keyIdOf(key), 2);
       expect((await register(app, "a")).status).toBe(201);
       expect((await register(app, "b")).status).toBe(201);
@@ -53,7 +54,7 @@ for (const { name, open } of storesUnderTest()) {
     });
 
     test("a key holds at most MAX_AGENTS_PER_KEY agents (revoked ones too): 429 Too many agents", async () => {
-      const app = createApp({ ...h.deps, limits: { maxAgentsPerKey: 2 } });
+      const app = observed(createApp({ ...h.deps, limits: { maxAgentsPerKey: 2 } }));
       expect((await register(app, "a")).status).toBe(201);
       expect((await register(app, "b")).status).toBe(201);
       const refused = await register(app, "c");

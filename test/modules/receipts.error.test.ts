@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createApp } from "../../src/app";
+import { observed } from "../support/contract";
 import { loadConfig } from "../../src/config";
 import { startServer } from "../../src/main";
 import { newSigningKey } from "../../src/receipts/keys";
@@ -34,7 +35,7 @@ describe("signing fails after the decision", () => {
     expect((await h.call("GET", `/v1/verify/status/${challenge.challenge_id}`, { key })).body).toMatchObject({ status: "verified", receipt: null });
 
     // A node with the secret (same store) signs and stores it on its first read.
-    const healthy = createApp({ ...h.deps, receipts: { signer: new ReceiptSigner(store, { secret: SECRET }), issuer: "https://zk.example" } });
+    const healthy = observed(createApp({ ...h.deps, receipts: { signer: new ReceiptSigner(store, { secret: SECRET }), issuer: "https://zk.example" } }));
     const read = await healthy.handle(new Request(`${BASE}/v1/verify/status/${challenge.challenge_id}`, { headers: { "x-api-key": key } }));
     const { receipt } = (await read.json()) as { receipt: string };
     const [header, payload, signature] = receipt.split(".") as [string, string, string];

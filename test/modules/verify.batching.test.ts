@@ -4,6 +4,7 @@
 // proofs that were verified inside a batch of good ones.
 import { beforeAll, describe, expect, test } from "bun:test";
 import { createApp } from "../../src/app";
+import { observed } from "../support/contract";
 import { BatchingVerifier, type VerifyEngine } from "../../src/verifier/batching";
 import type { Groth16Verifier } from "../../src/verifier/index";
 import { serviceVerifier } from "../../src/verifier/service";
@@ -74,12 +75,12 @@ function recording(verifier: Groth16Verifier): VerifyEngine & { batches: VerifyR
 describe("POST /v1/verify/proof with the batching verifier", () => {
   test("concurrent mixed submissions: the same responses, decisions and counters as one at a time", async () => {
     const n = 40;
-    const single = await submitAll(createApp({ ...h.deps, verifier: await serviceVerifier() }), n);
+    const single = await submitAll(observed(createApp({ ...h.deps, verifier: await serviceVerifier() })), n);
     const usageBefore = (await h.store.usage(keyIdOf(key)))!;
 
     const engine = recording(await serviceVerifier());
     const batching = new BatchingVerifier([engine]);
-    const batched = await submitAll(createApp({ ...h.deps, verifier: batching }), n);
+    const batched = await submitAll(observed(createApp({ ...h.deps, verifier: batching })), n);
 
     expect(batched).toEqual(single);
     // The expected mix, so the comparison covers every path.
@@ -109,7 +110,7 @@ describe("POST /v1/verify/proof with the batching verifier", () => {
       },
       verifyBatch: (items) => real.verifyBatch(items),
     };
-    const app = createApp({ ...h.deps, verifier: new BatchingVerifier([engine]) });
+    const app = observed(createApp({ ...h.deps, verifier: new BatchingVerifier([engine]) }));
     const id = await seedChallenge(h, key, "batcher", SAMPLE);
     const submit = () =>
       app.handle(

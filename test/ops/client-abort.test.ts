@@ -3,6 +3,7 @@
 import { expect, test } from "bun:test";
 import { connect } from "node:net";
 import { createApp } from "../../src/app";
+import { observed } from "../support/contract";
 import { createLogger } from "../../src/log";
 import { createMetrics } from "../../src/observability/metrics";
 import { createHarness } from "../support/harness";
@@ -52,7 +53,7 @@ test("a request body stream that errors mid-way (app.handle): debug line, status
   const logger = createLogger("debug", (line) => void lines.push(JSON.parse(line)));
   const h = await createHarness();
   const metrics = createMetrics();
-  const app = createApp({ ...h.deps, logger, metrics });
+  const app = observed(createApp({ ...h.deps, logger, metrics }));
   const key = await h.newKey("abort", 0);
   const body = new ReadableStream<Uint8Array>({
     start(controller) {

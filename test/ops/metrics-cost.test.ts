@@ -3,6 +3,7 @@
 // with a bearer token from the configuration (METRICS_TOKEN).
 import { expect, test } from "bun:test";
 import { createApp } from "../../src/app";
+import { observed } from "../support/contract";
 import type { Store } from "../../src/store/interface";
 import { BASE, createHarness } from "../support/harness";
 import { samples } from "./exposition";
@@ -40,7 +41,7 @@ test("eight concurrent scrape loops cost one COUNT per refresh interval, and the
 
 test("with a metrics token: 401 without it or with another, 200 with Authorization: Bearer <token>", async () => {
   const h = await createHarness();
-  const app = createApp({ ...h.deps, metricsToken: "s3cret-token" });
+  const app = observed(createApp({ ...h.deps, metricsToken: "s3cret-token" }));
   const get = (authorization?: string) => app.handle(new Request(`${BASE}/metrics`, { headers: authorization ? { authorization } : {} }));
   const anonymous = await get();
   expect(anonymous.status).toBe(401);

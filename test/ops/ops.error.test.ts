@@ -1,6 +1,7 @@
 // GET /ready answers 503 naming the failing check.
 import { expect, test } from "bun:test";
 import { createApp } from "../../src/app";
+import { observed } from "../support/contract";
 import { ManualClock } from "../../src/clock";
 import { silentLogger } from "../../src/log";
 import { DATABASE_CHECK_TIMEOUT_MS, Lifecycle } from "../../src/lifecycle";
@@ -10,7 +11,7 @@ import type { Store } from "../../src/store/interface";
 const verifier = { verify: () => ({ ok: true as const }) };
 
 async function ready(store: Store, lifecycle: Lifecycle) {
-  const app = createApp({ store, clock: new ManualClock(), verifier, logger: silentLogger, lifecycle });
+  const app = observed(createApp({ store, clock: new ManualClock(), verifier, logger: silentLogger, lifecycle }));
   const res = await app.handle(new Request("http://zkagent.test/ready"));
   return { status: res.status, body: (await res.json()) as any };
 }

@@ -84,10 +84,13 @@ describe("GET /metrics", () => {
 
 test("the operations endpoints are documented as public under Operations", async () => {
   const spec = (await h.call("GET", "/swagger/json")).body as any;
-  for (const path of ["/health", "/ready", "/metrics"]) {
+  for (const path of ["/health", "/ready"]) {
     const op = spec.paths[path].get;
     expect(op.tags).toEqual(["Operations"]);
     expect(op.security).toEqual([]);
   }
-  expect(Object.keys(spec.paths["/ready"].get.responses).sort()).toEqual(["200", "503"]);
+  // Public, unless the server sets METRICS_TOKEN.
+  expect(spec.paths["/metrics"].get.tags).toEqual(["Operations"]);
+  expect(spec.paths["/metrics"].get.security).toEqual([{}, { metricsToken: [] }]);
+  expect(Object.keys(spec.paths["/ready"].get.responses).sort()).toEqual(["200", "500", "503"]);
 });

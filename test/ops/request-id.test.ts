@@ -2,6 +2,7 @@
 // request; secrets never in the log.
 import { expect, test } from "bun:test";
 import { createApp } from "../../src/app";
+import { observed } from "../support/contract";
 import { ManualClock } from "../../src/clock";
 import { createLogger } from "../../src/log";
 import { createKey } from "../../src/modules/keys/service";
@@ -15,7 +16,7 @@ async function setup() {
   const logger = createLogger("debug", (line) => lines.push(JSON.parse(line)));
   const store = openSqlite(":memory:");
   const clock = new ManualClock();
-  const app = createApp({ store, clock, verifier: { verify: () => ({ ok: false, reason: "proof_rejected" }) }, logger });
+  const app = observed(createApp({ store, clock, verifier: { verify: () => ({ ok: false, reason: "proof_rejected" }) }, logger }));
   const { key } = await createKey(store, clock, "t", 0);
   const settle = () => Bun.sleep(1); // onAfterResponse runs on the next tick
   return { app, key, lines, settle };
@@ -113,12 +114,14 @@ test("fields that name secrets are redacted at any depth", () => {
 
 test("LOG_LEVEL filters: probes log at debug, so info hides them", async () => {
   const lines: any[] = [];
-  const app = createApp({
-    store: openSqlite(":memory:"),
-    clock: new ManualClock(),
-    verifier: { verify: () => ({ ok: true }) },
-    logger: createLogger("info", (l) => lines.push(JSON.parse(l))),
-  });
+  const app = observed(
+    createApp({
+      store: openSqlite(":memory:"),
+      clock: new ManualClock(),
+      verifier: { verify: () => ({ ok: true }) },
+      logger: createLogger("info", (l) => lines.push(JSON.parse(l))),
+    }),
+  );
   await app.handle(new Request("http://zkagent.test/health"));
   await app.handle(new Request("http://zkagent.test/nope"));
   await Bun.sleep(1);

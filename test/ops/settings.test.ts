@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { systemClock } from "../../src/clock";
 import { loadConfig } from "../../src/config";
-import { startServer } from "../../src/main";
+import { localIssuerWarning, startServer } from "../../src/main";
 import { createKey } from "../../src/modules/keys/service";
 import { openSqlite } from "../../src/store/sqlite";
 
@@ -92,4 +92,13 @@ test("METRICS_TOKEN closes /metrics; DEFAULT_AGENT_RATE_LIMIT and MAX_AGENTS_PER
   } finally {
     await server.stop();
   }
+});
+
+test("PUBLIC_URL unset on an address others reach: a warning that receipts carry a local issuer; loopback or PUBLIC_URL: none", () => {
+  const warning = localIssuerWarning({ hostname: "0.0.0.0", publicUrl: "" }, "http://localhost:3000");
+  expect(warning).toMatchObject({ iss: "http://localhost:3000", host: "0.0.0.0" });
+  expect(warning?.fix).toContain("PUBLIC_URL");
+  expect(localIssuerWarning({ hostname: "10.0.0.7", publicUrl: "" }, "http://10.0.0.7:3000")).not.toBeNull();
+  for (const hostname of ["127.0.0.1", "localhost", "::1"]) expect(localIssuerWarning({ hostname, publicUrl: "" }, "http://localhost:3000")).toBeNull();
+  expect(localIssuerWarning({ hostname: "0.0.0.0", publicUrl: "https://zk.example.com" }, "https://zk.example.com")).toBeNull();
 });

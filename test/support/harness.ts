@@ -8,6 +8,7 @@ import { createKey } from "../../src/modules/keys/service";
 import { openSqlite } from "../../src/store/sqlite";
 import type { Store } from "../../src/store/interface";
 import { serviceVerifier } from "../../src/verifier/service";
+import { observed } from "./contract";
 
 export const BASE = "http://zkagent.test";
 
@@ -27,7 +28,8 @@ export interface Harness {
 export async function createHarness(store: Store = openSqlite(":memory:"), overrides: Partial<AppDeps> = {}): Promise<Harness> {
   const clock = new ManualClock();
   const deps: AppDeps = { store, clock, verifier: await serviceVerifier(), logger: silentLogger, ...overrides };
-  const app = createApp(deps);
+  // Every answer a test receives is checked against the OpenAPI document (support/contract.ts).
+  const app = observed(createApp(deps));
   return {
     app,
     store,

@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps";
 import { authentication } from "../../http/auth";
 import { readJsonObject } from "../../http/body";
-import { describe } from "../../http/docs";
+import { describe, JSON_BODY_ERRORS } from "../../http/docs";
 import { pathParam } from "../../http/params";
 import { validate } from "../../http/validate";
 import { agentExplanations, agentRefinements, agentRequest, agentResponse } from "./model";
@@ -22,23 +22,26 @@ export const agents = (deps: AppDeps) =>
         auth: true,
         parse: "none",
         detail: describe({
+          operationId: "registerAgent",
           tag: "Agents",
           summary: "Register an agent",
           description:
             "Registers the identity commitment (and optionally an Ed25519 signing key) an agent proves against, under the calling key, with an optional mandate (required, and signed, when principal_key is given).",
           body: agentRequest,
           ok: { status: 201, schema: agentResponse, description: "Registered" },
-          errors: { 400: "Missing or invalid fields", 409: "Agent already registered", 415: "Content-Type is not application/json" },
+          errors: [...JSON_BODY_ERRORS, "agent_exists", "mandate_signature_required", "mandate_superseded", "rate_limited", "too_many_agents"],
         }),
       },
     )
     .get("/v1/agents/:agentId", ({ key, params }) => getAgent(deps, key, pathParam(params.agentId)), {
       auth: true,
       detail: describe({
+        operationId: "getAgent",
         tag: "Agents",
         summary: "Read an agent",
+        params: { agentId: "The agent_id" },
         ok: { status: 200, schema: agentResponse, description: "The agent" },
-        errors: { 404: "Agent not found" },
+        errors: ["agent_not_found"],
       }),
     })
     .delete("/v1/agents/:agentId", ({ key, params }) => revokeAgent(deps, key, pathParam(params.agentId)), {
@@ -46,10 +49,12 @@ export const agents = (deps: AppDeps) =>
       // A body on DELETE means nothing here; it is never read.
       parse: "none",
       detail: describe({
+        operationId: "revokeAgent",
         tag: "Agents",
         summary: "Revoke an agent",
+        params: { agentId: "The agent_id" },
         description: "Its later proofs fail with reason agent_revoked. Registering the agent_id again afterwards sets a new commitment.",
         ok: { status: 200, schema: agentResponse, description: "The revoked agent" },
-        errors: { 404: "Agent not found" },
+        errors: ["agent_not_found"],
       }),
     });

@@ -13,17 +13,13 @@ export const agentRequest = t.Object({
   agent_id: t.String({ minLength: 1, maxLength: 256, examples: ["shopping-agent-7"] }),
   identity_commitment: t.String({
     pattern: "^(0|[1-9][0-9]*)$",
-    error: COMMITMENT_REQUIREMENT,
     description: "Poseidon(secret) as a decimal field element below r",
   }),
-  signing_key: t.Optional(
-    t.Union([t.String({ pattern: "^[A-Za-z0-9_-]{43}$", error: SIGNING_KEY_REQUIREMENT, description: "Ed25519 public key, 32 bytes base64url" }), t.Null()]),
-  ),
+  signing_key: t.Optional(t.Union([t.String({ pattern: "^[A-Za-z0-9_-]{43}$", description: "Ed25519 public key, 32 bytes base64url" }), t.Null()])),
   principal_key: t.Optional(
     t.Union([
       t.String({
         pattern: "^[A-Za-z0-9_-]{43}$",
-        error: SIGNING_KEY_REQUIREMENT,
         description:
           "Ed25519 public key of the agent's principal, 32 bytes base64url: the agent's mandate is then accepted only as the principal's signed {\"mandate_jws\"}, and is required",
       }),
@@ -54,15 +50,27 @@ export const agentRefinements = {
   mandate: explainMandate,
 };
 
-/** A refused mandate names its unknown or invalid member, which the schema's keywords cannot word. */
-export const agentExplanations = { mandate: explainMandate };
+/**
+ * Why the schema refused a field, where its keywords cannot word it: a
+ * pattern's meaning, a mandate's unknown or invalid member. Kept here, not as
+ * a keyword in the schema, so the schema stays standard JSON Schema.
+ */
+export const agentExplanations = {
+  identity_commitment: () => COMMITMENT_REQUIREMENT,
+  signing_key: () => SIGNING_KEY_REQUIREMENT,
+  principal_key: () => SIGNING_KEY_REQUIREMENT,
+  mandate: explainMandate,
+};
 
-export const agentResponse = t.Object({
-  agent_id: t.String(),
-  identity_commitment: t.String(),
-  signing_key: t.Union([t.String(), t.Null()]),
-  status: t.Union([t.Literal("active"), t.Literal("revoked")]),
-  created_at: t.String({ format: "date-time" }),
-  revoked_at: t.Union([t.String({ format: "date-time" }), t.Null()]),
-  ...mandateFields,
-});
+export const agentResponse = t.Object(
+  {
+    agent_id: t.String(),
+    identity_commitment: t.String(),
+    signing_key: t.Union([t.String(), t.Null()]),
+    status: t.Union([t.Literal("active"), t.Literal("revoked")]),
+    created_at: t.String({ format: "date-time" }),
+    revoked_at: t.Union([t.String({ format: "date-time" }), t.Null()]),
+    ...mandateFields,
+  },
+  { additionalProperties: false },
+);

@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import type { ModuleDeps } from "../../deps";
 import { authentication } from "../../http/auth";
 import { readJsonObject } from "../../http/body";
-import { describe } from "../../http/docs";
+import { describe, JSON_BODY_ERRORS, RATE_LIMIT_HEADERS } from "../../http/docs";
 import { rateLimitHeaders } from "../../http/errors";
 import { idempotent } from "../../http/idempotency";
 import { REQUEST_ID_HEADER } from "../../http/request-id";
@@ -28,20 +28,16 @@ export const challenges = (deps: ModuleDeps) =>
       auth: true,
       parse: "none",
       detail: describe({
+        operationId: "requestChallenge",
         tag: "Verification",
         summary: "Request a challenge",
         description:
           "Issues a one-time challenge (id + nonce, 300 s) for an agent and an intended action. The agent proves against the nonce; the proof is bound to action and context.",
         body: challengeRequest,
-        ok: { status: 200, schema: challengeResponse, description: "The challenge" },
-        errors: {
-          400: "Missing or invalid fields",
-          409: "A request with the same Idempotency-Key is still running",
-          413: "Body over 64 KiB",
-          415: "Content-Type is not application/json",
-          422: "Idempotency-Key reused with a different body",
-          429: "Rate limit exceeded (see Retry-After)",
-        },
+        idempotent: true,
+        ok: { status: 200, schema: challengeResponse, description: "The challenge", headers: RATE_LIMIT_HEADERS },
+        errors: [...JSON_BODY_ERRORS, "idempotency_in_progress", "idempotency_mismatch", "too_many_pending", "rate_limited"],
+        headers: { 429: RATE_LIMIT_HEADERS },
       }),
     },
   );

@@ -1,3 +1,5 @@
+import { Type } from "@sinclair/typebox";
+import { circuitId } from "../circuits/model";
 import { t } from "elysia";
 import { identifierProblem, storedTextProblem } from "../../identity/identifiers";
 
@@ -16,16 +18,19 @@ export const challengeRequest = t.Object({
   ),
 });
 
-export const challengeResponse = t.Object({
-  challenge_id: t.String({ examples: ["ch_3q2-7wEzX1pDk9cVt0mWlA"] }),
-  nonce: t.String({ description: "62 lowercase hex digits: a 248-bit field element", examples: ["9f".repeat(31)] }),
-  expires_in: t.Number({ examples: [300] }),
-  timestamp: t.Number({ description: "Unix time in milliseconds", examples: [1795000000000] }),
-  circuit_id: t.String({
-    description: "The circuit version to prove with (GET /v1/circuits/{id}); the proof is verified against this circuit's key, whatever is active later.",
-    examples: ["agent_identity-b3acd33b3b99ce90"],
-  }),
-});
+export const challengeResponse = t.Object(
+  {
+    challenge_id: t.String({ examples: ["ch_3q2-7wEzX1pDk9cVt0mWlA"] }),
+    nonce: t.String({ description: "62 lowercase hex digits: a 248-bit field element", examples: ["9f".repeat(31)] }),
+    expires_in: t.Literal(300, { description: "Seconds the challenge lives" }),
+    // Type.Integer: Elysia's t.Integer also admits numeric strings (for query strings).
+    timestamp: Type.Integer({ description: "Unix time in milliseconds", examples: [1795000000000] }),
+    circuit_id: circuitId(
+      "The circuit version to prove with (GET /v1/circuits/{id}); the proof is verified against this circuit's key, whatever is active later.",
+    ),
+  },
+  { additionalProperties: false },
+);
 
 export type ChallengeRequest = typeof challengeRequest.static;
 

@@ -3,13 +3,14 @@
 // setup. The list is cached for as long as a node caches the circuits
 // (CIRCUIT_REFRESH_MS); artifacts are immutable: ETag = their hash,
 // If-None-Match → 304, Cache-Control immutable.
-import { Elysia, t } from "elysia";
+import type { TSchema } from "@sinclair/typebox";
+import { Elysia } from "elysia";
 import { CIRCUIT_REFRESH_MS } from "../../circuits/registry";
 import type { ModuleDeps } from "../../deps";
 import { describe } from "../../http/docs";
 import { pathParam } from "../../http/params";
-import { circuitList, circuitView } from "./model";
-import { type ArtifactKind, listCircuits, readArtifact, readCircuit } from "./service";
+import { binaryArtifact, ceremonyTranscript, circuitList, circuitView, verificationKey } from "./model";
+import { ARTIFACT_MEDIA_TYPES, type ArtifactKind, listCircuits, readArtifact, readCircuit } from "./service";
 
 const IMMUTABLE = "public, max-age=31536000, immutable";
 
@@ -22,43 +23,67 @@ function matches(ifNoneMatch: string | null, etag: string): boolean {
   });
 }
 
-const ARTIFACTS: Record<ArtifactKind, string> = {
-  vk: "The verification key (snarkjs JSON). Its RFC 8785 canonical form hashes to vk_hash.",
-  zkey: "The proving key (snarkjs zkey). Hashes to zkey_sha256.",
-  wasm: "The witness generator (circom wasm). Hashes to wasm_sha256.",
-  transcript: "The ceremony's transcript.json: every step and its hash. Hashes to transcript_sha256.",
+/** Each artifact route: its operation, what it is, and how it is described in the document. */
+const ARTIFACTS: Record<ArtifactKind, { operationId: string; description: string; schema: TSchema }> = {
+  vk: {
+    operationId: "getCircuitVerificationKey",
+    description: "The verification key (snarkjs JSON). Its RFC 8785 canonical form hashes to vk_hash.",
+    schema: verificationKey,
+  },
+  zkey: {
+    operationId: "getCircuitZkey",
+    description: "The proving key (snarkjs zkey). Hashes to zkey_sha256.",
+    schema: binaryArtifact("The zkey's bytes", ARTIFACT_MEDIA_TYPES.zkey),
+  },
+  wasm: {
+    operationId: "getCircuitWasm",
+    description: "The witness generator (circom wasm). Hashes to wasm_sha256.",
+    schema: binaryArtifact("The WebAssembly module's bytes", ARTIFACT_MEDIA_TYPES.wasm),
+  },
+  transcript: {
+    operationId: "getCircuitTranscript",
+    description: "The ceremony's transcript.json: every step and its hash. Hashes to transcript_sha256.",
+    schema: ceremonyTranscript,
+  },
 };
+
+const ID = "The circuit version's id (GET /v1/circuits lists them; a challenge names its own in circuit_id)";
 
 export const circuits = (deps: ModuleDeps) => {
   let app = new Elysia({ name: "circuits" })
     .get(
       "/v1/circuits",
       async ({ set }) => {
+        const list = await listCircuits(deps.circuits);
+        // Only the list is cacheable: an error (a lost database) must not be.
         set.headers["cache-control"] = `public, max-age=${CIRCUIT_REFRESH_MS / 1000}`;
-        return listCircuits(deps.circuits);
+        return list;
       },
       {
         detail: describe({
+          operationId: "listCircuits",
           tag: "Circuits",
           summary: "Circuit versions",
           description:
             "Every circuit version: its state, the hashes of its artifacts and a summary of its phase-2 ceremony. No API key. Every node follows an activation or a retirement within 5 s. See docs/trust.md.",
-          ok: { status: 200, schema: circuitList, description: "The circuits" },
-          errors: {},
           public: true,
+          ok: { status: 200, schema: circuitList, description: "The circuits", headers: { "Cache-Control": true } },
+          errors: [],
         }),
       },
     )
     .get("/v1/circuits/:id", ({ params }) => readCircuit(deps.circuits, pathParam(params.id)), {
       detail: describe({
+        operationId: "getCircuit",
         tag: "Circuits",
         summary: "One circuit version",
-        ok: { status: 200, schema: circuitView, description: "The circuit" },
-        errors: { 404: "Circuit not found" },
         public: true,
+        params: { id: ID },
+        ok: { status: 200, schema: circuitView, description: "The circuit" },
+        errors: ["circuit_not_found"],
       }),
     });
-  for (const kind of Object.keys(ARTIFACTS) as ArtifactKind[]) {
+  for (const [kind, doc] of Object.entries(ARTIFACTS) as [ArtifactKind, (typeof ARTIFACTS)[ArtifactKind]][]) {
     app = app.get(
       `/v1/circuits/:id/${kind}`,
       async ({ params, request }) => {
@@ -70,12 +95,21 @@ export const circuits = (deps: ModuleDeps) => {
       },
       {
         detail: describe({
+          operationId: doc.operationId,
           tag: "Circuits",
           summary: `A circuit's ${kind}`,
-          description: `${ARTIFACTS[kind]} Immutable: ETag is the hash; If-None-Match answers 304.`,
-          ok: { status: 200, schema: t.Any(), description: ARTIFACTS[kind] },
-          errors: { 404: "Circuit not found" },
+          description: `${doc.description} Immutable: ETag is the hash; If-None-Match answers 304.`,
           public: true,
+          conditional: true,
+          params: { id: ID },
+          ok: {
+            status: 200,
+            schema: doc.schema,
+            description: doc.description,
+            mediaType: ARTIFACT_MEDIA_TYPES[kind],
+            headers: { ETag: true, "Cache-Control": true },
+          },
+          errors: ["circuit_not_found"],
         }),
       },
     ) as unknown as typeof app;

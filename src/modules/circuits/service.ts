@@ -10,6 +10,14 @@ import type { CeremonySummary, CircuitView } from "./model";
 
 export type ArtifactKind = "vk" | "zkey" | "wasm" | "transcript";
 
+/** The Content-Type each artifact is sent with; the OpenAPI document declares the same (index.ts). */
+export const ARTIFACT_MEDIA_TYPES: Record<ArtifactKind, string> = {
+  vk: "application/json",
+  zkey: "application/octet-stream",
+  wasm: "application/wasm",
+  transcript: "application/json",
+};
+
 export interface Artifact {
   body: Uint8Array | string;
   /** The artifact's hash, hex: its strong ETag. */
@@ -65,9 +73,9 @@ export async function readArtifact(circuits: CircuitRegistry, id: string | null,
   if (!record) throw new ApiError("circuit_not_found");
   switch (kind) {
     case "vk":
-      return { body: record.vk, hash: record.vkHash.replace(/^sha256:/, ""), contentType: "application/json" };
+      return { body: record.vk, hash: record.vkHash.replace(/^sha256:/, ""), contentType: ARTIFACT_MEDIA_TYPES.vk };
     case "transcript":
-      return { body: record.transcript, hash: sha256(record.transcript), contentType: "application/json" };
+      return { body: record.transcript, hash: sha256(record.transcript), contentType: ARTIFACT_MEDIA_TYPES.transcript };
     case "zkey":
     case "wasm": {
       const bytes = await circuits.artifact(record.id, kind);
@@ -75,7 +83,7 @@ export async function readArtifact(circuits: CircuitRegistry, id: string | null,
       return {
         body: bytes,
         hash: kind === "zkey" ? record.zkeySha256 : record.wasmSha256,
-        contentType: kind === "wasm" ? "application/wasm" : "application/octet-stream",
+        contentType: ARTIFACT_MEDIA_TYPES[kind],
       };
     }
   }

@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps";
 import { authentication } from "../../http/auth";
 import { readJsonObject } from "../../http/body";
-import { describe } from "../../http/docs";
+import { describe, JSON_BODY_ERRORS } from "../../http/docs";
 import { pathParam } from "../../http/params";
 import { mandateRequest, mandateResponse } from "./model";
 import { deleteMandate, putMandate } from "./service";
@@ -18,18 +18,15 @@ export const mandates = (deps: AppDeps) =>
         auth: true,
         parse: "none",
         detail: describe({
+          operationId: "setMandate",
           tag: "Agents",
           summary: "Set the agent's mandate",
+          params: { agentId: "The agent_id" },
           description:
             'Replaces the agent\'s mandate: actions, merchants, validity and limits per day, week or month, enforced at verification (docs/mandates.md). An agent with a principal_key takes only {"mandate_jws"}, signed by its principal and issued after the stored one. The period totals so far are kept.',
           body: mandateRequest,
           ok: { status: 200, schema: mandateResponse, description: "The stored mandate, with the current period's spend" },
-          errors: {
-            400: "Invalid mandate (naming the member), or a signed mandate that does not verify for this agent",
-            404: "Agent not found",
-            409: "Agent revoked, mandate superseded (an older iat), or a signed mandate required",
-            415: "Content-Type is not application/json",
-          },
+          errors: [...JSON_BODY_ERRORS, "agent_not_found", "agent_revoked", "mandate_superseded", "mandate_signature_required"],
         }),
       },
     )
@@ -37,10 +34,12 @@ export const mandates = (deps: AppDeps) =>
       auth: true,
       parse: "none",
       detail: describe({
+        operationId: "removeMandate",
         tag: "Agents",
         summary: "Remove the agent's mandate",
+        params: { agentId: "The agent_id" },
         description: "The agent is unconstrained again. Refused for an agent with a principal_key: its principal signs a new mandate instead.",
         ok: { status: 200, schema: mandateResponse, description: "The agent, without mandate" },
-        errors: { 404: "Agent not found", 409: "Agent revoked, or a signed mandate is required" },
+        errors: ["agent_not_found", "agent_revoked", "mandate_signature_required"],
       }),
     });

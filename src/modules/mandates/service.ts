@@ -156,6 +156,9 @@ export async function putMandate({ store, clock }: Deps, key: ApiKeyRecord, agen
   const agent = agentId === null ? null : await store.getAgent(key.id, agentId);
   if (!agent) throw new ApiError("agent_not_found");
   if (agent.revokedAt !== null) throw new ApiError("agent_revoked");
+  // A well-formed mandate the platform wrote itself, for an agent whose mandates its principal signs:
+  // the body is fine, the agent's state refuses it, the same answer as removing the mandate (docs/api.md).
+  if (agent.principalKey && !isSignedForm(body) && mandateShapeProblem(body) === null) throw new ApiError("mandate_signature_required");
   const mandate = await resolveMandate(body, {
     keyId: key.id,
     agentId: agent.agentId,

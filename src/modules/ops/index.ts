@@ -1,28 +1,14 @@
 // Operations endpoints: liveness, readiness, Prometheus metrics. Public (no
 // API key): probes and scrapers carry none; none of them reveals tenant data.
 import { Elysia, t } from "elysia";
+import { describe } from "../../http/docs";
+import { healthResponse, notReadyResponse, readyResponse } from "./model";
 import { createHash, timingSafeEqual } from "node:crypto";
 import { ApiError } from "../../errors";
 import { cachedRead } from "../../observability/cached";
 import type { AppDeps } from "../../deps";
 import { Lifecycle, readiness } from "../../lifecycle";
 import { Gauge, PROMETHEUS_CONTENT_TYPE } from "../../observability/registry";
-
-const check = t.Union([t.Literal("ok"), t.Literal("fail")]);
-const checks = t.Object({ database: check, verifier: check, draining: check });
-
-export const readyResponse = t.Object(
-  { status: t.Literal("ready"), checks },
-  { examples: [{ status: "ready", checks: { database: "ok", verifier: "ok", draining: "ok" } }] },
-);
-export const notReadyResponse = t.Object(
-  {
-    status: t.Literal("not_ready"),
-    failing: t.Union([t.Literal("database"), t.Literal("verifier"), t.Literal("draining")], { description: "The first failing check" }),
-    checks,
-  },
-  { examples: [{ status: "not_ready", failing: "draining", checks: { database: "ok", verifier: "ok", draining: "fail" } }] },
-);
 
 /** How stale the pending gauge may be: one COUNT per interval, not one per scrape (issue 11). */
 export const PENDING_REFRESH_MS = 15_000;
@@ -53,13 +39,16 @@ export const ops = (deps: AppDeps) => {
 
   return new Elysia({ name: "ops" })
     .get("/health", () => ({ status: "ok" as const }), {
-      detail: {
-        tags: ["Operations"],
+      detail: describe({
+        operationId: "health",
+        tag: "Operations",
         summary: "Liveness: the process answers",
         description: "200 while the process runs; checks nothing else, so a slow database never gets the process restarted.",
-        security: [],
-      },
-      response: t.Object({ status: t.Literal("ok") }, { examples: [{ status: "ok" }] }),
+        public: true,
+        noStore: true,
+        ok: { status: 200, schema: healthResponse, description: "Alive" },
+        errors: [],
+      }),
     })
     .get(
       "/ready",
@@ -70,13 +59,18 @@ export const ops = (deps: AppDeps) => {
         return { status: "not_ready" as const, failing: result.failing!, checks: result.checks };
       },
       {
-        detail: {
-          tags: ["Operations"],
+        detail: describe({
+          operationId: "ready",
+          tag: "Operations",
           summary: "Readiness: database reachable, verifier loaded, not draining",
           description: "503 names the first failing check. Reports not ready from the moment shutdown (SIGTERM) begins.",
-          security: [],
-        },
-        response: { 200: readyResponse, 503: notReadyResponse },
+          public: true,
+          // A database that does not answer is the 503 NotReady, not an error.
+          noStore: true,
+          ok: { status: 200, schema: readyResponse, description: "Ready" },
+          other: { 503: { description: "Not ready: the first failing check", schema: notReadyResponse } },
+          errors: [],
+        }),
       },
     )
     .get(
@@ -90,12 +84,18 @@ export const ops = (deps: AppDeps) => {
       },
       {
         detail: {
-          tags: ["Operations"],
-          summary: "Prometheus metrics",
-          description:
-            "Text exposition format 0.0.4: requests by route template and status, request latency, verifications by result and reason, verification time, pending challenges. When the server has METRICS_TOKEN, send it as Authorization: Bearer <token> (else 401).",
-          security: [],
-          responses: { 200: { description: "Metrics", content: { "text/plain": { schema: { type: "string" }, example: METRICS_EXAMPLE } } } },
+          ...describe({
+            operationId: "metrics",
+            tag: "Operations",
+            summary: "Prometheus metrics",
+            description:
+              "Text exposition format 0.0.4: requests by route template and status, request latency, verifications by result and reason, verification time, pending challenges. When the server has METRICS_TOKEN, send it as Authorization: Bearer <token> (else 401).",
+            public: true,
+            ok: { status: 200, schema: t.String({ examples: [METRICS_EXAMPLE] }), description: "Metrics", mediaType: "text/plain" },
+            errors: ["metrics_unauthorized"],
+          }),
+          // Public unless the server sets METRICS_TOKEN: then the bearer token.
+          security: [{}, { metricsToken: [] }],
         },
       },
     );

@@ -2,11 +2,11 @@ import { Elysia } from "elysia";
 import type { ModuleDeps } from "../../deps";
 import { authentication } from "../../http/auth";
 import { readJsonObject } from "../../http/body";
-import { describe } from "../../http/docs";
+import { describe, JSON_BODY_ERRORS } from "../../http/docs";
 import { idempotent } from "../../http/idempotency";
 import { REQUEST_ID_HEADER } from "../../http/request-id";
 import { validate } from "../../http/validate";
-import { proofFailure, proofRequest, proofResponse } from "./model";
+import { challengeExpired, challengeUsed, proofRequest, proofResponse, verificationFailed } from "./model";
 import { submitProof } from "./service";
 
 export const proofs = (deps: ModuleDeps) =>
@@ -23,22 +23,26 @@ export const proofs = (deps: ModuleDeps) =>
       auth: true,
       parse: "none",
       detail: describe({
+        operationId: "submitProof",
         tag: "Verification",
         summary: "Verify a proof",
         description:
           "Verifies the agent's Groth16 proof against the challenge's nonce, action and context, once. A failed proof fails the challenge for good: request a new one.",
         body: proofRequest,
+        idempotent: true,
         ok: { status: 200, schema: proofResponse, description: "The proof verified" },
-        failure: proofFailure,
-        errors: {
-          400: "Proof verification failed (with reason), challenge expired, challenge already used, or invalid fields",
-          403: "Invalid API key, or the challenge belongs to another key",
-          404: "Challenge not found",
-          409: "A request with the same Idempotency-Key is still running",
-          413: "Body over 64 KiB",
-          415: "Content-Type is not application/json",
-          422: "Idempotency-Key reused with a different body",
-        },
+        errors: [
+          ...JSON_BODY_ERRORS,
+          "idempotency_in_progress",
+          "idempotency_mismatch",
+          "challenge_not_found",
+          "unauthorized_session",
+          "challenge_expired",
+          "challenge_used",
+          "verification_failed",
+        ],
+        // The three 400s of the challenge itself carry `verified: false`; `error` tells them apart.
+        bodies: { verification_failed: verificationFailed, challenge_expired: challengeExpired, challenge_used: challengeUsed },
       }),
     },
   );

@@ -1,4 +1,6 @@
 import { t } from "elysia";
+import type { MandateViolation } from "../../mandates/evaluate";
+import type { FailureReason } from "./service";
 
 /** A proof's JSON text is ~700 bytes; this bound only stops abuse. */
 export const PROOF_MAX_LENGTH = 8 * 1024;
@@ -23,26 +25,83 @@ export const proofRequest = t.Object({
 
 export type ProofRequest = typeof proofRequest.static;
 
-export const proofResponse = t.Object({
-  verified: t.Boolean({ examples: [true] }),
-  agent_id: t.String(),
-  action: t.String(),
-  confidence: t.Number({ examples: [0.99] }),
-  timestamp: t.String({ format: "date-time" }),
-  session_id: t.String(),
-  receipt: t.Union([t.String(), t.Null()], {
-    description:
-      "The decision's signed receipt: a compact JWS (docs/receipts.md). Null only if the store failed right after the decision; the status endpoint then has it.",
-  }),
-});
+export const proofResponse = t.Object(
+  {
+    verified: t.Literal(true),
+    agent_id: t.String(),
+    action: t.String(),
+    confidence: t.Number({ examples: [0.99] }),
+    timestamp: t.String({ format: "date-time" }),
+    session_id: t.String(),
+    receipt: t.Union([t.String(), t.Null()], {
+      description:
+        "The decision's signed receipt: a compact JWS (docs/receipts.md). Null only if the store failed right after the decision; the status endpoint then has it.",
+    }),
+  },
+  { additionalProperties: false },
+);
 
-export const proofFailure = t.Object({
-  verified: t.Literal(false),
-  error: t.String({ examples: ["Proof verification failed"] }),
-  reason: t.Optional(t.String({ examples: ["proof_rejected"] })),
-  previous_status: t.Optional(t.String({ examples: ["verified"] })),
-  receipt: t.Optional(
-    t.Union([t.String(), t.Null()], { description: 'With "Proof verification failed": the failed decision\'s signed receipt (docs/receipts.md)' }),
-  ),
-  request_id: t.String(),
-});
+/** The closed set of failure reasons (docs/api.md, Reasons); a Record so that the compiler holds it to FailureReason both ways. */
+const REASONS: Record<FailureReason, true> = {
+  invalid_proof_format: true,
+  invalid_curve_point: true,
+  invalid_public_input: true,
+  proof_rejected: true,
+  unknown_agent: true,
+  agent_revoked: true,
+  invalid_signature: true,
+  signature_not_verifiable: true,
+  mandate_violation: true,
+  circuit_retired: true,
+};
+/** The constraints a mandate_violation names in `detail` (docs/mandates.md). */
+const VIOLATIONS: Record<MandateViolation, true> = {
+  action: true,
+  merchant: true,
+  validity: true,
+  currency: true,
+  amount_missing: true,
+  max_amount: true,
+  max_total: true,
+  max_count: true,
+};
+
+export const reasonSchema = t.Union(
+  (Object.keys(REASONS) as FailureReason[]).map((reason) => t.Literal(reason)),
+  { description: "Why the verification failed (docs/api.md, Reasons)" },
+);
+
+/** 400 `Proof verification failed`: the challenge is now failed. */
+export const verificationFailed = t.Object(
+  {
+    verified: t.Literal(false),
+    error: t.Literal("Proof verification failed"),
+    reason: reasonSchema,
+    detail: t.Optional(
+      t.Union(
+        (Object.keys(VIOLATIONS) as MandateViolation[]).map((violation) => t.Literal(violation)),
+        { description: "With reason mandate_violation only: the mandate's constraint the action broke" },
+      ),
+    ),
+    receipt: t.Union([t.String(), t.Null()], { description: "The failed decision's signed receipt (docs/receipts.md)" }),
+    request_id: t.String(),
+  },
+  { additionalProperties: false },
+);
+
+/** 400 `Challenge expired`: more than 300 s old. */
+export const challengeExpired = t.Object(
+  { verified: t.Literal(false), error: t.Literal("Challenge expired"), request_id: t.String() },
+  { additionalProperties: false },
+);
+
+/** 400 `Challenge already used`: decided before, by this or a concurrent submission. */
+export const challengeUsed = t.Object(
+  {
+    verified: t.Literal(false),
+    error: t.Literal("Challenge already used"),
+    previous_status: t.Union([t.Literal("verified"), t.Literal("failed")]),
+    request_id: t.String(),
+  },
+  { additionalProperties: false },
+);

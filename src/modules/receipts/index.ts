@@ -2,37 +2,30 @@
 // Public (no API key): merchants and processors that never call the API need
 // it. Cacheable for as long as a node caches the active key, so a checker's
 // copy is never much staler than the signers' own view.
-import { Elysia, t } from "elysia";
+import { Elysia } from "elysia";
 import type { ModuleDeps } from "../../deps";
 import { describe } from "../../http/docs";
 import { KEY_REFRESH_MS } from "../../receipts/signer";
-
-const jwk = t.Object({
-  kty: t.Literal("OKP"),
-  crv: t.Literal("Ed25519"),
-  x: t.String({ description: "The public key, base64url" }),
-  kid: t.String({ description: "RFC 7638 thumbprint; the kid in a receipt's header" }),
-  alg: t.Literal("EdDSA"),
-  use: t.Literal("sig"),
-});
-
-export const jwksResponse = t.Object({ keys: t.Array(jwk) });
+import { jwksResponse } from "./model";
 
 export const receipts = (deps: ModuleDeps) =>
   new Elysia({ name: "receipts" }).get(
     "/.well-known/jwks.json",
     async ({ set }) => {
+      const keys = await deps.receipts.signer.jwks();
+      // Only the key set is cacheable: set after reading it, so a 503 is never cached for 5 s.
       set.headers["cache-control"] = `public, max-age=${KEY_REFRESH_MS / 1000}`;
-      return deps.receipts.signer.jwks();
+      return keys;
     },
     {
       detail: describe({
+        operationId: "getReceiptKeys",
         tag: "Verification",
         summary: "Receipt signing keys (JWKS)",
         description:
           "Every Ed25519 key whose verification receipts may still be checked: the active one and earlier ones not retired. No API key. Cacheable for 5 s, the time in which every node picks up a rotation. See docs/receipts.md.",
-        ok: { status: 200, schema: jwksResponse, description: "The key set" },
-        errors: {},
+        ok: { status: 200, schema: jwksResponse, description: "The key set", headers: { "Cache-Control": true } },
+        errors: [],
         public: true,
       }),
     },

@@ -12,9 +12,11 @@ export const status = (deps: ModuleDeps) =>
     .get("/v1/verify/status/:sessionId", ({ key, params }) => readSession(deps, key, pathParam(params.sessionId)), {
       auth: true,
       detail: describe({
+        operationId: "readSession",
         tag: "Verification",
         summary: "Check a session's status",
+        params: { sessionId: "The challenge_id" },
         ok: { status: 200, schema: statusResponse, description: "The session" },
-        errors: { 403: "Invalid API key, or the session belongs to another key", 404: "Session not found" },
+        errors: ["unauthorized_session", "session_not_found"],
       }),
     });

@@ -1,11 +1,12 @@
 // The cap on unexpired pending challenges per key (issue 5: abuse limits).
 import { expect, test } from "bun:test";
 import { createApp } from "../../../src/app";
+import { observed } from "../../support/contract";
 import { createHarness } from "../../support/harness";
 
 async function cappedHarness(maxPendingPerKey: number) {
   const h = await createHarness();
-  const app = createApp({ ...h.deps, limits: { maxPendingPerKey } });
+  const app = observed(createApp({ ...h.deps, limits: { maxPendingPerKey } }));
   const create = async (key: string) =>
     app.handle(
       new Request("http://zkagent.test/v1/verify/challenge", {

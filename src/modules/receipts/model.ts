@@ -1,0 +1,15 @@
+import { t } from "elysia";
+
+export const jwkSchema = t.Object(
+  {
+    kty: t.Literal("OKP"),
+    crv: t.Literal("Ed25519"),
+    x: t.String({ description: "The public key, base64url" }),
+    kid: t.String({ description: "RFC 7638 thumbprint; the kid in a receipt's header" }),
+    alg: t.Literal("EdDSA"),
+    use: t.Literal("sig"),
+  },
+  { additionalProperties: false },
+);
+
+export const jwksResponse = t.Object({ keys: t.Array(jwkSchema) }, { additionalProperties: false });
