@@ -7,11 +7,11 @@
 //   const agent_signature = sign({ signingSecret: id.signing_secret, challengeId, nonce, action, context });
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
-import * as snarkjs from "snarkjs";
 import { identityCommitment, isValidSecret, newSecret, SECRET_RANGE } from "../identity/commitment";
 import { publicSignals, type JsonObject } from "../identity/encoding";
 import { parseFieldElement } from "../identity/field";
 import { newSigningKeyPair, signChallenge } from "../identity/signature";
+import { createProver, type Prover } from "../prover";
 import circuitWasmPath from "../../circuits/artifacts/agent_identity.wasm" with { type: "file" };
 import circuitZkeyPath from "../../circuits/artifacts/agent_identity.zkey" with { type: "file" };
 
@@ -54,12 +54,23 @@ const artifactPath = (path: string) => (path.startsWith(".") ? fileURLToPath(new
 let artifacts: Promise<[Uint8Array, Uint8Array]> | undefined;
 const loadArtifacts = () => (artifacts ??= Promise.all([readFile(artifactPath(circuitWasmPath)), readFile(artifactPath(circuitZkeyPath))]));
 
-const silent = { debug() {}, info() {}, warn() {}, error() {} };
+let agentProver: Promise<Prover> | undefined;
+/**
+ * The built-in circuit's prover (src/prover), built on first use and kept:
+ * the zkey's tables and the witness calculator are loaded once per process.
+ */
+function builtInProver(): Promise<Prover> {
+  agentProver ??= loadArtifacts().then(([wasm, zkey]) => createProver({ zkey, wasm }));
+  // A failed load is not cached: the next call tries again.
+  agentProver.catch(() => (agentProver = undefined));
+  return agentProver;
+}
 
 /**
  * A Groth16 proof that the caller knows `secret`, bound to the challenge nonce,
  * the action and the context. Returns the string to submit as `proof`
- * (snarkjs's proof JSON). Takes about 0.3 s.
+ * (snarkjs's proof JSON). The first call loads the circuit (≈ 0.7 s); each
+ * proof after that takes tens of milliseconds (docs/performance.md, "Prover").
  */
 export async function prove(request: ProveRequest): Promise<string> {
   const secret = typeof request.secret === "bigint" ? request.secret : parseFieldElement(request.secret);
@@ -70,17 +81,8 @@ export async function prove(request: ProveRequest): Promise<string> {
     action: request.action,
     context: request.context,
   });
-  const [wasm, zkey] = await loadArtifacts();
-  const input = { secret: secret.toString(), identity_commitment, nonce, action_hash, context_hash };
-  // Single-threaded: snarkjs's worker threads never finish under Bun.
-  const { proof } = await (snarkjs.groth16.fullProve as any)(
-    input,
-    { type: "mem", data: wasm },
-    { type: "mem", data: zkey },
-    silent,
-    {},
-    { singleThread: true },
-  );
+  const prover = await builtInProver();
+  const { proof } = await prover.prove({ secret: secret.toString(), identity_commitment, nonce, action_hash, context_hash });
   return JSON.stringify({ pi_a: proof.pi_a, pi_b: proof.pi_b, pi_c: proof.pi_c, protocol: "groth16", curve: "bn128" });
 }
 
