@@ -258,7 +258,7 @@ export function loadIc(): i32 {
     if (d == DECODED) g1ToBytes(vk + VK_IC + j * G1_BYTES, IC_POINT);
     else memory.fill(vk + VK_IC + j * G1_BYTES, 0, G1_BYTES); // (0, 0): infinity in the wire form
   }
-  if (loadKey(vk, nPublic) != STATUS_OK) return PROVER_KEY;
+  if (loadKey(vk, nPublic, false) != STATUS_OK) return PROVER_KEY; // no fixed-base tables: one verification per proof
   stage |= STAGE_IC;
   return PROVER_OK;
 }
