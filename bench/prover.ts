@@ -7,7 +7,8 @@
 //                                which rebuilds the curve and the witness calculator every call
 //   snarkjs fullProve, curve once  the same with a single-threaded curve cached where snarkjs
 //                                looks for it (globalThis.curve_bn128), as test/support does
-//   breakdown                    the test build (build/prover-test.wasm) stage by stage:
+//   breakdown                    the test build (build/prover-test.wasm) stage by stage,
+//                                alternating with whole proofs in the last block:
 //                                witness (circom), quotient (witness checks + NTTs), each MSM,
 //                                finish (blinding, encoding, the self-check verification)
 //
@@ -127,18 +128,23 @@ for (let round = 0; round < rounds; round++) {
   const zk: number[] = [];
   const single: number[] = [];
   const once: number[] = [];
-  // Blocks: zkagent, snarkjs single, zkagent, snarkjs curve-once, zkagent, breakdown.
+  // Blocks: zkagent, snarkjs single, zkagent, snarkjs curve-once, zkagent alternating with the breakdown.
   const block = Math.max(1, Math.floor(iterations / 3));
   zk.push(...(await zkagentRun(block)()));
   single.push(...(await snarkjsRun(snarkjsIterations, true)()));
   zk.push(...(await zkagentRun(block)()));
   (globalThis as any).curve_bn128 ??= await buildBn128(true);
   once.push(...(await snarkjsRun(snarkjsIterations, false)()));
-  zk.push(...(await zkagentRun(iterations - 2 * block)()));
+  // The last block interleaves whole proofs with the staged breakdown, so both see the same load.
+  const staged: Breakdown[] = [];
+  for (let i = 0; i < iterations - 2 * block; i++) {
+    zk.push(...(await zkagentRun(1)()));
+    staged.push(await breakdown(1));
+  }
   results.zkagent.push(median(zk));
   results.single.push(median(single));
   results.curveOnce.push(median(once));
-  results.breakdown.push(await breakdown(Math.max(10, block)));
+  results.breakdown.push(Object.fromEntries(Object.keys(staged[0]!).map((k) => [k, median(staged.map((b) => b[k as keyof Breakdown]))])) as Breakdown);
 }
 
 const zkagentMs = median(results.zkagent);
