@@ -21,6 +21,11 @@
 //   πC  = Σ_{i > nPublic} w_i·C_i + Σ h_i·H_i + s·πA + r·B₁ − r·s·δ₁
 //
 // with r, s uniformly random (from the caller's CSPRNG, fresh per proof).
+// The fixed terms ride along in the MSMs as extra bases (α₁ and δ₁ with
+// scalars 1 and r in A's, β₁ and δ₁ with 1 and s in B1's, β₂ and δ₂ in B2's,
+// δ₁ with −r·s in C's): a base costs W table additions there, against ≈ 250
+// doublings and additions for a separate scalar multiplication. Only s·πA +
+// r·B₁ (bases known only at the end) take one shared double-and-add chain.
 // Before returning, the proof is checked with the verifier's own code
 // (groth16.ts) against the key's α, β, γ, δ, IC: a witness that does not
 // satisfy the circuit, or a zkey that does not match it, yields
@@ -48,7 +53,7 @@ import { G1_AFFINE_SIZE, G1_JACOBIAN_SIZE, g1IsOnCurve, g1ToBytes } from "./g1";
 import { G2_AFFINE_SIZE, G2_JACOBIAN_SIZE, g2IsOnCurve, g2ToBytes } from "./g2";
 import { FR_SIZE, frMul, frSub, frAdd, leIsCanonical, limbsFromWords, frFromLE, frToLE } from "./fr";
 import { nttSetDomain, ntt, intt, cosetShift } from "./ntt";
-import { Bases, basesBuild, msm, msmSmall, jAddAffine, jAdd, jToAffine, SCALAR_SIZE } from "./msm";
+import { Bases, basesBuild, msm, msmSmall, jAdd, jToAffine, SCALAR_SIZE } from "./msm";
 import {
   P_W0, P_W1, P_W2, P_W3, ZKEY_FP_TO_MONT, ZKEY_COEF_TO_MONT, FR_ROOTS, FR_TWO_ADICITY, FR_ONE,
 } from "./constants";
@@ -104,10 +109,15 @@ const COEF_SIGNAL: usize = 8;
 const COEF_VALUE: usize = 12;
 const COEF_SIZE: usize = COEF_VALUE + FR_SIZE;
 /** prove()'s input after the witness: r, s, −r·s (little-endian scalars). */
-const BLIND_R: usize = 0;
-const BLIND_S: usize = SCALAR_SIZE;
-const BLIND_NEG_RS: usize = 2 * SCALAR_SIZE;
 const BLIND_BYTES: usize = 3 * SCALAR_SIZE;
+/** Scalars after the witness in the witness buffer: r, s, −r·s (copied from the input), then 1. */
+const EXTRA_R: i32 = 0;
+const EXTRA_S: i32 = 1;
+const EXTRA_NEG_RS: i32 = 2;
+const EXTRA_ONE: i32 = 3;
+const EXTRA_SCALARS: i32 = 4;
+/** Extra bases a set carries at most (the fixed terms above). */
+const EXTRA_BASES: i32 = 2;
 
 // --- I/O buffer ---------------------------------------------------------------------
 
@@ -150,13 +160,12 @@ const bases = new StaticArray<Bases>(SETS);
 for (let i = 0; i < SETS; i++) bases[i] = new Bases();
 
 // Per-proof buffers, sized at setup.
-let witness: usize = 0; // nVars scalars (little-endian words)
+let witness: usize = 0; // nVars scalars (little-endian words), then the EXTRA_* scalars
 let witnessMont: usize = 0; // nVars Fr (Montgomery)
 let polyA: usize = 0;
 let polyB: usize = 0;
 let polyC: usize = 0;
 let hScalars: usize = 0; // domainSize scalars
-const BLIND: usize = memory.data(<i32>BLIND_BYTES, 8);
 const RESULTS: usize = memory.data(<i32>(4 * G1_JACOBIAN_SIZE + G2_JACOBIAN_SIZE), 4);
 // @ts-ignore: decorator
 @inline function result(set: i32): usize {
@@ -176,7 +185,7 @@ export function setup(vars: i32, pub: i32, log: i32, coefCount: i32): i32 {
   domainLog = log;
   domainSize = (<usize>1) << <usize>log;
   nCoef = coefCount;
-  witness = heap.alloc(<usize>vars * SCALAR_SIZE);
+  witness = heap.alloc(<usize>(vars + EXTRA_SCALARS) * SCALAR_SIZE);
   witnessMont = heap.alloc(<usize>vars * FR_SIZE);
   polyA = heap.alloc(domainSize * FR_SIZE);
   polyB = heap.alloc(domainSize * FR_SIZE);
@@ -289,14 +298,14 @@ export function loadCoefs(): i32 {
  * checked on the curve and get their window tables (msm.ts).
  */
 export function loadBases(set: i32, count: i32, window: i32): i32 {
-  if (!(stage & STAGE_SETUP) || set < 0 || set >= SETS || window < 0 || window > 16) return PROVER_FORMAT;
+  if (!(stage & STAGE_POINTS) || set < 0 || set >= SETS || window < 0 || window > 16) return PROVER_FORMAT;
   const expected = set == SET_C ? nVars - nPublic - 1 : set == SET_H ? <i32>domainSize : nVars;
   if (count != expected) return PROVER_FORMAT;
   const g2 = set == SET_B2;
   const zkeySize = g2 ? ZKEY_G2_BYTES : ZKEY_G1_BYTES;
   const affine = g2 ? G2_AFFINE_SIZE : G1_AFFINE_SIZE;
-  const points = heap.alloc(max<usize>(<usize>count, 1) * affine);
-  const index = heap.alloc(max<usize>(<usize>count, 1) * 4);
+  const points = heap.alloc(<usize>(count + EXTRA_BASES) * affine);
+  const index = heap.alloc(<usize>(count + EXTRA_BASES) * 4);
   const first = set == SET_C ? nPublic + 1 : 0; // C's scalars start after w₀ and the public signals
   let k: usize = 0;
   for (let i = 0; i < count; i++) {
@@ -308,9 +317,29 @@ export function loadBases(set: i32, count: i32, window: i32): i32 {
     store<u32>(index + k * 4, <u32>(first + i));
     k++;
   }
+  // The fixed terms of the proof (see the file comment), as extra bases.
+  if (set == SET_A) {
+    k = addBase(points, index, k, affine, ALPHA1, EXTRA_ONE);
+    k = addBase(points, index, k, affine, DELTA1, EXTRA_R);
+  } else if (set == SET_B1) {
+    k = addBase(points, index, k, affine, BETA1, EXTRA_ONE);
+    k = addBase(points, index, k, affine, DELTA1, EXTRA_S);
+  } else if (set == SET_B2) {
+    k = addBase(points, index, k, affine, BETA2, EXTRA_ONE);
+    k = addBase(points, index, k, affine, DELTA2, EXTRA_S);
+  } else if (set == SET_C) {
+    k = addBase(points, index, k, affine, DELTA1, EXTRA_NEG_RS);
+  }
   if (!basesBuild(bases[set], g2, points, <i32>k, index, window)) return PROVER_POINT;
   stage |= STAGE_BASES << set;
   return PROVER_OK;
+}
+
+/** Appends the affine point p with scalar EXTRA_* index extra; returns the new count. */
+function addBase(points: usize, index: usize, k: usize, affine: usize, p: usize, extra: i32): usize {
+  memory.copy(points + k * affine, p, affine);
+  store<u32>(index + k * 4, <u32>(nVars + extra));
+  return k + 1;
 }
 
 const ALL_LOADED: i32 = STAGE_SETUP | STAGE_POINTS | STAGE_IC | STAGE_COEFS | (((1 << SETS) - 1) * STAGE_BASES);
@@ -321,15 +350,17 @@ const ALL_LOADED: i32 = STAGE_SETUP | STAGE_POINTS | STAGE_IC | STAGE_COEFS | ((
 export function stageWitness(): i32 {
   if (stage != ALL_LOADED) return PROVER_FORMAT;
   const n = <usize>nVars;
-  memory.copy(witness, ioBase, n * SCALAR_SIZE);
-  memory.copy(BLIND, ioBase + n * SCALAR_SIZE, BLIND_BYTES);
+  memory.copy(witness, ioBase, n * SCALAR_SIZE + BLIND_BYTES); // witness ‖ r ‖ s ‖ −r·s
+  const one = witness + (n + <usize>EXTRA_ONE) * SCALAR_SIZE;
+  memory.fill(one, 0, SCALAR_SIZE);
+  store<u8>(one, 1);
   for (let i: usize = 0; i < n; i++) {
     const w = witness + i * SCALAR_SIZE;
     if (!leIsCanonical(w)) return PROVER_WITNESS;
     frFromLE(witnessMont + i * FR_SIZE, w);
   }
   if (memory.compare(witnessMont, FR_ONE, FR_SIZE) != 0) return PROVER_WITNESS;
-  for (let i: usize = 0; i < 3; i++) if (!leIsCanonical(BLIND + i * SCALAR_SIZE)) return PROVER_WITNESS;
+  for (let i: usize = 0; i < 3; i++) if (!leIsCanonical(witness + (n + i) * SCALAR_SIZE)) return PROVER_WITNESS;
   return PROVER_OK;
 }
 
@@ -370,44 +401,27 @@ export function stageMsm(set: i32): void {
   msm(result(set), bases[set], set == SET_H ? hScalars : witness);
 }
 
-const SMALL_POINTS: usize = memory.data(<i32>(3 * G1_AFFINE_SIZE), 4);
-const SMALL_SCALARS: usize = memory.data(<i32>(3 * SCALAR_SIZE), 8);
-const BLINDED: usize = memory.data(<i32>G2_JACOBIAN_SIZE, 4);
-const PI_A: usize = memory.data(<i32>G1_JACOBIAN_SIZE, 4);
-const PI_B: usize = memory.data(<i32>G2_JACOBIAN_SIZE, 4);
-const B1: usize = memory.data(<i32>G1_JACOBIAN_SIZE, 4);
+const SMALL_POINTS: usize = memory.data(<i32>(2 * G1_AFFINE_SIZE), 4);
+const SMALL_SCALARS: usize = memory.data(<i32>(2 * SCALAR_SIZE), 8);
 const PI_C: usize = memory.data(<i32>G1_JACOBIAN_SIZE, 4);
 const AFFINE_A: usize = memory.data(<i32>G1_AFFINE_SIZE, 4);
 const AFFINE_B1: usize = memory.data(<i32>G1_AFFINE_SIZE, 4);
 const AFFINE_B: usize = memory.data(<i32>G2_AFFINE_SIZE, 4);
 const AFFINE_C: usize = memory.data(<i32>G1_AFFINE_SIZE, 4);
 
-/** Blinds, writes the proof and the public inputs into the I/O buffer, and verifies it. */
+/** Completes πC, writes the proof and the public inputs into the I/O buffer, and verifies it. */
 export function stageFinish(): i32 {
-  const r = BLIND + BLIND_R;
-  const s = BLIND + BLIND_S;
-  // πA = Σ + α₁ + r·δ₁
-  msmSmall(BLINDED, false, DELTA1, r, 1);
-  jAddAffine(false, PI_A, result(SET_A), ALPHA1);
-  jAdd(false, PI_A, PI_A, BLINDED);
-  // πB = Σ + β₂ + s·δ₂ (G2), B₁ = Σ + β₁ + s·δ₁ (G1)
-  msmSmall(BLINDED, true, DELTA2, s, 1);
-  jAddAffine(true, PI_B, result(SET_B2), BETA2);
-  jAdd(true, PI_B, PI_B, BLINDED);
-  msmSmall(BLINDED, false, DELTA1, s, 1);
-  jAddAffine(false, B1, result(SET_B1), BETA1);
-  jAdd(false, B1, B1, BLINDED);
-  if (!jToAffine(false, AFFINE_A, PI_A) || !jToAffine(false, AFFINE_B1, B1) || !jToAffine(true, AFFINE_B, PI_B)) {
+  const blind = witness + <usize>nVars * SCALAR_SIZE;
+  // πA, B₁ and πB are complete (their fixed terms were extra bases of the MSMs).
+  if (!jToAffine(false, AFFINE_A, result(SET_A)) || !jToAffine(false, AFFINE_B1, result(SET_B1)) || !jToAffine(true, AFFINE_B, result(SET_B2))) {
     return PROVER_DEGENERATE;
   }
-  // πC = Σ C + Σ H + s·πA + r·B₁ − r·s·δ₁, the last three by one shared chain
+  // πC = (Σ C − r·s·δ₁) + Σ H + s·πA + r·B₁, the last two by one shared chain
   memory.copy(SMALL_POINTS, AFFINE_A, G1_AFFINE_SIZE);
   memory.copy(SMALL_POINTS + G1_AFFINE_SIZE, AFFINE_B1, G1_AFFINE_SIZE);
-  memory.copy(SMALL_POINTS + 2 * G1_AFFINE_SIZE, DELTA1, G1_AFFINE_SIZE);
-  memory.copy(SMALL_SCALARS, s, SCALAR_SIZE);
-  memory.copy(SMALL_SCALARS + SCALAR_SIZE, r, SCALAR_SIZE);
-  memory.copy(SMALL_SCALARS + 2 * SCALAR_SIZE, BLIND + BLIND_NEG_RS, SCALAR_SIZE);
-  msmSmall(PI_C, false, SMALL_POINTS, SMALL_SCALARS, 3);
+  memory.copy(SMALL_SCALARS, blind + <usize>EXTRA_S * SCALAR_SIZE, SCALAR_SIZE);
+  memory.copy(SMALL_SCALARS + SCALAR_SIZE, blind + <usize>EXTRA_R * SCALAR_SIZE, SCALAR_SIZE);
+  msmSmall(PI_C, false, SMALL_POINTS, SMALL_SCALARS, 2);
   jAdd(false, PI_C, PI_C, result(SET_C));
   jAdd(false, PI_C, PI_C, result(SET_H));
   if (!jToAffine(false, AFFINE_C, PI_C)) return PROVER_DEGENERATE;
@@ -448,7 +462,7 @@ export function readQuotient(): usize {
   return domainSize;
 }
 
-/** Writes one MSM result in the wire form (G1 64 bytes, G2 128; all zero for infinity) into the I/O buffer. */
+/** Writes one MSM result (with its set's fixed terms, see the file comment) in the wire form (G1 64 bytes, G2 128; all zero for infinity) into the I/O buffer. */
 export function readMsm(set: i32): i32 {
   const g2 = set == SET_B2;
   const out = io(<u32>(g2 ? 128 : 64));

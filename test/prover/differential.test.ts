@@ -6,7 +6,9 @@
 //     (groth16_prove.js: INTT, ·g^i with g = ffjavascript's w[log n + 1],
 //     NTT, a·b − c), with the roots taken from ffjavascript itself;
 //   - every MSM (A, B1, B2, C, H) against ffjavascript's multiExpAffine on
-//     the same zkey section and scalars.
+//     the same zkey section and scalars, plus the fixed terms the prover
+//     folds into them (α₁ + r·δ₁ in A, β₁ + s·δ₁ in B1, β₂ + s·δ₂ in B2,
+//     −r·s·δ₁ in C) computed with ffjavascript's own point arithmetic.
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -74,15 +76,18 @@ interface Run {
   wasm: ProverTestExports;
   witness: Uint8Array;
   z: ReturnType<typeof parseZkey>;
+  r: bigint;
+  s: bigint;
 }
 
 async function stagedRun(circuit: CircuitFiles, input: Record<string, unknown>): Promise<Run> {
   const prover = (await createProver(circuit, { module: testModule })) as unknown as { wasm: ProverTestExports; witness: WitnessCalculator };
   const witness = await prover.witness.calculate(input as any);
-  writeProveInput(prover.wasm, witness, randomField() || 1n, randomField() || 1n);
+  const [r, s] = [randomField() || 1n, randomField() || 1n];
+  writeProveInput(prover.wasm, witness, r, s);
   expect(prover.wasm.stageWitness()).toBe(ProverStatus.OK);
   prover.wasm.stageQuotient();
-  return { wasm: prover.wasm, witness, z: parseZkey(circuit.zkey) };
+  return { wasm: prover.wasm, witness, z: parseZkey(circuit.zkey), r, s };
 }
 
 const agentInput = async () => {
@@ -151,8 +156,25 @@ describe.each([
     expect(ours.some((h) => h !== 0n)).toBe(true);
   });
 
-  test("each MSM equals ffjavascript's multiExpAffine on the same section and scalars", async () => {
-    const { z, witness, wasm } = run;
+  test("each MSM equals ffjavascript's multiExpAffine on the same section and scalars, plus its fixed terms", async () => {
+    const { z, witness, wasm, r, s } = run;
+    const { G1, G2 } = curve;
+    // α₁ β₁ β₂ γ₂ δ₁ δ₂ as the zkey stores them (Montgomery, little-endian).
+    const hp = z.headerPoints.slice();
+    const [alpha1, beta1, beta2, delta1, delta2] = [
+      G1.fromRprLEM(hp, 0),
+      G1.fromRprLEM(hp, 64),
+      G2.fromRprLEM(hp, 128),
+      G1.fromRprLEM(hp, 384),
+      G2.fromRprLEM(hp, 448),
+    ];
+    const fixed = [
+      G1.add(alpha1, G1.timesScalar(delta1, r)),
+      G1.add(beta1, G1.timesScalar(delta1, s)),
+      G2.add(beta2, G2.timesScalar(delta2, s)),
+      G1.timesScalar(delta1, mod(-r * s)),
+      G1.zero,
+    ];
     wasm.readQuotient();
     const hScalars = new Uint8Array(wasm.memory.buffer, wasm.io(0), z.domainSize * 32).slice();
     const sets = [
@@ -166,8 +188,9 @@ describe.each([
       wasm.stageMsm(set);
       const size = wasm.readMsm(set);
       const out = new Uint8Array(wasm.memory.buffer, wasm.io(0), size).slice();
-      const group = g2 ? curve.G2 : curve.G1;
-      const p = group.toObject(group.toAffine(await group.multiExpAffine(bases.slice(), scalars.slice())));
+      const group = g2 ? G2 : G1;
+      const sum = group.add(await group.multiExpAffine(bases.slice(), scalars.slice()), fixed[set]);
+      const p = group.toObject(group.toAffine(sum));
       if (g2) {
         expect([fp2FromBytes(out, 0), fp2FromBytes(out, 64)]).toEqual([p[0], p[1]]);
       } else {
