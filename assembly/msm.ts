@@ -2,18 +2,21 @@
 // prover: the bases are the zkey's points, fixed for the life of a key, the
 // scalars change with every proof.
 //
-// Method (Pippenger 1980 / Bernstein et al., "Faster batch forgery
-// identification", 2012, §4 "bucket method"), in three variations:
+// Method: Pippenger's bucket method (Pippenger 1980, "On the evaluation of
+// powers and monomials"; as analysed for curves in Bernstein, Doumen, Lange,
+// Oosterwijk, "Faster batch forgery identification", INDOCRYPT 2012), in
+// three variations:
 //
 //  1. Precomputed window multiples. At load, each base P gets the table
 //     T[P][j] = 2^(c·j)·P, j < W = ⌈255/c⌉ (affine). A scalar s = Σ dⱼ·2^(c·j)
 //     then contributes dⱼ·T[P][j] for every window, so ALL windows share one
 //     set of buckets and one bucket reduction, and the prove-time work has no
 //     doublings at all (the doublings were paid once, at load).
-//  2. Signed digits dⱼ ∈ [−2^(c−1), 2^(c−1)] (the carry rule of signed-window
-//     recoding, e.g. Bootle et al. / the "NAF-like" window split in
-//     Bernstein–Lange's survey): −P costs a negation, so 2^(c−1) buckets
-//     suffice instead of 2^c − 1.
+//  2. Signed digits dⱼ ∈ [−2^(c−1), 2^(c−1)] (balanced radix-2^c recoding:
+//     a window above 2^(c−1) becomes window − 2^c and carries one into the
+//     next; cf. the signed windows of Hankerson, Menezes, Vanstone, "Guide to
+//     Elliptic Curve Cryptography", 2004, §3.3): −P costs a negation, so
+//     2^(c−1) buckets suffice instead of 2^c − 1.
 //  3. Batch-affine bucket accumulation: each bucket's points are summed by a
 //     pairwise tree, one level at a time, and every affine addition of a level
 //     (across all buckets) shares ONE field inversion by Montgomery's trick
@@ -134,7 +137,7 @@ const U32: usize = 4;
 
 // --- scratch (grown at load, never at prove time) -------------------------------------
 
-const SCRATCH_PARTS: i32 = 6;
+const SCRATCH_PARTS: i32 = 8;
 const scratchBase = new StaticArray<usize>(SCRATCH_PARTS);
 const scratchSize = new StaticArray<usize>(SCRATCH_PARTS);
 const S_SLOTS: i32 = 0; // affine points, bucket by bucket
@@ -143,6 +146,8 @@ const S_ENTRIES: i32 = 2; // u32 per op: table entry << 1 | negate
 const S_DEN: i32 = 3; // field elements: the level's denominators, then their inverses
 const S_PRE: i32 = 4; // field elements: prefix products
 const S_BUCKETS: i32 = 5; // u32 × 3 per bucket: count, start, fill
+const S_BUILD_JACOBIAN: i32 = 6; // load time: the Jacobian window multiples before normalisation
+const S_BUILD_PREFIX: i32 = 7; // load time: their Z prefix products
 
 function reserve(part: i32, size: usize): void {
   if (size > scratchSize[part]) {
@@ -210,8 +215,11 @@ export function basesBuild(b: Bases, g2: bool, points: usize, k: i32, scalarInde
   const entries = <usize>k * W;
   b.table = heap.alloc(max<usize>(entries, 1) * A);
   // Jacobian multiples first, then one batch normalisation (Montgomery's trick).
-  const jac = heap.alloc(max<usize>(entries, 1) * J);
-  const pre = heap.alloc(max<usize>(entries, 1) * E);
+  // (Scratch shared by every set: the stub runtime never frees, so per-set buffers would add up.)
+  reserve(S_BUILD_JACOBIAN, max<usize>(entries, 1) * J);
+  reserve(S_BUILD_PREFIX, max<usize>(entries, 1) * E);
+  const jac = part(S_BUILD_JACOBIAN);
+  const pre = part(S_BUILD_PREFIX);
   for (let p: usize = 0; p < <usize>k; p++) {
     const P = points + p * A;
     const row = jac + p * W * J;

@@ -19,6 +19,8 @@ export type ProverErrorCode =
   | "invalid_input"
   /** The witness does not satisfy the zkey's circuit: the proof did not verify, so none is returned. */
   | "unsatisfied"
+  /** The circuit needs more than the prover's WebAssembly memory (4 GiB: window tables of ≈ 50× the zkey's point sections). */
+  | "too_large"
   /** Anything else the prover module reports (a result at infinity, a witness value ≥ r). */
   | "internal";
 

@@ -180,6 +180,16 @@ export async function createProver(artifacts: ProverArtifacts, options: ProverOp
     throw new ProverError("circuit_mismatch", `the circuit computes ${witness.witnessSize} witness elements, the zkey expects ${z.nVars}`);
   }
   const wasm = await instantiateProver(options.module);
-  loadZkey(wasm, z, options.window ?? 0);
+  try {
+    loadZkey(wasm, z, options.window ?? 0);
+  } catch (e) {
+    // The module traps only when its memory cannot grow (AssemblyScript's stub runtime aborts).
+    if (e instanceof WebAssembly.RuntimeError) {
+      throw new ProverError("too_large", `the circuit's tables do not fit the prover's WebAssembly memory (${z.nVars} signals, domain ${z.domainSize})`, {
+        cause: e,
+      });
+    }
+    throw e;
+  }
   return new WasmProver(wasm, witness, z.nPublic);
 }
