@@ -39,7 +39,11 @@ export interface ProofResult {
 
 export interface Prover {
   readonly nPublic: number;
-  /** Proves for the circuit input (signal name → value or array of values). Calls are serialised. */
+  /**
+   * Proves for the circuit input (signal name → value or array of values).
+   * Calls are serialised. Throws ProverError: invalid_input (the circuit
+   * refused the input), unsatisfied (the proof would not verify), internal.
+   */
   prove(input: CircuitInput): Promise<ProofResult>;
 }
 
@@ -73,6 +77,8 @@ function write(wasm: ProverExports, bytes: Uint8Array): void {
   const ptr = wasm.io(bytes.length);
   new Uint8Array(wasm.memory.buffer, ptr, bytes.length).set(bytes);
 }
+
+// --- internals, exported for test/prover and bench/prover.ts (not part of the API) ---
 
 /** Loads a parsed zkey into a fresh module instance. */
 export function loadZkey(wasm: ProverExports, z: Zkey, window = 0): void {
@@ -172,7 +178,14 @@ class WasmProver implements Prover {
   }
 }
 
-/** Parses and loads the zkey, builds the witness calculator, and checks that they belong together. */
+// --- the API ---
+
+/**
+ * Parses and loads the zkey, builds the witness calculator, and checks that
+ * they belong together (BN254 field, witness size = the zkey's nVars).
+ * Throws ProverError (code zkey_format, zkey_curve, zkey_points,
+ * zkey_coefficients, zkey_key, circuit_mismatch or too_large).
+ */
 export async function createProver(artifacts: ProverArtifacts, options: ProverOptions = {}): Promise<Prover> {
   const z = parseZkey(artifacts.zkey);
   const witness = await createWitnessCalculator(artifacts.wasm);
