@@ -39,8 +39,16 @@ function witnessSection(bin: Uint8Array): Uint8Array {
 
 const toBigInt = (v: bigint | string | number) => (typeof v === "bigint" ? v : BigInt(v));
 
+/** What this file uses of circom_runtime's WitnessCalculatorCircom2. */
+interface CircomWitnessCalculator {
+  prime: bigint;
+  n32: number;
+  witnessSize: number;
+  calculateWTNSBin(input: Record<string, bigint | bigint[]>, sanityCheck: boolean): Promise<Uint8Array>;
+}
+
 export async function createWitnessCalculator(wasm: Uint8Array): Promise<WitnessCalculator> {
-  let wc: any;
+  let wc: CircomWitnessCalculator;
   try {
     wc = await WitnessCalculatorBuilder(wasm);
   } catch (e) {
