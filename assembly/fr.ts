@@ -21,6 +21,7 @@ import {
 export const FR_SIZE: usize = 36;
 /** A 256-bit integer as four little-endian u64 words (the scalar form the MSM digits are cut from). */
 export const WORDS_SIZE: usize = 32;
+export const WORD_BYTES: usize = 8;
 const LIMBS: usize = 9;
 const LIMB_BYTES: usize = 4;
 const LIMB_BITS: u64 = 29;
@@ -177,7 +178,7 @@ export function frInv(out: usize, a: usize): void {
 
 /** True when the 32-byte little-endian integer at src is < r. */
 export function leIsCanonical(src: usize): bool {
-  const w3 = load<u64>(src + 24), w2 = load<u64>(src + 16), w1 = load<u64>(src + 8), w0 = load<u64>(src);
+  const w3 = load<u64>(src + 3 * WORD_BYTES), w2 = load<u64>(src + 2 * WORD_BYTES), w1 = load<u64>(src + WORD_BYTES), w0 = load<u64>(src);
   if (w3 != R_W3) return w3 < R_W3;
   if (w2 != R_W2) return w2 < R_W2;
   if (w1 != R_W1) return w1 < R_W1;
@@ -190,8 +191,8 @@ export function limbsFromWords(out: usize, src: usize): void {
     const bit = i * <usize>LIMB_BITS;
     const wi = bit >> 6;
     const sh = (bit & 63) as u64;
-    let v = load<u64>(src + wi * 8) >> sh;
-    if (sh > 64 - LIMB_BITS && wi < 3) v |= load<u64>(src + (wi + 1) * 8) << (64 - sh);
+    let v = load<u64>(src + wi * WORD_BYTES) >> sh;
+    if (sh > 64 - LIMB_BITS && wi < 3) v |= load<u64>(src + (wi + 1) * WORD_BYTES) << (64 - sh);
     st(out, i, v & MASK);
   }
 }
@@ -204,8 +205,10 @@ export function wordsFromLimbs(out: usize, a: usize): void {
     const bit = i * <usize>LIMB_BITS;
     const wi = bit >> 6;
     const sh = (bit & 63) as u64;
-    store<u64>(out + wi * 8, load<u64>(out + wi * 8) | (limb << sh));
-    if (sh > 64 - LIMB_BITS && wi < 3) store<u64>(out + (wi + 1) * 8, load<u64>(out + (wi + 1) * 8) | (limb >> (64 - sh)));
+    store<u64>(out + wi * WORD_BYTES, load<u64>(out + wi * WORD_BYTES) | (limb << sh));
+    if (sh > 64 - LIMB_BITS && wi < 3) {
+      store<u64>(out + (wi + 1) * WORD_BYTES, load<u64>(out + (wi + 1) * WORD_BYTES) | (limb >> (64 - sh)));
+    }
   }
 }
 

@@ -53,6 +53,8 @@ const MAX_WINDOW: i32 = 16;
 /** Cost of one bucket-reduction step (two Jacobian additions) in affine additions. */
 const REDUCTION_WEIGHT: i32 = 4;
 const U32: usize = 4;
+/** Scalars are read as u64 words. */
+const WORD_BYTES: usize = 8;
 
 // --- the field and group of a base set (G1 over Fp, G2 over Fp2) --------------------
 
@@ -268,8 +270,8 @@ export function basesBuild(b: Bases, g2: bool, points: usize, k: i32, scalarInde
   const w = <usize>(bit >> 6);
   if (w >= 4) return 0;
   const sh = (bit & 63) as u64;
-  let v = load<u64>(s + w * 8) >> sh;
-  if (sh + (c as u64) > 64 && w < 3) v |= load<u64>(s + (w + 1) * 8) << (64 - sh);
+  let v = load<u64>(s + w * WORD_BYTES) >> sh;
+  if (sh + (c as u64) > 64 && w < 3) v |= load<u64>(s + (w + 1) * WORD_BYTES) << (64 - sh);
   return (v as u32) & ((1 << (c as u32)) - 1);
 }
 
@@ -428,7 +430,7 @@ export function msmSmall(out: usize, g2: bool, points: usize, scalars: usize, n:
     if (!jIsInfinity(g2, out)) jDouble(g2, out, out);
     for (let i = 0; i < n; i++) {
       const s = scalars + <usize>i * SCALAR_SIZE;
-      if ((load<u64>(s + <usize>(bit >> 6) * 8) >> ((bit & 63) as u64)) & 1) jAddAffine(g2, out, out, points + <usize>i * A);
+      if ((load<u64>(s + <usize>(bit >> 6) * WORD_BYTES) >> ((bit & 63) as u64)) & 1) jAddAffine(g2, out, out, points + <usize>i * A);
     }
   }
 }

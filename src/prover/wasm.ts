@@ -37,11 +37,8 @@ export type ProverTestExports = ProverExports & {
   basesWindow(set: number): number;
 };
 
-/** Status codes of assembly/prover.ts (PROVER_*), its TypeScript twin. */
-export const ProverStatus = { OK: 0, FORMAT: 1, POINT: 2, COEF: 3, WITNESS: 4, KEY: 5, DEGENERATE: 6, SELF_CHECK: 7 } as const;
-
-/** The zkey's point sections in the module's order (assembly/prover.ts SET_*). */
-export const BaseSet = { A: 0, B1: 1, B2: 2, C: 3, H: 4 } as const;
+/** Status codes and point-section numbers: the ABI table shared with assembly/ (generated). */
+export { BaseSet, ProverStatus } from "./layout.ts";
 
 // A bundle built for Node makes a file import relative to the bundle.
 const filePath = (path: string) => (path.startsWith(".") ? fileURLToPath(new URL(path, import.meta.url)) : path);
