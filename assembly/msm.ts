@@ -28,6 +28,12 @@
 // The buckets B₁..B_M (M = 2^(c−1)) are then combined as Σ b·B_b with the
 // usual running sum from the top (2 additions per bucket, Jacobian).
 //
+// Without tables (Bases.tables = false: a prover that proves once should not
+// pay ≈ 255 doublings per base at load), each window j gets its own M
+// buckets — all W·M of them still summed by the same batch-affine trees —
+// and the window sums are combined by Horner's rule, c doublings apart:
+// the textbook Pippenger, at about twice the additions per proof.
+//
 // The window width c minimises k·W + 4·2^(c−1) for k bases (the weight 4
 // is the cost of a reduction step, two Jacobian additions, in affine
 // additions). Does not handle the point at infinity as a base (the loader
@@ -180,17 +186,22 @@ export class Bases {
   windows: i32 = 0;
   /** u32 per base: which scalar multiplies it. */
   scalarIndex: usize = 0;
-  /** count × W affine points: entry p·W + j is 2^(c·j)·P_p. */
+  /** With tables: count × W affine points, entry p·W + j is 2^(c·j)·P_p. Without: the count bases. */
   table: usize = 0;
+  tables: bool = true;
 }
 
-/** The window width minimising k·⌈255/c⌉ + 4·2^(c−1) (see the file comment). */
-export function chooseWindow(k: i32): i32 {
+/**
+ * The window width minimising k·⌈255/c⌉ + 4·2^(c−1) (see the file comment);
+ * without tables every window has its own buckets: k·W + 4·W·2^(c−1).
+ */
+export function chooseWindow(k: i32, tables: bool): i32 {
   let best = MIN_WINDOW;
   let bestCost = i64.MAX_VALUE;
   for (let c = MIN_WINDOW; c <= MAX_WINDOW; c++) {
     const w = (SCALAR_BITS + c - 1) / c;
-    const cost = (k as i64) * (w as i64) + (REDUCTION_WEIGHT as i64) * ((1 as i64) << ((c - 1) as i64));
+    const reductions = tables ? 1 : w;
+    const cost = (k as i64) * (w as i64) + (REDUCTION_WEIGHT as i64) * (reductions as i64) * ((1 as i64) << ((c - 1) as i64));
     if (cost < bestCost) {
       bestCost = cost;
       best = c;
@@ -200,21 +211,35 @@ export function chooseWindow(k: i32): i32 {
 }
 
 /**
- * Builds the window tables of k affine bases (at points, stride 2E) whose
- * scalars are scalarIndex[0..k). Returns false when a multiple reaches
- * infinity (a base of small order: not a G1/G2 point of a valid key).
+ * Sets up k affine bases (at points, stride 2E) whose scalars are
+ * scalarIndex[0..k), with their window tables when `tables`. Returns false
+ * when a multiple reaches infinity (a base of small order: not a G1/G2 point
+ * of a valid key).
  */
-export function basesBuild(b: Bases, g2: bool, points: usize, k: i32, scalarIndex: usize, window: i32): bool {
+export function basesBuild(b: Bases, g2: bool, points: usize, k: i32, scalarIndex: usize, window: i32, tables: bool): bool {
   const E = elemSize(g2);
   const A = 2 * E; // affine size
   const J = 3 * E; // Jacobian size
   b.g2 = g2;
   b.count = k;
-  b.window = window > 0 ? window : chooseWindow(k);
+  b.tables = tables;
+  b.window = window > 0 ? window : chooseWindow(k, tables);
   b.windows = (SCALAR_BITS + b.window - 1) / b.window;
   b.scalarIndex = scalarIndex;
   const W = <usize>b.windows;
   const entries = <usize>k * W;
+  const M = (<usize>1) << <usize>(b.window - 1);
+  // Prove-time scratch for this set: one op (and slot) per base and window.
+  reserve(S_SLOTS, max<usize>(entries, 1) * A);
+  reserve(S_OPS, max<usize>(entries, 1) * U32);
+  reserve(S_ENTRIES, max<usize>(entries, 1) * U32);
+  reserve(S_DEN, max<usize>(entries, 1) * E);
+  reserve(S_PRE, max<usize>(entries, 1) * E);
+  reserve(S_BUCKETS, (tables ? M : M * W) * 3 * U32);
+  if (!tables) {
+    b.table = points;
+    return true;
+  }
   b.table = heap.alloc(max<usize>(entries, 1) * A);
   // Jacobian multiples first, then one batch normalisation (Montgomery's trick).
   // (Scratch shared by every set: the stub runtime never frees, so per-set buffers would add up.)
@@ -253,14 +278,6 @@ export function basesBuild(b: Bases, g2: bool, points: usize, k: i32, scalarInde
     fMul(g2, LAMBDA, LAMBDA, TMP); // z⁻³
     fMul(g2, dst + E, src + E, LAMBDA); // y = Y/Z³
   }
-  // Prove-time scratch for this set.
-  const M = (<usize>1) << <usize>(b.window - 1);
-  reserve(S_SLOTS, max<usize>(entries, 1) * A);
-  reserve(S_OPS, max<usize>(entries, 1) * U32);
-  reserve(S_ENTRIES, max<usize>(entries, 1) * U32);
-  reserve(S_DEN, max<usize>(entries, 1) * E);
-  reserve(S_PRE, max<usize>(entries, 1) * E);
-  reserve(S_BUCKETS, M * 3 * U32);
   return true;
 }
 
@@ -283,12 +300,14 @@ export function msm(out: usize, b: Bases, scalars: usize): void {
   const c = b.window;
   const W = b.windows;
   const M = (<usize>1) << <usize>(c - 1);
+  const tables = b.tables;
+  const buckets = tables ? M : M * <usize>W; // without tables, window j owns buckets j·M .. j·M + M − 1
   const half = <u32>M;
   const full = (<i32>1) << c;
   const counts = part(S_BUCKETS);
-  const starts = counts + M * U32;
-  const fills = starts + M * U32;
-  memory.fill(counts, 0, M * U32);
+  const starts = counts + buckets * U32;
+  const fills = starts + buckets * U32;
+  memory.fill(counts, 0, buckets * U32);
 
   // 1. Recode every scalar into signed digits; one op per non-zero digit.
   const opBucket = part(S_OPS);
@@ -306,9 +325,9 @@ export function msm(out: usize, b: Bases, scalars: usize): void {
       }
       if (v == 0) continue;
       const neg: u32 = v < 0 ? 1 : 0;
-      const bucket = <u32>(v < 0 ? -v : v) - 1;
+      const bucket = <u32>(v < 0 ? -v : v) - 1 + (tables ? 0 : <u32>j * half);
       store<u32>(opBucket + ops * U32, bucket);
-      store<u32>(opEntry + ops * U32, ((<u32>(p * W + j)) << 1) | neg);
+      store<u32>(opEntry + ops * U32, ((<u32>(tables ? p * W + j : p)) << 1) | neg);
       store<u32>(counts + <usize>bucket * U32, load<u32>(counts + <usize>bucket * U32) + 1);
       ops++;
     }
@@ -316,7 +335,7 @@ export function msm(out: usize, b: Bases, scalars: usize): void {
 
   // 2. Counting sort of the ops by bucket into the slots (negating where the digit is negative).
   let at: u32 = 0;
-  for (let k: usize = 0; k < M; k++) {
+  for (let k: usize = 0; k < buckets; k++) {
     store<u32>(starts + k * U32, at);
     store<u32>(fills + k * U32, 0);
     at += load<u32>(counts + k * U32);
@@ -339,7 +358,7 @@ export function msm(out: usize, b: Bases, scalars: usize): void {
   const pre = part(S_PRE);
   for (;;) {
     let t: usize = 0;
-    for (let k: usize = 0; k < M; k++) {
+    for (let k: usize = 0; k < buckets; k++) {
       const len = <usize>load<u32>(counts + k * U32);
       if (len < 2) continue;
       const base = slots + <usize>load<u32>(starts + k * U32) * A;
@@ -365,7 +384,7 @@ export function msm(out: usize, b: Bases, scalars: usize): void {
     memory.copy(den, ACC, E);
 
     t = 0;
-    for (let k: usize = 0; k < M; k++) {
+    for (let k: usize = 0; k < buckets; k++) {
       const len = <usize>load<u32>(counts + k * U32);
       if (len < 2) continue;
       const base = slots + <usize>load<u32>(starts + k * U32) * A;
@@ -407,13 +426,30 @@ export function msm(out: usize, b: Bases, scalars: usize): void {
     }
   }
 
-  // 4. Σ b·B_b by running sums from the top bucket down.
+  // 4. Σ b·B_b by running sums from the top bucket down; without tables, per
+  //    window, the windows combined from the top by Horner's rule.
+  if (tables) {
+    reduceBuckets(g2, out, counts, starts, slots, 0, M);
+    return;
+  }
+  jSetInfinity(g2, out);
+  for (let j = W - 1; j >= 0; j--) {
+    if (!jIsInfinity(g2, out)) for (let d = 0; d < c; d++) jDouble(g2, out, out);
+    reduceBuckets(g2, WINDOW_SUM, counts, starts, slots, <usize>j * M, M);
+    jAdd(g2, out, out, WINDOW_SUM);
+  }
+}
+
+const WINDOW_SUM: usize = memory.data(<i32>(3 * FP2_SIZE), 4);
+
+/** out = Σ_{b < M} (b + 1)·bucket[first + b], each bucket holding 0 or 1 affine point. */
+function reduceBuckets(g2: bool, out: usize, counts: usize, starts: usize, slots: usize, first: usize, M: usize): void {
+  const A = 2 * elemSize(g2);
   jSetInfinity(g2, RUN);
   jSetInfinity(g2, out);
   for (let k = <isize>M - 1; k >= 0; k--) {
-    if (load<u32>(counts + <usize>k * U32) == 1) {
-      jAddAffine(g2, RUN, RUN, slots + <usize>load<u32>(starts + <usize>k * U32) * A);
-    }
+    const bucket = first + <usize>k;
+    if (load<u32>(counts + bucket * U32) == 1) jAddAffine(g2, RUN, RUN, slots + <usize>load<u32>(starts + bucket * U32) * A);
     jAdd(g2, out, out, RUN);
   }
 }

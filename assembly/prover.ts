@@ -38,7 +38,7 @@
 //   loadPoints()      io: α₁ β₁ β₂ γ₂ δ₁ δ₂ as the zkey stores them (section 2)
 //   loadIc()          io: IC₀..IC_nPublic (section 3)
 //   loadCoefs()       io: the coefficient records (section 4 after its count)
-//   loadBases(set, count, window)  io: one point section (SET_A … SET_H)
+//   loadBases(set, count, window, tables)  io: one point section (SET_A … SET_H)
 // then per proof:
 //   prove()           io: witness ‖ r ‖ s ‖ (−r·s mod r) in, proof ‖ public inputs out
 // Byte forms: zkey points are little-endian 32-byte coordinates in
@@ -278,9 +278,10 @@ export function loadCoefs(): i32 {
 /**
  * One point section (5..9) of count points; window 0 picks the width. The
  * points at infinity are dropped (they contribute nothing), the rest are
- * checked on the curve and get their window tables (msm.ts).
+ * checked on the curve and, when tables ≠ 0, get their window tables
+ * (msm.ts: ≈ 255 doublings per base once, about half the additions per proof).
  */
-export function loadBases(set: i32, count: i32, window: i32): i32 {
+export function loadBases(set: i32, count: i32, window: i32, tables: i32): i32 {
   if (!(stage & STAGE_POINTS) || set < 0 || set >= SETS || window < 0 || window > 16) return PROVER_FORMAT;
   const expected = set == SET_C ? nVars - nPublic - 1 : set == SET_H ? <i32>domainSize : nVars;
   if (count != expected) return PROVER_FORMAT;
@@ -313,7 +314,7 @@ export function loadBases(set: i32, count: i32, window: i32): i32 {
   } else if (set == SET_C) {
     k = addBase(points, index, k, affine, DELTA1, EXTRA_NEG_RS);
   }
-  if (!basesBuild(bases[set], g2, points, <i32>k, index, window)) return PROVER_POINT;
+  if (!basesBuild(bases[set], g2, points, <i32>k, index, window, tables != 0)) return PROVER_POINT;
   stage |= STAGE_BASES << set;
   return PROVER_OK;
 }

@@ -54,25 +54,40 @@ const artifactPath = (path: string) => (path.startsWith(".") ? fileURLToPath(new
 let artifacts: Promise<[Uint8Array, Uint8Array]> | undefined;
 const loadArtifacts = () => (artifacts ??= Promise.all([readFile(artifactPath(circuitWasmPath)), readFile(artifactPath(circuitZkeyPath))]));
 
-let agentProver: Promise<Prover> | undefined;
+export interface ProveOptions {
+  /**
+   * Precompute the circuit's window tables when the process's prover is
+   * built (default true: ≈ 0.5 s once, then tens of milliseconds per proof).
+   * false for a process that proves once, such as `zkagent prove`: it starts
+   * in tens of milliseconds and its proofs take about twice as long.
+   */
+  precompute?: boolean;
+}
+
+const agentProvers = new Map<boolean, Promise<Prover>>();
 /**
  * The built-in circuit's prover (src/prover), built on first use and kept:
- * the zkey's tables and the witness calculator are loaded once per process.
+ * the zkey's points and the witness calculator are loaded once per process.
  */
-function builtInProver(): Promise<Prover> {
-  agentProver ??= loadArtifacts().then(([wasm, zkey]) => createProver({ zkey, wasm }));
-  // A failed load is not cached: the next call tries again.
-  agentProver.catch(() => (agentProver = undefined));
-  return agentProver;
+function builtInProver(precompute: boolean): Promise<Prover> {
+  let prover = agentProvers.get(precompute);
+  if (!prover) {
+    prover = loadArtifacts().then(([wasm, zkey]) => createProver({ zkey, wasm }, { precompute }));
+    agentProvers.set(precompute, prover);
+    // A failed load is not cached: the next call tries again.
+    prover.catch(() => agentProvers.delete(precompute));
+  }
+  return prover;
 }
 
 /**
  * A Groth16 proof that the caller knows `secret`, bound to the challenge nonce,
  * the action and the context. Returns the string to submit as `proof`
- * (snarkjs's proof JSON). The first call loads the circuit (≈ 0.7 s); each
- * proof after that takes tens of milliseconds (docs/performance.md, "Prover").
+ * (snarkjs's proof JSON). The first call loads the circuit (≈ 0.5 s with the
+ * default precomputation); each proof after that takes tens of milliseconds
+ * (docs/performance.md, "Prover").
  */
-export async function prove(request: ProveRequest): Promise<string> {
+export async function prove(request: ProveRequest, options: ProveOptions = {}): Promise<string> {
   const secret = typeof request.secret === "bigint" ? request.secret : parseFieldElement(request.secret);
   if (secret === null || !isValidSecret(secret)) throw new RangeError(`secret must be a decimal field element in ${SECRET_RANGE} (0 is public)`);
   const [identity_commitment, nonce, action_hash, context_hash] = publicSignals({
@@ -81,7 +96,7 @@ export async function prove(request: ProveRequest): Promise<string> {
     action: request.action,
     context: request.context,
   });
-  const prover = await builtInProver();
+  const prover = await builtInProver(options.precompute ?? true);
   const { proof } = await prover.prove({ secret: secret.toString(), identity_commitment, nonce, action_hash, context_hash });
   return JSON.stringify({ pi_a: proof.pi_a, pi_b: proof.pi_b, pi_c: proof.pi_c, protocol: "groth16", curve: "bn128" });
 }

@@ -23,12 +23,16 @@ export async function proveCommand(argv: string[]): Promise<number> {
   const secret = parseFieldElement(await secretOption(values, "secret"));
   // 0 is refused like any value outside the range: Poseidon(0) is public, anyone can prove it.
   if (secret === null || !isValidSecret(secret)) throw new UsageError(`the secret must be a decimal field element in ${SECRET_RANGE}`);
-  const proof = await prove({
-    secret,
-    nonce: requireString(values, "nonce"),
-    action: requireString(values, "action"),
-    context: parseContext(values.context),
-  });
+  // One proof per process: no window tables (they pay back only over several proofs).
+  const proof = await prove(
+    {
+      secret,
+      nonce: requireString(values, "nonce"),
+      action: requireString(values, "action"),
+      context: parseContext(values.context),
+    },
+    { precompute: false },
+  );
   if (values.json) printJson({ proof });
   else say(proof);
   return 0;

@@ -21,7 +21,7 @@ export type ProverExports = {
   loadPoints(): number;
   loadIc(): number;
   loadCoefs(): number;
-  loadBases(set: number, count: number, window: number): number;
+  loadBases(set: number, count: number, window: number, tables: number): number;
   prove(): number;
   headerPointsBytes(): number;
 };

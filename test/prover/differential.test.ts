@@ -80,8 +80,8 @@ interface Run {
   s: bigint;
 }
 
-async function stagedRun(circuit: CircuitFiles, input: Record<string, unknown>): Promise<Run> {
-  const prover = (await createProver(circuit, { module: testModule })) as unknown as { wasm: ProverTestExports; witness: WitnessCalculator };
+async function stagedRun(circuit: CircuitFiles, input: Record<string, unknown>, precompute = true): Promise<Run> {
+  const prover = (await createProver(circuit, { module: testModule, precompute })) as unknown as { wasm: ProverTestExports; witness: WitnessCalculator };
   const witness = await prover.witness.calculate(input as any);
   const [r, s] = [randomField() || 1n, randomField() || 1n];
   writeProveInput(prover.wasm, witness, r, s);
@@ -156,8 +156,11 @@ describe.each([
     expect(ours.some((h) => h !== 0n)).toBe(true);
   });
 
-  test("each MSM equals ffjavascript's multiExpAffine on the same section and scalars, plus its fixed terms", async () => {
-    const { z, witness, wasm, r, s } = run;
+  test.each([
+    ["with precomputed tables", true],
+    ["without tables (one bucket set per window)", false],
+  ])("each MSM equals ffjavascript's multiExpAffine on the same section and scalars, plus its fixed terms — %s", async (_mode, precompute) => {
+    const { z, witness, wasm, r, s } = precompute ? run : await stagedRun(circuit, data, false);
     const { G1, G2 } = curve;
     // α₁ β₁ β₂ γ₂ δ₁ δ₂ as the zkey stores them (Montgomery, little-endian).
     const hp = z.headerPoints.slice();

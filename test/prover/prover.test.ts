@@ -67,21 +67,25 @@ describe("the agent circuit, through the SDK's prove()", () => {
   });
 });
 
-describe("any snarkjs zkey: two more circuits (7 and 0 public inputs), and window widths forced from 2 to 16", () => {
+describe("any snarkjs zkey: two more circuits (7 and 0 public inputs), window widths forced from 2 to 16, with and without precomputed tables", () => {
   const seven = () => ({ w: randomField(), x: Array.from({ length: 7 }, randomField) });
   const none = () => ({ a: 5n, b: 7n });
 
   test("proofs verify with the service verifier and snarkjs, and carry the circuit's public signals", async () => {
     const reference: ReferenceCase[] = [];
-    for (const [circuit, input, window] of [
-      [sevenInputs, seven, 0],
-      [sevenInputs, seven, 2],
-      [sevenInputs, seven, 16],
-      [noInputs, none, 0],
-      [noInputs, none, 5],
-      [agentCircuit, null, 13],
+    for (const [circuit, input, window, precompute] of [
+      [sevenInputs, seven, 0, true],
+      [sevenInputs, seven, 2, true],
+      [sevenInputs, seven, 16, true],
+      [noInputs, none, 0, true],
+      [noInputs, none, 5, true],
+      [agentCircuit, null, 13, true],
+      [agentCircuit, null, 0, false],
+      [sevenInputs, seven, 0, false],
+      [sevenInputs, seven, 3, false],
+      [noInputs, none, 0, false],
     ] as const) {
-      const prover: Prover = await createProver(circuit, { window });
+      const prover: Prover = await createProver(circuit, { window, precompute });
       const v = await Groth16Verifier.fromVerificationKey(circuit.vkey);
       for (let i = 0; i < 3; i++) {
         let data: Record<string, unknown>;
