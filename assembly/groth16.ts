@@ -255,9 +255,11 @@ function setPair(table: usize, k: i32, lines: usize, prepared: usize): void {
  * Rejects non-canonical coordinates, points off the curve or outside the
  * subgroups, α/β/γ/δ at infinity, and γ = δ (with γ = δ the terms for vk_x
  * and C merge and a proof can be forged for any public input).
- * ICⱼ may be infinity (an all-zero encoding).
+ * ICⱼ may be infinity (an all-zero encoding). fixedBase = false skips the
+ * fixed-base tables even for a small key: the prover verifies once per proof,
+ * where ≈ 0.1 s of tables at load would not pay back.
  */
-export function loadKey(src: usize, n: i32): i32 {
+export function loadKey(src: usize, n: i32, fixedBase: bool = true): i32 {
   keyLoaded = false;
   if (n < 0) return STATUS_FORMAT;
   let s = g1Status(KEY_ALPHA, src + VK_ALPHA);
@@ -273,7 +275,7 @@ export function loadKey(src: usize, n: i32): i32 {
   const count = <usize>(n + 1);
   keyIcTables = heap.alloc(count * IC_TABLE_SIZE);
   keyIcInfinity = heap.alloc(count);
-  keyFixedBase = n + 1 <= FIXED_BASE_MAX_POINTS;
+  keyFixedBase = fixedBase && n + 1 <= FIXED_BASE_MAX_POINTS;
   if (keyFixedBase) keyFbTables = heap.alloc(count * FB_TABLE_SIZE);
   for (let j: usize = 0; j < count; j++) {
     const enc = src + VK_IC + j * G1_BYTES;

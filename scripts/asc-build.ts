@@ -1,7 +1,9 @@
-// Builds the AssemblyScript verifier with asc (optimised, stub runtime: no
+// Builds the AssemblyScript modules with asc (optimised, stub runtime: no
 // GC, nothing allocates on the hot path):
-//   assembly/index.ts   → build/verifier.wasm       production entry points only
-//   assembly/testing.ts → build/verifier-test.wasm  + test and benchmark operations
+//   assembly/index.ts           → build/verifier.wasm       production entry points only
+//   assembly/testing.ts         → build/verifier-test.wasm  + test and benchmark operations
+//   assembly/prover-index.ts    → build/prover.wasm         the prover's entry points only
+//   assembly/prover-testing.ts  → build/prover-test.wasm    + its stages, for tests and the bench
 // The generated sources (assembly/constants.ts, fp2mul.ts, layout.ts and
 // src/verifier/layout.ts) are committed and not regenerated here: their
 // generators run by hand, and test/assembly/generated.test.ts fails when a
@@ -18,7 +20,16 @@ import { join } from "node:path";
 const root = join(import.meta.dir, "..");
 export const WASM_PATH = join(root, "build", "verifier.wasm");
 export const TEST_WASM_PATH = join(root, "build", "verifier-test.wasm");
-const ENTRY = { [WASM_PATH]: "assembly/index.ts", [TEST_WASM_PATH]: "assembly/testing.ts" };
+export const PROVER_WASM_PATH = join(root, "build", "prover.wasm");
+export const PROVER_TEST_WASM_PATH = join(root, "build", "prover-test.wasm");
+/** Every module this script builds. */
+export const ALL_WASM_PATHS = [WASM_PATH, TEST_WASM_PATH, PROVER_WASM_PATH, PROVER_TEST_WASM_PATH];
+const ENTRY = {
+  [WASM_PATH]: "assembly/index.ts",
+  [TEST_WASM_PATH]: "assembly/testing.ts",
+  [PROVER_WASM_PATH]: "assembly/prover-index.ts",
+  [PROVER_TEST_WASM_PATH]: "assembly/prover-testing.ts",
+};
 const inputs = () => [
   ...readdirSync(join(root, "assembly")).map((f) => join(root, "assembly", f)),
   ...readdirSync(join(root, "scripts"))
@@ -64,7 +75,7 @@ export function buildWasm(path: string = WASM_PATH): void {
 
 if (import.meta.main) {
   const ifStale = process.argv.includes("--if-stale");
-  for (const path of [WASM_PATH, TEST_WASM_PATH]) {
+  for (const path of ALL_WASM_PATHS) {
     if (ifStale && !isStale(path)) continue;
     const t0 = performance.now();
     buildWasm(path);

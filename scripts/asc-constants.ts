@@ -192,6 +192,42 @@ export const [GLV_BETA, GLV_LAMBDA] = glvPair();
   if (shortest <= 2n * (1n << 128n)) throw new Error("GLV halves of 64 bits would collide");
 }
 
+// --- Fr, the scalar field (the prover's NTT and witness arithmetic) -------------
+//
+// Same representation as Fp: Montgomery form x·R mod r, R = 2^261, nine
+// 29-bit limbs. The roots of unity are ffjavascript's, because snarkjs's
+// quotient (groth16_prove.js) evaluates on the coset of the 2n-th root it
+// picks, and the zkey's H points are indexed by that coset's points in that
+// order: nqr = the least quadratic non-residue from 2, r − 1 = 2^s·t with t
+// odd, w[s] = nqr^t, w[k] = w[k+1]².
+export const FR_MU = mod(-invPow2(R, LIMB_BITS), LIMB_MOD);
+if (mod(R * FR_MU + 1n, LIMB_MOD) !== 0n) throw new Error("fr mu");
+const frMont = (x: bigint) => mod(x * MONT_R, R);
+const frData = (xs: bigint[]) => `memory.data<u32>([${xs.flatMap((x) => limbs(frMont(x))).join(", ")}])`;
+const FR_NQR = (() => {
+  for (let g = 2n; ; g++) if (powMod(g, (R - 1n) / 2n, R) === R - 1n) return g;
+})();
+let FR_T = R - 1n;
+let FR_S = 0;
+while ((FR_T & 1n) === 0n) {
+  FR_T >>= 1n;
+  FR_S++;
+}
+export const FR_TWO_ADICITY = FR_S;
+export const FR_ROOTS: bigint[] = [];
+FR_ROOTS[FR_S] = powMod(FR_NQR, FR_T, R);
+for (let k = FR_S - 1; k >= 0; k--) FR_ROOTS[k] = (FR_ROOTS[k + 1]! * FR_ROOTS[k + 1]!) % R;
+if (FR_ROOTS[0] !== 1n || FR_ROOTS[1] !== R - 1n) throw new Error("fr roots");
+const FR_ROOTS_INV = FR_ROOTS.map((w) => inv(w, R));
+const FR_INV_POW2 = FR_ROOTS.map((_, k) => inv(1n << BigInt(k), R));
+// The zkey (ffjavascript) stores base-field coordinates as x·2^256 mod p and
+// the coefficients of section 4 as c·2^512 mod r (zkey_new.js multiplies by
+// R² in Montgomery form), little-endian. One Montgomery multiplication
+// (·K·2^−261) by these plain-limb K moves each into this code's form:
+// K = 2^(261 + 261 − 256) for coordinates, 2^(261 + 261 − 512) for coefficients.
+const ZKEY_FP_TO_MONT = mod(1n << (2n * LIMB_BITS * BigInt(LIMBS) - 256n), P);
+const ZKEY_COEF_TO_MONT = mod(1n << (2n * LIMB_BITS * BigInt(LIMBS) - 512n), R);
+
 const fp2Data = (xs: F2[]) => fpData(xs.flat());
 const hex = (x: bigint) => `0x${x.toString(16)}`;
 
@@ -249,6 +285,34 @@ export const SEED_U: u64 = ${hex(U)};
 /** Width-${WNAF_WIDTH} NAF of u (odd digits |d| < 2^${WNAF_WIDTH - 1n}), least significant first. */
 export const U_WNAF: usize = memory.data<i8>([${U_WNAF.join(", ")}]);
 export const U_WNAF_LEN: i32 = ${U_WNAF.length};
+
+// --- Fr (scalar field r), for the prover -------------------------------------
+/** r in 29-bit limbs. */
+${limbs(R)
+  .map((l, i) => `export const FR_P${i}: u64 = ${hex(l)};`)
+  .join("\n")}
+/** µ = −r⁻¹ mod 2^29. */
+export const FR_MU: u32 = ${hex(FR_MU)};
+/** r − 2 (Fermat inversion exponent), little-endian 64-bit words. */
+${words(R - 2n)
+  .map((w, i) => `export const R_MINUS_2_W${i}: u64 = ${hex(w)};`)
+  .join("\n")}
+/** R mod r: the Montgomery form of 1 in Fr. */
+export const FR_ONE: usize = ${frData([1n])};
+/** R² mod r, in plain limbs: frMul(x, R²) converts x into Montgomery form. */
+export const FR_R2: usize = memory.data<u32>([${limbs(mod(MONT_R * MONT_R, R)).join(", ")}]);
+/** r − 1 = 2^s·t, t odd: s, the largest power-of-two NTT domain. */
+export const FR_TWO_ADICITY: i32 = ${FR_TWO_ADICITY};
+/** w[k], k = 0..s: ffjavascript's primitive 2^k-th roots of unity (w[s] = ${FR_NQR}^t), Montgomery form. */
+export const FR_ROOTS: usize = ${frData(FR_ROOTS)};
+/** w[k]⁻¹, k = 0..s, Montgomery form. */
+export const FR_ROOTS_INV: usize = ${frData(FR_ROOTS_INV)};
+/** (2^k)⁻¹ mod r, k = 0..s, Montgomery form (the inverse NTT's scale). */
+export const FR_INV_POW2: usize = ${frData(FR_INV_POW2)};
+/** 2^266 mod p, plain limbs: frMul-style conversion of a zkey coordinate (x·2^256) into this code's form. */
+export const ZKEY_FP_TO_MONT: usize = memory.data<u32>([${limbs(ZKEY_FP_TO_MONT).join(", ")}]);
+/** 2^10 mod r, plain limbs: converts a zkey coefficient (c·2^512 mod r) into Montgomery form. */
+export const ZKEY_COEF_TO_MONT: usize = memory.data<u32>([${limbs(ZKEY_COEF_TO_MONT).join(", ")}]);
 `;
 
 if (import.meta.main) finish([emit("assembly/constants.ts", out)], `assembly/constants.ts (ate NAF length ${ATE.length}, ${ATE_LINES} lines per G2 point)`);

@@ -8,15 +8,16 @@
 //     `ceremony verify` with no directory) and Swagger UI's
 //     assets: imported `with { type: "file" }`, so Bun copies them into the
 //     executable and the import yields a /$bunfs/… path that readFile and
-//     Bun.file read; the same holds for the verifier's WebAssembly once
-//     src/verifier imports it that way (test/binary checks the pattern);
+//     Bun.file read; the same holds for the verifier's and the prover's
+//     WebAssembly (build/verifier.wasm, build/prover.wasm, imported that way
+//     by src/verifier/wasm.ts and src/prover/wasm.ts; test/binary checks
+//     the pattern);
 //   - the verification key and package.json: JSON imports, inlined;
 //   - the migrations: code.
 // blake-hash (via circomlibjs) is bundled as its pure-JavaScript version (see
 // blakeHashPureJs below).
-// snarkjs/ffjavascript reach for worker threads (web-worker) only when not
-// single-threaded; the prover and the interim verifier run single-threaded,
-// so the bundled worker code is never started and nothing needs --external.
+// Proving is src/prover (build/prover.wasm, and circom_runtime to run the
+// circuit's witness calculator): snarkjs is not on the binary's proving path.
 //
 //   bun scripts/build.ts [--outfile dist/zkagent] [--target bun-linux-x64] [--no-smoke]
 import { chmodSync, existsSync, mkdirSync, rmSync, statSync } from "node:fs";
@@ -38,6 +39,7 @@ const REQUIRED = [
   "circuits/artifacts/verification_key.json",
   "circuits/artifacts/transcript.json",
   "circuits/ptau/powersOfTau28_hez_final_09.ptau",
+  "build/prover.wasm",
 ];
 
 // circomlibjs imports blake-hash, whose index.js loads a native addon through

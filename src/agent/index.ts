@@ -8,12 +8,13 @@
 //   const circuit = await loadCircuit(`${url}/v1/circuits/${challenge.circuit_id}`);
 //   const proof = await prove({ secret: id.secret, nonce, action, context, circuit });
 //   const agent_signature = sign({ signingSecret: id.signing_secret, challengeId, nonce, action, context });
-import * as snarkjs from "snarkjs";
+import { createHash } from "node:crypto";
 import { identityCommitment, isValidSecret, newSecret, SECRET_RANGE } from "../identity/commitment";
 import { publicSignals, type JsonObject } from "../identity/encoding";
 import { parseFieldElement } from "../identity/field";
 import { newSigningKeyPair, signChallenge } from "../identity/signature";
 import { type LoadedCircuit, loadCircuit } from "./circuit";
+import { createProver, type Prover } from "../prover";
 
 export { verificationKey } from "../verifier/circuit-key";
 export { CircuitSourceError, type LoadCircuitOptions, type LoadedCircuit, loadCircuit } from "./circuit";
@@ -49,14 +50,41 @@ export interface ProveRequest {
   circuit?: LoadedCircuit;
 }
 
-const silent = { debug() {}, info() {}, warn() {}, error() {} };
+export interface ProveOptions {
+  /**
+   * Precompute the circuit's window tables when the process's prover is
+   * built (default true: ≈ 0.5 s once, then tens of milliseconds per proof).
+   * false for a process that proves once, such as `zkagent prove`: it starts
+   * in tens of milliseconds and its proofs take about twice as long.
+   */
+  precompute?: boolean;
+}
+
+// One prover per circuit (and table choice), built on first use and kept: the
+// zkey's points and the witness calculator are loaded once per process. Keyed
+// by the circuit's id and its zkey's hash, so a circuit object loaded again
+// (the same artifacts) reuses the prover, and other bytes never reuse one.
+const provers = new Map<string, Promise<Prover>>();
+function proverFor(circuit: LoadedCircuit, precompute: boolean): Promise<Prover> {
+  const key = `${circuit.id}:${createHash("sha256").update(circuit.zkey).digest("hex")}:${precompute}`;
+  let prover = provers.get(key);
+  if (!prover) {
+    prover = createProver({ zkey: circuit.zkey, wasm: circuit.wasm }, { precompute });
+    provers.set(key, prover);
+    // A failed load is not cached: the next call tries again.
+    prover.catch(() => provers.delete(key));
+  }
+  return prover;
+}
 
 /**
  * A Groth16 proof that the caller knows `secret`, bound to the challenge nonce,
  * the action and the context. Returns the string to submit as `proof`
- * (snarkjs's proof JSON). Takes about 0.3 s.
+ * (snarkjs's proof JSON). The first call loads the circuit (≈ 0.5 s with the
+ * default precomputation); each proof after that takes tens of milliseconds
+ * (docs/performance.md, "Prover").
  */
-export async function prove(request: ProveRequest): Promise<string> {
+export async function prove(request: ProveRequest, options: ProveOptions = {}): Promise<string> {
   const secret = typeof request.secret === "bigint" ? request.secret : parseFieldElement(request.secret);
   if (secret === null || !isValidSecret(secret)) throw new RangeError(`secret must be a decimal field element in ${SECRET_RANGE} (0 is public)`);
   const [identity_commitment, nonce, action_hash, context_hash] = publicSignals({
@@ -65,17 +93,9 @@ export async function prove(request: ProveRequest): Promise<string> {
     action: request.action,
     context: request.context,
   });
-  const { wasm, zkey } = request.circuit ?? (await loadCircuit());
-  const input = { secret: secret.toString(), identity_commitment, nonce, action_hash, context_hash };
-  // Single-threaded: snarkjs's worker threads never finish under Bun.
-  const { proof } = await (snarkjs.groth16.fullProve as any)(
-    input,
-    { type: "mem", data: wasm },
-    { type: "mem", data: zkey },
-    silent,
-    {},
-    { singleThread: true },
-  );
+  const circuit = request.circuit ?? (await loadCircuit());
+  const prover = await proverFor(circuit, options.precompute ?? true);
+  const { proof } = await prover.prove({ secret: secret.toString(), identity_commitment, nonce, action_hash, context_hash });
   return JSON.stringify({ pi_a: proof.pi_a, pi_b: proof.pi_b, pi_c: proof.pi_c, protocol: "groth16", curve: "bn128" });
 }
 

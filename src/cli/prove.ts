@@ -38,13 +38,17 @@ export async function proveCommand(argv: string[]): Promise<number> {
     process.stderr.write(`zkagent: ${printable(error.message)}\n`);
     return 1;
   }
-  const proof = await prove({
-    secret,
-    nonce: requireString(values, "nonce"),
-    action: requireString(values, "action"),
-    context: parseContext(values.context),
-    circuit,
-  });
+  // One proof per process: no window tables (they pay back only over several proofs).
+  const proof = await prove(
+    {
+      secret,
+      nonce: requireString(values, "nonce"),
+      action: requireString(values, "action"),
+      context: parseContext(values.context),
+      circuit,
+    },
+    { precompute: false },
+  );
   if (values.json) printJson({ proof, circuit_id: circuit.id });
   else say(proof);
   return 0;

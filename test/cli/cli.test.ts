@@ -232,6 +232,9 @@ describe("serve + demo", () => {
       // The demo's mandate (30.00 EUR a day) stops the second purchase, which would make 35.00.
       expect(result.over_limit).toMatchObject({ verified: false, reason: "mandate_violation", detail: "max_total" });
       expect(result.spend).toMatchObject([{ total: "20", count: 1, currency: "EUR", period: "day" }]);
+      // The proof times it printed: the first proof also loads the circuit, the second reuses it.
+      expect(result.proof_ms).toHaveLength(2);
+      for (const ms of result.proof_ms) expect(Number.isInteger(ms) && ms >= 0).toBe(true);
 
       // Issue 11: the API key from ZKAGENT_API_KEY, never on the command line; no "demo" key is created.
       const created = oneJson((await cli(["keys", "create", "--name", "env-demo", "--json"])).stdout);

@@ -1,0 +1,484 @@
+// Fixed-base multi-scalar multiplication Σ sᵢ·Pᵢ over G1 or G2, for the
+// prover: the bases are the zkey's points, fixed for the life of a key, the
+// scalars change with every proof.
+//
+// Method: Pippenger's bucket method (Pippenger 1980, "On the evaluation of
+// powers and monomials"; as analysed for curves in Bernstein, Doumen, Lange,
+// Oosterwijk, "Faster batch forgery identification", INDOCRYPT 2012), in
+// three variations:
+//
+//  1. Precomputed window multiples. At load, each base P gets the table
+//     T[P][j] = 2^(c·j)·P, j < W = ⌈255/c⌉ (affine). A scalar s = Σ dⱼ·2^(c·j)
+//     then contributes dⱼ·T[P][j] for every window, so ALL windows share one
+//     set of buckets and one bucket reduction, and the prove-time work has no
+//     doublings at all (the doublings were paid once, at load).
+//  2. Signed digits dⱼ ∈ [−2^(c−1), 2^(c−1)] (balanced radix-2^c recoding:
+//     a window above 2^(c−1) becomes window − 2^c and carries one into the
+//     next; cf. the signed windows of Hankerson, Menezes, Vanstone, "Guide to
+//     Elliptic Curve Cryptography", 2004, §3.3): −P costs a negation, so
+//     2^(c−1) buckets suffice instead of 2^c − 1.
+//  3. Batch-affine bucket accumulation: each bucket's points are summed by a
+//     pairwise tree, one level at a time, and every affine addition of a level
+//     (across all buckets) shares ONE field inversion by Montgomery's trick
+//     (Montgomery 1987, "Speeding the Pollard and elliptic curve methods of
+//     factorization", §10.3.1): 3 multiplications per element plus one
+//     inversion per level. An affine addition then costs about 6
+//     multiplications against 11 for a mixed Jacobian one.
+//
+// The buckets B₁..B_M (M = 2^(c−1)) are then combined as Σ b·B_b with the
+// usual running sum from the top (2 additions per bucket, Jacobian).
+//
+// Without tables (Bases.tables = false: a prover that proves once should not
+// pay ≈ 255 doublings per base at load), each window j gets its own M
+// buckets — all W·M of them still summed by the same batch-affine trees —
+// and the window sums are combined by Horner's rule, c doublings apart:
+// the textbook Pippenger, at about twice the additions per proof.
+//
+// The window width c minimises k·W + 4·2^(c−1) for k bases (the weight 4
+// is the cost of a reduction step, two Jacobian additions, in affine
+// additions). Does not handle the point at infinity as a base (the loader
+// skips such bases: they contribute nothing). Timing depends on the scalars;
+// the prover runs on the agent's own machine, which is the usual Groth16
+// model (snarkjs's multiexp is not constant-time either).
+
+import { FP_SIZE, fpMul, fpSqr, fpSub, fpAdd, fpInv, fpNeg, fpIsZero, fpEq, fpSetOne } from "./fp";
+import { FP2_SIZE, fp2Mul, fp2Sqr, fp2Sub, fp2Add, fp2Inv, fp2Neg, fp2IsZero, fp2Eq, fp2SetOne } from "./fp2";
+import {
+  g1Double, g1AddMixed, g1Add, g1JacobianIsInfinity, g1JacobianSetInfinity, g1JacobianFromAffine,
+} from "./g1";
+import {
+  g2Double, g2AddMixed, g2Add, g2JacobianIsInfinity, g2JacobianSetInfinity, g2JacobianFromAffine,
+} from "./g2";
+
+/** Scalars are 256-bit little-endian integers (four u64 words), < r < 2^254. */
+export const SCALAR_SIZE: usize = 32;
+/** Bits covered by the windows: 255 so that the signed recoding's final carry fits (r < 2^254). */
+const SCALAR_BITS: i32 = 255;
+const MIN_WINDOW: i32 = 2;
+const MAX_WINDOW: i32 = 16;
+/** Cost of one bucket-reduction step (two Jacobian additions) in affine additions. */
+const REDUCTION_WEIGHT: i32 = 4;
+const U32: usize = 4;
+/** Scalars are read as u64 words. */
+const WORD_BYTES: usize = 8;
+
+// --- the field and group of a base set (G1 over Fp, G2 over Fp2) --------------------
+
+/** Element size: Fp or Fp2. */
+// @ts-ignore: decorator
+@inline export function elemSize(g2: bool): usize {
+  return g2 ? FP2_SIZE : FP_SIZE;
+}
+// @ts-ignore: decorator
+@inline function fMul(g2: bool, o: usize, a: usize, b: usize): void {
+  if (g2) fp2Mul(o, a, b);
+  else fpMul(o, a, b);
+}
+// @ts-ignore: decorator
+@inline function fSqr(g2: bool, o: usize, a: usize): void {
+  if (g2) fp2Sqr(o, a);
+  else fpSqr(o, a);
+}
+// @ts-ignore: decorator
+@inline function fSub(g2: bool, o: usize, a: usize, b: usize): void {
+  if (g2) fp2Sub(o, a, b);
+  else fpSub(o, a, b);
+}
+// @ts-ignore: decorator
+@inline function fAdd(g2: bool, o: usize, a: usize, b: usize): void {
+  if (g2) fp2Add(o, a, b);
+  else fpAdd(o, a, b);
+}
+// @ts-ignore: decorator
+@inline function fInv(g2: bool, o: usize, a: usize): void {
+  if (g2) fp2Inv(o, a);
+  else fpInv(o, a);
+}
+// @ts-ignore: decorator
+@inline function fNeg(g2: bool, o: usize, a: usize): void {
+  if (g2) fp2Neg(o, a);
+  else fpNeg(o, a);
+}
+// @ts-ignore: decorator
+@inline function fIsZero(g2: bool, a: usize): bool {
+  return g2 ? fp2IsZero(a) : fpIsZero(a);
+}
+// @ts-ignore: decorator
+@inline function fEq(g2: bool, a: usize, b: usize): bool {
+  return g2 ? fp2Eq(a, b) : fpEq(a, b);
+}
+// @ts-ignore: decorator
+@inline function fSetOne(g2: bool, o: usize): void {
+  if (g2) fp2SetOne(o);
+  else fpSetOne(o);
+}
+// Jacobian points (X, Y, Z) at offsets 0, E, 2E; affine (x, y) at 0, E.
+// @ts-ignore: decorator
+@inline export function jIsInfinity(g2: bool, p: usize): bool {
+  return g2 ? g2JacobianIsInfinity(p) : g1JacobianIsInfinity(p);
+}
+// @ts-ignore: decorator
+@inline export function jSetInfinity(g2: bool, p: usize): void {
+  if (g2) g2JacobianSetInfinity(p);
+  else g1JacobianSetInfinity(p);
+}
+// @ts-ignore: decorator
+@inline export function jDouble(g2: bool, o: usize, p: usize): void {
+  if (g2) g2Double(o, p);
+  else g1Double(o, p);
+}
+// @ts-ignore: decorator
+@inline export function jAddAffine(g2: bool, o: usize, p: usize, q: usize): void {
+  if (g2) g2AddMixed(o, p, q);
+  else g1AddMixed(o, p, q);
+}
+// @ts-ignore: decorator
+@inline export function jAdd(g2: bool, o: usize, p: usize, q: usize): void {
+  if (g2) g2Add(o, p, q);
+  else g1Add(o, p, q);
+}
+// @ts-ignore: decorator
+@inline export function jFromAffine(g2: bool, o: usize, a: usize): void {
+  if (g2) g2JacobianFromAffine(o, a);
+  else g1JacobianFromAffine(o, a);
+}
+
+// --- scratch (grown at load, never at prove time) -------------------------------------
+
+const SCRATCH_PARTS: i32 = 8;
+const scratchBase = new StaticArray<usize>(SCRATCH_PARTS);
+const scratchSize = new StaticArray<usize>(SCRATCH_PARTS);
+const S_SLOTS: i32 = 0; // affine points, bucket by bucket
+const S_OPS: i32 = 1; // u32 per op: bucket index
+const S_ENTRIES: i32 = 2; // u32 per op: table entry << 1 | negate
+const S_DEN: i32 = 3; // field elements: the level's denominators, then their inverses
+const S_PRE: i32 = 4; // field elements: prefix products
+const S_BUCKETS: i32 = 5; // u32 × 3 per bucket: count, start, fill
+const S_BUILD_JACOBIAN: i32 = 6; // load time: the Jacobian window multiples before normalisation
+const S_BUILD_PREFIX: i32 = 7; // load time: their Z prefix products
+
+function reserve(part: i32, size: usize): void {
+  if (size > scratchSize[part]) {
+    scratchBase[part] = heap.alloc(size);
+    scratchSize[part] = size;
+  }
+}
+// @ts-ignore: decorator
+@inline function part(p: i32): usize {
+  return scratchBase[p];
+}
+
+const TX: usize = memory.data(<i32>FP2_SIZE, 4);
+const TY: usize = memory.data(<i32>FP2_SIZE, 4);
+const LAMBDA: usize = memory.data(<i32>FP2_SIZE, 4);
+const ACC: usize = memory.data(<i32>FP2_SIZE, 4);
+const TMP: usize = memory.data(<i32>FP2_SIZE, 4);
+const RUN: usize = memory.data(<i32>(3 * FP2_SIZE), 4);
+
+// --- base sets --------------------------------------------------------------------------
+
+/** A loaded base set: k non-zero bases, their scalar indices and window tables. */
+export class Bases {
+  g2: bool = false;
+  count: i32 = 0;
+  /** Window width c and window count W. */
+  window: i32 = 0;
+  windows: i32 = 0;
+  /** u32 per base: which scalar multiplies it. */
+  scalarIndex: usize = 0;
+  /** With tables: count × W affine points, entry p·W + j is 2^(c·j)·P_p. Without: the count bases. */
+  table: usize = 0;
+  tables: bool = true;
+}
+
+/**
+ * The window width minimising k·⌈255/c⌉ + 4·2^(c−1) (see the file comment);
+ * without tables every window has its own buckets: k·W + 4·W·2^(c−1).
+ */
+export function chooseWindow(k: i32, tables: bool): i32 {
+  let best = MIN_WINDOW;
+  let bestCost = i64.MAX_VALUE;
+  for (let c = MIN_WINDOW; c <= MAX_WINDOW; c++) {
+    const w = (SCALAR_BITS + c - 1) / c;
+    const reductions = tables ? 1 : w;
+    const cost = (k as i64) * (w as i64) + (REDUCTION_WEIGHT as i64) * (reductions as i64) * ((1 as i64) << ((c - 1) as i64));
+    if (cost < bestCost) {
+      bestCost = cost;
+      best = c;
+    }
+  }
+  return best;
+}
+
+/**
+ * Sets up k affine bases (at points, stride 2E) whose scalars are
+ * scalarIndex[0..k), with their window tables when `tables`. Returns false
+ * when a multiple reaches infinity (a base of small order: not a G1/G2 point
+ * of a valid key).
+ */
+export function basesBuild(b: Bases, g2: bool, points: usize, k: i32, scalarIndex: usize, window: i32, tables: bool): bool {
+  const E = elemSize(g2);
+  const A = 2 * E; // affine size
+  const J = 3 * E; // Jacobian size
+  b.g2 = g2;
+  b.count = k;
+  b.tables = tables;
+  b.window = window > 0 ? window : chooseWindow(k, tables);
+  b.windows = (SCALAR_BITS + b.window - 1) / b.window;
+  b.scalarIndex = scalarIndex;
+  const W = <usize>b.windows;
+  const entries = <usize>k * W;
+  const M = (<usize>1) << <usize>(b.window - 1);
+  // Prove-time scratch for this set: one op (and slot) per base and window.
+  reserve(S_SLOTS, max<usize>(entries, 1) * A);
+  reserve(S_OPS, max<usize>(entries, 1) * U32);
+  reserve(S_ENTRIES, max<usize>(entries, 1) * U32);
+  reserve(S_DEN, max<usize>(entries, 1) * E);
+  reserve(S_PRE, max<usize>(entries, 1) * E);
+  reserve(S_BUCKETS, (tables ? M : M * W) * 3 * U32);
+  if (!tables) {
+    b.table = points;
+    return true;
+  }
+  b.table = heap.alloc(max<usize>(entries, 1) * A);
+  // Jacobian multiples first, then one batch normalisation (Montgomery's trick).
+  // (Scratch shared by every set: the stub runtime never frees, so per-set buffers would add up.)
+  reserve(S_BUILD_JACOBIAN, max<usize>(entries, 1) * J);
+  reserve(S_BUILD_PREFIX, max<usize>(entries, 1) * E);
+  const jac = part(S_BUILD_JACOBIAN);
+  const pre = part(S_BUILD_PREFIX);
+  for (let p: usize = 0; p < <usize>k; p++) {
+    const P = points + p * A;
+    const row = jac + p * W * J;
+    jFromAffine(g2, row, P);
+    for (let j: usize = 1; j < W; j++) {
+      const cur = row + j * J;
+      memory.copy(cur, cur - J, J);
+      for (let d = 0; d < b.window; d++) jDouble(g2, cur, cur);
+      if (jIsInfinity(g2, cur)) return false;
+    }
+  }
+  // prefix products of Z
+  for (let e: usize = 0; e < entries; e++) {
+    const z = jac + e * J + 2 * E;
+    if (e == 0) memory.copy(pre, z, E);
+    else fMul(g2, pre + e * E, pre + (e - 1) * E, z);
+  }
+  if (entries > 0) fInv(g2, ACC, pre + (entries - 1) * E);
+  for (let e = <isize>entries - 1; e >= 0; e--) {
+    const src = jac + <usize>e * J;
+    const z = src + 2 * E;
+    // zinv = ACC·pre[e−1]; ACC ·= z
+    if (e > 0) fMul(g2, TMP, ACC, pre + (<usize>e - 1) * E);
+    else memory.copy(TMP, ACC, E);
+    if (e > 0) fMul(g2, ACC, ACC, z);
+    const dst = b.table + <usize>e * A;
+    fSqr(g2, LAMBDA, TMP); // z⁻²
+    fMul(g2, dst, src, LAMBDA); // x = X/Z²
+    fMul(g2, LAMBDA, LAMBDA, TMP); // z⁻³
+    fMul(g2, dst + E, src + E, LAMBDA); // y = Y/Z³
+  }
+  return true;
+}
+
+/** Signed window j of the scalar at s (c-bit window plus carry in, as described above). */
+// @ts-ignore: decorator
+@inline function windowBits(s: usize, bit: i32, c: i32): u32 {
+  const w = <usize>(bit >> 6);
+  if (w >= 4) return 0;
+  const sh = (bit & 63) as u64;
+  let v = load<u64>(s + w * WORD_BYTES) >> sh;
+  if (sh + (c as u64) > 64 && w < 3) v |= load<u64>(s + (w + 1) * WORD_BYTES) << (64 - sh);
+  return (v as u32) & ((1 << (c as u32)) - 1);
+}
+
+/** out (Jacobian) = Σ s_p·P_p, scalars at scalars + scalarIndex[p]·32 (little-endian words). */
+export function msm(out: usize, b: Bases, scalars: usize): void {
+  const g2 = b.g2;
+  const E = elemSize(g2);
+  const A = 2 * E;
+  const c = b.window;
+  const W = b.windows;
+  const M = (<usize>1) << <usize>(c - 1);
+  const tables = b.tables;
+  const buckets = tables ? M : M * <usize>W; // without tables, window j owns buckets j·M .. j·M + M − 1
+  const half = <u32>M;
+  const full = (<i32>1) << c;
+  const counts = part(S_BUCKETS);
+  const starts = counts + buckets * U32;
+  const fills = starts + buckets * U32;
+  memory.fill(counts, 0, buckets * U32);
+
+  // 1. Recode every scalar into signed digits; one op per non-zero digit.
+  const opBucket = part(S_OPS);
+  const opEntry = part(S_ENTRIES);
+  let ops: usize = 0;
+  for (let p = 0; p < b.count; p++) {
+    const s = scalars + <usize>load<u32>(b.scalarIndex + <usize>p * U32) * SCALAR_SIZE;
+    let carry: u32 = 0;
+    for (let j = 0; j < W; j++) {
+      let v = <i32>(windowBits(s, j * c, c) + carry);
+      carry = 0;
+      if (<u32>v > half) {
+        v -= full;
+        carry = 1;
+      }
+      if (v == 0) continue;
+      const neg: u32 = v < 0 ? 1 : 0;
+      const bucket = <u32>(v < 0 ? -v : v) - 1 + (tables ? 0 : <u32>j * half);
+      store<u32>(opBucket + ops * U32, bucket);
+      store<u32>(opEntry + ops * U32, ((<u32>(tables ? p * W + j : p)) << 1) | neg);
+      store<u32>(counts + <usize>bucket * U32, load<u32>(counts + <usize>bucket * U32) + 1);
+      ops++;
+    }
+  }
+
+  // 2. Counting sort of the ops by bucket into the slots (negating where the digit is negative).
+  let at: u32 = 0;
+  for (let k: usize = 0; k < buckets; k++) {
+    store<u32>(starts + k * U32, at);
+    store<u32>(fills + k * U32, 0);
+    at += load<u32>(counts + k * U32);
+  }
+  const slots = part(S_SLOTS);
+  for (let o: usize = 0; o < ops; o++) {
+    const bucket = <usize>load<u32>(opBucket + o * U32);
+    const e = load<u32>(opEntry + o * U32);
+    const fill = load<u32>(fills + bucket * U32);
+    store<u32>(fills + bucket * U32, fill + 1);
+    const dst = slots + <usize>(load<u32>(starts + bucket * U32) + fill) * A;
+    const src = b.table + <usize>(e >> 1) * A;
+    memory.copy(dst, src, E);
+    if (e & 1) fNeg(g2, dst + E, src + E);
+    else memory.copy(dst + E, src + E, E);
+  }
+
+  // 3. Pairwise tree sums inside each bucket, one shared inversion per level.
+  const den = part(S_DEN);
+  const pre = part(S_PRE);
+  for (;;) {
+    let t: usize = 0;
+    for (let k: usize = 0; k < buckets; k++) {
+      const len = <usize>load<u32>(counts + k * U32);
+      if (len < 2) continue;
+      const base = slots + <usize>load<u32>(starts + k * U32) * A;
+      for (let i: usize = 0; i + 1 < len; i += 2) {
+        const P = base + i * A;
+        const Q = P + A;
+        const d = den + t * E;
+        fSub(g2, d, Q, P); // x_Q − x_P
+        if (fIsZero(g2, d)) fSetOne(g2, d); // P = ±Q: handled on its own below
+        if (t == 0) memory.copy(pre, d, E);
+        else fMul(g2, pre + t * E, pre + (t - 1) * E, d);
+        t++;
+      }
+    }
+    if (t == 0) break;
+    fInv(g2, ACC, pre + (t - 1) * E);
+    for (let i = <isize>t - 1; i > 0; i--) {
+      const d = den + <usize>i * E;
+      fMul(g2, TMP, ACC, pre + (<usize>i - 1) * E); // 1/dᵢ
+      fMul(g2, ACC, ACC, d);
+      memory.copy(d, TMP, E);
+    }
+    memory.copy(den, ACC, E);
+
+    t = 0;
+    for (let k: usize = 0; k < buckets; k++) {
+      const len = <usize>load<u32>(counts + k * U32);
+      if (len < 2) continue;
+      const base = slots + <usize>load<u32>(starts + k * U32) * A;
+      let w: usize = 0;
+      for (let i: usize = 0; i + 1 < len; i += 2) {
+        const P = base + i * A;
+        const Q = P + A;
+        const inv = den + t * E;
+        t++;
+        if (fEq(g2, P, Q)) {
+          // Same x: Q = P (double it) or Q = −P (the pair vanishes).
+          if (!fEq(g2, P + E, Q + E) || fIsZero(g2, P + E)) continue;
+          fSqr(g2, TMP, P); // λ = 3x²/(2y)
+          fAdd(g2, LAMBDA, TMP, TMP);
+          fAdd(g2, LAMBDA, LAMBDA, TMP);
+          fAdd(g2, TMP, P + E, P + E);
+          fInv(g2, TMP, TMP);
+          fMul(g2, LAMBDA, LAMBDA, TMP);
+        } else {
+          fSub(g2, LAMBDA, Q + E, P + E);
+          fMul(g2, LAMBDA, LAMBDA, inv); // λ = (y_Q − y_P)/(x_Q − x_P)
+        }
+        fSqr(g2, TX, LAMBDA);
+        fSub(g2, TX, TX, P);
+        fSub(g2, TX, TX, Q); // x₃ = λ² − x_P − x_Q
+        fSub(g2, TY, P, TX);
+        fMul(g2, TY, TY, LAMBDA);
+        fSub(g2, TY, TY, P + E); // y₃ = λ(x_P − x₃) − y_P
+        const dst = base + w * A;
+        memory.copy(dst, TX, E);
+        memory.copy(dst + E, TY, E);
+        w++;
+      }
+      if (len & 1) {
+        memory.copy(base + w * A, base + (len - 1) * A, A);
+        w++;
+      }
+      store<u32>(counts + k * U32, <u32>w);
+    }
+  }
+
+  // 4. Σ b·B_b by running sums from the top bucket down; without tables, per
+  //    window, the windows combined from the top by Horner's rule.
+  if (tables) {
+    reduceBuckets(g2, out, counts, starts, slots, 0, M);
+    return;
+  }
+  jSetInfinity(g2, out);
+  for (let j = W - 1; j >= 0; j--) {
+    if (!jIsInfinity(g2, out)) for (let d = 0; d < c; d++) jDouble(g2, out, out);
+    reduceBuckets(g2, WINDOW_SUM, counts, starts, slots, <usize>j * M, M);
+    jAdd(g2, out, out, WINDOW_SUM);
+  }
+}
+
+const WINDOW_SUM: usize = memory.data(<i32>(3 * FP2_SIZE), 4);
+
+/** out = Σ_{b < M} (b + 1)·bucket[first + b], each bucket holding 0 or 1 affine point. */
+function reduceBuckets(g2: bool, out: usize, counts: usize, starts: usize, slots: usize, first: usize, M: usize): void {
+  const A = 2 * elemSize(g2);
+  jSetInfinity(g2, RUN);
+  jSetInfinity(g2, out);
+  for (let k = <isize>M - 1; k >= 0; k--) {
+    const bucket = first + <usize>k;
+    if (load<u32>(counts + bucket * U32) == 1) jAddAffine(g2, RUN, RUN, slots + <usize>load<u32>(starts + bucket * U32) * A);
+    jAdd(g2, out, out, RUN);
+  }
+}
+
+/**
+ * out (Jacobian) = Σ sᵢ·Pᵢ for a few affine points (n ≤ 4 in practice: the
+ * blinding terms), by one shared double-and-add chain (Straus 1964, "Addition
+ * chains of vectors"). Scalars are little-endian words, entries of stride 32.
+ */
+export function msmSmall(out: usize, g2: bool, points: usize, scalars: usize, n: i32): void {
+  const A = 2 * elemSize(g2);
+  jSetInfinity(g2, out);
+  for (let bit = 255; bit >= 0; bit--) {
+    if (!jIsInfinity(g2, out)) jDouble(g2, out, out);
+    for (let i = 0; i < n; i++) {
+      const s = scalars + <usize>i * SCALAR_SIZE;
+      if ((load<u64>(s + <usize>(bit >> 6) * WORD_BYTES) >> ((bit & 63) as u64)) & 1) jAddAffine(g2, out, out, points + <usize>i * A);
+    }
+  }
+}
+
+/** out = the affine form of the Jacobian p; false when p is infinity. */
+export function jToAffine(g2: bool, out: usize, p: usize): bool {
+  if (jIsInfinity(g2, p)) return false;
+  const E = elemSize(g2);
+  fInv(g2, TMP, p + 2 * E);
+  fSqr(g2, LAMBDA, TMP);
+  fMul(g2, out, p, LAMBDA);
+  fMul(g2, LAMBDA, LAMBDA, TMP);
+  fMul(g2, out + E, p + E, LAMBDA);
+  return true;
+}

@@ -1,0 +1,6 @@
+// The production entry of build/prover.wasm: the prover's ABI only (see
+// prover.ts for the computation and the call order). The stage-by-stage
+// entry points for tests and the benchmark's breakdown are in
+// prover-testing.ts, compiled separately to build/prover-test.wasm.
+
+export { io, setup, loadPoints, loadIc, loadCoefs, loadBases, prove, headerPointsBytes } from "./prover";

@@ -1,0 +1,215 @@
+// zkagent's Groth16 prover (BN254, snarkjs zkeys, circom circuits): the
+// witness from the circuit's own witness calculator, everything else in the
+// project's WebAssembly (assembly/prover.ts). A Prover is built once per
+// circuit — the zkey parsed, checked and loaded into WebAssembly memory with
+// its window tables, the witness calculator compiled — and then proves many
+// times; each proof gets fresh blinding (r, s) from the OS CSPRNG.
+//
+//   const prover = await createProver({ zkey, wasm });   // Uint8Arrays
+//   const { proof, publicSignals } = await prover.prove({ secret: "…", nonce: "…" });
+//
+// `proof` is snarkjs-shaped ({pi_a, pi_b, pi_c, protocol, curve}, decimal
+// strings, projective with z = 1), and every proof returned has already been
+// verified against the zkey's own verification key: a witness that does not
+// satisfy the circuit, a zkey for another circuit or a corrupted one ends in
+// a ProverError, never in a proof that does not verify.
+
+import { fp2FromBytes, fromBytes32, FIELD_BYTES, PROOF_A, PROOF_B, PROOF_BYTES, PROOF_C } from "../verifier/encoding";
+import type { SnarkjsProof } from "../verifier/types";
+import { ProverError } from "./errors";
+import { BaseSet, instantiateProver, ProverStatus, type ProverExports } from "./wasm";
+import { type CircuitInput, createWitnessCalculator, type WitnessCalculator } from "./witness";
+import { BN254_R, COEF_RECORD_BYTES, N8, parseZkey, type Zkey } from "./zkey";
+
+export { ProverError, type ProverErrorCode } from "./errors";
+export type { CircuitInput } from "./witness";
+
+export interface ProverArtifacts {
+  /** A snarkjs Groth16 zkey over BN254 (the file's bytes). */
+  zkey: Uint8Array;
+  /** The circuit's circom witness calculator (the `<name>.wasm` of circom --wasm). */
+  wasm: Uint8Array;
+}
+
+export interface ProofResult {
+  proof: SnarkjsProof;
+  /** The public signals, decimal, in the circuit's order. */
+  publicSignals: string[];
+}
+
+export interface Prover {
+  readonly nPublic: number;
+  /**
+   * Proves for the circuit input (signal name → value or array of values).
+   * Calls are serialised. Throws ProverError: invalid_input (the circuit
+   * refused the input), unsatisfied (the proof would not verify), internal.
+   */
+  prove(input: CircuitInput): Promise<ProofResult>;
+}
+
+export interface ProverOptions {
+  /**
+   * Precompute the window tables of the zkey's points at load (default true):
+   * ≈ 0.4–0.5 s once for the agent circuit, then about half the point
+   * additions per proof. false suits a process that proves once (`zkagent
+   * prove`): a fast start, proofs ≈ 2× slower.
+   */
+  precompute?: boolean;
+  /** A compiled prover module to instantiate instead of build/prover.wasm (tests use the test build). */
+  module?: WebAssembly.Module;
+  /** Window width for every base set instead of the module's choice (tests). */
+  window?: number;
+}
+
+const STATUS_MESSAGES: Record<number, [ConstructorParameters<typeof ProverError>[0], string]> = {
+  [ProverStatus.FORMAT]: ["zkey_format", "the zkey's sizes or indices are out of range"],
+  [ProverStatus.POINT]: ["zkey_points", "a point does not decode (coordinate ≥ p, not on the curve, or of small order)"],
+  [ProverStatus.COEF]: ["zkey_coefficients", "a coefficient record is out of range (matrix, row, signal or value ≥ r)"],
+  [ProverStatus.WITNESS]: ["internal", "the witness has an element ≥ r or w₀ ≠ 1"],
+  [ProverStatus.KEY]: ["zkey_key", "α, β, γ, δ or IC fail the verifier's key checks (subgroup, γ = δ)"],
+  [ProverStatus.DEGENERATE]: ["internal", "a proof point came out at infinity"],
+  [ProverStatus.SELF_CHECK]: [
+    "unsatisfied",
+    "the proof does not verify against the zkey's key: the witness does not satisfy the circuit, or the zkey is not this circuit's",
+  ],
+};
+
+function check(status: number, step: string): void {
+  if (status === ProverStatus.OK) return;
+  const [code, message] = STATUS_MESSAGES[status] ?? ["internal", `status ${status}`];
+  throw new ProverError(code, `${message} (${step})`);
+}
+
+function write(wasm: ProverExports, bytes: Uint8Array): void {
+  const ptr = wasm.io(bytes.length);
+  new Uint8Array(wasm.memory.buffer, ptr, bytes.length).set(bytes);
+}
+
+// --- internals, exported for test/prover and bench/prover.ts (not part of the API) ---
+
+/** Loads a parsed zkey into a fresh module instance. */
+export function loadZkey(wasm: ProverExports, z: Zkey, window = 0, precompute = true): void {
+  check(wasm.setup(z.nVars, z.nPublic, z.domainLog, z.nCoef), "setup");
+  write(wasm, z.headerPoints);
+  check(wasm.loadPoints(), "header points");
+  write(wasm, z.ic);
+  check(wasm.loadIc(), "IC");
+  if (z.coefs.length !== z.nCoef * COEF_RECORD_BYTES) throw new ProverError("zkey_format", "coefficient section size");
+  write(wasm, z.coefs);
+  check(wasm.loadCoefs(), "coefficients");
+  const sets: [number, Uint8Array, number][] = [
+    [BaseSet.A, z.A, z.nVars],
+    [BaseSet.B1, z.B1, z.nVars],
+    [BaseSet.B2, z.B2, z.nVars],
+    [BaseSet.C, z.C, z.nVars - z.nPublic - 1],
+    [BaseSet.H, z.H, z.domainSize],
+  ];
+  for (const [set, bytes, count] of sets) {
+    write(wasm, bytes);
+    check(wasm.loadBases(set, count, window, precompute ? 1 : 0), `point section ${set + 5}`);
+  }
+}
+
+/** A uniformly random non-zero element of Fr: 64 CSPRNG bytes reduced mod r (bias < 2^−250). */
+export function randomScalar(): bigint {
+  const bytes = new Uint8Array(64);
+  for (;;) {
+    crypto.getRandomValues(bytes);
+    let x = 0n;
+    for (const b of bytes) x = (x << 8n) | BigInt(b);
+    x %= BN254_R;
+    if (x !== 0n) return x;
+  }
+}
+
+function writeLE(x: bigint, out: Uint8Array, offset: number): void {
+  for (let i = 0; i < N8; i++) {
+    out[offset + i] = Number(x & 0xffn);
+    x >>= 8n;
+  }
+}
+
+/** The module's output (wire proof ‖ public inputs) as snarkjs JSON. */
+export function decodeProof(out: Uint8Array, nPublic: number): ProofResult {
+  const s = (x: bigint) => x.toString();
+  const bx = fp2FromBytes(out, PROOF_B);
+  const by = fp2FromBytes(out, PROOF_B + 2 * FIELD_BYTES);
+  const proof: SnarkjsProof = {
+    pi_a: [s(fromBytes32(out, PROOF_A)), s(fromBytes32(out, PROOF_A + FIELD_BYTES)), "1"],
+    pi_b: [
+      [s(bx[0]), s(bx[1])],
+      [s(by[0]), s(by[1])],
+      ["1", "0"],
+    ],
+    pi_c: [s(fromBytes32(out, PROOF_C)), s(fromBytes32(out, PROOF_C + FIELD_BYTES)), "1"],
+    protocol: "groth16",
+    curve: "bn128",
+  };
+  const publicSignals: string[] = [];
+  for (let j = 0; j < nPublic; j++) publicSignals.push(s(fromBytes32(out, PROOF_BYTES + j * FIELD_BYTES)));
+  return { proof, publicSignals };
+}
+
+/** Writes prove()'s input (witness ‖ r ‖ s ‖ −r·s) into the module's I/O buffer. */
+export function writeProveInput(wasm: ProverExports, witness: Uint8Array, r: bigint, s: bigint): void {
+  const bytes = new Uint8Array(witness.length + 3 * N8);
+  bytes.set(witness);
+  writeLE(r, bytes, witness.length);
+  writeLE(s, bytes, witness.length + N8);
+  writeLE((BN254_R - ((r * s) % BN254_R)) % BN254_R, bytes, witness.length + 2 * N8);
+  write(wasm, bytes);
+}
+
+class WasmProver implements Prover {
+  private queue: Promise<unknown> = Promise.resolve();
+  constructor(
+    readonly wasm: ProverExports,
+    readonly witness: WitnessCalculator,
+    readonly nPublic: number,
+  ) {}
+
+  prove(input: CircuitInput): Promise<ProofResult> {
+    // One module instance and one witness calculator: one proof at a time.
+    const run = this.queue.then(() => this.proveNow(input));
+    this.queue = run.catch(() => {});
+    return run;
+  }
+
+  private async proveNow(input: CircuitInput): Promise<ProofResult> {
+    const witness = await this.witness.calculate(input);
+    writeProveInput(this.wasm, witness, randomScalar(), randomScalar());
+    check(this.wasm.prove(), "prove");
+    const length = PROOF_BYTES + this.nPublic * FIELD_BYTES;
+    const out = new Uint8Array(this.wasm.memory.buffer, this.wasm.io(0), length).slice();
+    return decodeProof(out, this.nPublic);
+  }
+}
+
+// --- the API ---
+
+/**
+ * Parses and loads the zkey, builds the witness calculator, and checks that
+ * they belong together (BN254 field, witness size = the zkey's nVars).
+ * Throws ProverError (code zkey_format, zkey_curve, zkey_points,
+ * zkey_coefficients, zkey_key, circuit_mismatch or too_large).
+ */
+export async function createProver(artifacts: ProverArtifacts, options: ProverOptions = {}): Promise<Prover> {
+  const z = parseZkey(artifacts.zkey);
+  const witness = await createWitnessCalculator(artifacts.wasm);
+  if (witness.witnessSize !== z.nVars) {
+    throw new ProverError("circuit_mismatch", `the circuit computes ${witness.witnessSize} witness elements, the zkey expects ${z.nVars}`);
+  }
+  const wasm = await instantiateProver(options.module);
+  try {
+    loadZkey(wasm, z, options.window ?? 0, options.precompute ?? true);
+  } catch (e) {
+    // The module traps only when its memory cannot grow (AssemblyScript's stub runtime aborts).
+    if (e instanceof WebAssembly.RuntimeError) {
+      throw new ProverError("too_large", `the circuit's tables do not fit the prover's WebAssembly memory (${z.nVars} signals, domain ${z.domainSize})`, {
+        cause: e,
+      });
+    }
+    throw e;
+  }
+  return new WasmProver(wasm, witness, z.nPublic);
+}
