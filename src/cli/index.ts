@@ -92,14 +92,20 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (error) => {
-    if (error instanceof UsageError || error instanceof ConfigError) {
-      warn(`zkagent: ${shown(error.message)}\n(zkagent --help for usage)`);
-      process.exit(2);
-    }
-    warn(`zkagent: ${shown(error instanceof Error ? error.message : String(error))}`);
-    process.exit(1);
-  },
-);
+// process.exit does not wait for a pipe to take what was written: a --json
+// line written just before could be lost (seen as an empty stdout with exit 0).
+// An empty write's callback runs once everything written before it is out.
+const drained = (stream: NodeJS.WriteStream) => new Promise<void>((resolve) => stream.write("", () => resolve()));
+const exit = async (code: number) => {
+  await Promise.all([drained(process.stdout), drained(process.stderr)]);
+  process.exit(code);
+};
+
+main(process.argv.slice(2)).then(exit, (error) => {
+  if (error instanceof UsageError || error instanceof ConfigError) {
+    warn(`zkagent: ${shown(error.message)}\n(zkagent --help for usage)`);
+    return exit(2);
+  }
+  warn(`zkagent: ${shown(error instanceof Error ? error.message : String(error))}`);
+  return exit(1);
+});
