@@ -111,7 +111,7 @@ describe("standard JSON Schema, strictly", () => {
       "max_total",
       "max_count",
     ]);
-    expect(consts(schemas.ChallengeUsed!.properties!.previous_status)).toEqual(["verified", "failed"]);
+    expect(consts(schemas.ChallengeUsed!.properties!.previous_status)).toEqual(["verified", "failed", "pending"]);
     expect(consts(schemas.Session!.properties!.status)).toEqual(["pending", "verified", "failed", "expired"]);
     const agents = document.paths!["/v1/agents"]!.post!.responses!["429"] as OpenAPIV3_1.ResponseObject;
     const error = (agents.content!["application/json"]!.schema as OpenAPIV3_1.SchemaObject).properties!.error as OpenAPIV3_1.SchemaObject;

@@ -95,12 +95,16 @@ export const challengeExpired = t.Object(
   { additionalProperties: false },
 );
 
-/** 400 `Challenge already used`: decided before, by this or a concurrent submission. */
+/**
+ * 400 `Challenge already used`: decided before, by this or a concurrent
+ * submission; `pending` when another node is still verifying it after the
+ * loser's bounded wait (docs/api.md, Decisions).
+ */
 export const challengeUsed = t.Object(
   {
     verified: t.Literal(false),
     error: t.Literal("Challenge already used"),
-    previous_status: t.Union([t.Literal("verified"), t.Literal("failed")]),
+    previous_status: t.Union([t.Literal("verified"), t.Literal("failed"), t.Literal("pending")]),
     request_id: t.String(),
   },
   { additionalProperties: false },
