@@ -27,16 +27,16 @@ export const LIMB_BYTES: usize = 4;
 export const FP_SIZE: usize = 36;
 /** Big-endian encoding width of one field element (the ABI table, layout.ts). */
 export { FP_BYTES } from "./layout";
-const MASK: u64 = 0x1fffffff;
-const MASK32: u32 = 0x1fffffff;
+export const MASK: u64 = 0x1fffffff;
+export const MASK32: u32 = 0x1fffffff;
 
 /** Limb i of a (0 ≤ i < 9), zero-extended. */
 // @ts-ignore: decorator
-@inline function ld(a: usize, i: usize): u64 {
+@inline export function ld(a: usize, i: usize): u64 {
   return load<u32>(a + i * LIMB_BYTES) as u64;
 }
 // @ts-ignore: decorator
-@inline function st(a: usize, i: usize, v: u64): void {
+@inline export function st(a: usize, i: usize, v: u64): void {
   store<u32>(a + i * LIMB_BYTES, v as u32);
 }
 // @ts-ignore: decorator

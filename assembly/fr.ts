@@ -17,25 +17,14 @@ import {
   R_W0, R_W1, R_W2, R_W3, R_MINUS_2_W0, R_MINUS_2_W1, R_MINUS_2_W2, R_MINUS_2_W3,
   FR_ONE, FR_R2, FP_RAW_ONE,
 } from "./constants";
+// The limb layout is fp.ts's: its limb access and masks serve both fields.
+import { LIMB_BITS, LIMB_BYTES, MASK, MASK32, ld, st } from "./fp";
 
 export const FR_SIZE: usize = 36;
 /** A 256-bit integer as four little-endian u64 words (the scalar form the MSM digits are cut from). */
 export const WORDS_SIZE: usize = 32;
 export const WORD_BYTES: usize = 8;
 const LIMBS: usize = 9;
-const LIMB_BYTES: usize = 4;
-const LIMB_BITS: u64 = 29;
-const MASK: u64 = 0x1fffffff;
-const MASK32: u32 = 0x1fffffff;
-
-// @ts-ignore: decorator
-@inline function ld(a: usize, i: usize): u64 {
-  return load<u32>(a + i * LIMB_BYTES) as u64;
-}
-// @ts-ignore: decorator
-@inline function st(a: usize, i: usize, v: u64): void {
-  store<u32>(a + i * LIMB_BYTES, v as u32);
-}
 
 /** Stores the normalised limbs r0..r8 (value < 2r) reduced into [0, r). */
 // @ts-ignore: decorator

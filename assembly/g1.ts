@@ -114,6 +114,26 @@ const MJ: usize = memory.data(<i32>FP_SIZE, 4);
 const MR: usize = memory.data(<i32>FP_SIZE, 4);
 const MV: usize = memory.data(<i32>FP_SIZE, 4);
 
+/**
+ * The X and Y both additions end with, from r (MR), J (MJ) and V (MV):
+ * X3 = r² − J − 2V, Y3 = r(V − X3) − 2·yj, where yj is Y1·J (mixed) or
+ * S1·J (Jacobian); MU2, MV and yj are overwritten. Inlined, so the
+ * additions compile as before.
+ */
+// @ts-ignore: decorator
+@inline function g1AddFinish(out: usize, yj: usize): void {
+  // X3 = r² − J − 2V
+  fpSqr(MU2, MR);
+  fpSub(MU2, MU2, MJ);
+  fpSub(MU2, MU2, MV);
+  fpSub(out + G1_X, MU2, MV);
+  // Y3 = r(V − X3) − 2·yj
+  fpSub(MV, MV, out + G1_X);
+  fpMul(MV, MV, MR);
+  fpDouble(yj, yj);
+  fpSub(out + G1_Y, MV, yj);
+}
+
 /** out = p + q, p Jacobian, q affine (madd-2007-bl: 7M + 4S). out may alias p. */
 export function g1AddMixed(out: usize, p: usize, q: usize): void {
   if (g1JacobianIsInfinity(p)) {
@@ -143,16 +163,7 @@ export function g1AddMixed(out: usize, p: usize, q: usize): void {
   fpSub(out + G1_Z, out + G1_Z, MZ);
   fpSub(out + G1_Z, out + G1_Z, MHH);
   fpMul(MS2, p + G1_Y, MJ); // Y1·J, read before Y is overwritten
-  // X3 = r² − J − 2V
-  fpSqr(MU2, MR);
-  fpSub(MU2, MU2, MJ);
-  fpSub(MU2, MU2, MV);
-  fpSub(out + G1_X, MU2, MV);
-  // Y3 = r(V − X3) − 2·Y1·J
-  fpSub(MV, MV, out + G1_X);
-  fpMul(MV, MV, MR);
-  fpDouble(MS2, MS2);
-  fpSub(out + G1_Y, MV, MS2);
+  g1AddFinish(out, MS2);
 }
 
 /** out = affine form of the Jacobian p (p must not be infinity). */
@@ -227,14 +238,5 @@ export function g1Add(out: usize, p: usize, q: usize): void {
   fpSub(MZ, MZ, AZ2);
   fpMul(out + G1_Z, MZ, MH);
   fpMul(AS1, AS1, MJ); // S1·J
-  // X3 = r² − J − 2V
-  fpSqr(MU2, MR);
-  fpSub(MU2, MU2, MJ);
-  fpSub(MU2, MU2, MV);
-  fpSub(out + G1_X, MU2, MV);
-  // Y3 = r(V − X3) − 2·S1·J
-  fpSub(MV, MV, out + G1_X);
-  fpMul(MV, MV, MR);
-  fpDouble(AS1, AS1);
-  fpSub(out + G1_Y, MV, AS1);
+  g1AddFinish(out, AS1);
 }

@@ -47,18 +47,9 @@ import {
 
 // --- I/O buffer ------------------------------------------------------------------
 
-let ioBase: usize = 0;
-let ioSize: usize = 0;
-
-/** Returns the I/O buffer, grown to at least size bytes (its address may change). */
-export function io(size: u32): usize {
-  if (<usize>size > ioSize) {
-    const grown = max(<usize>size, ioSize * 2);
-    ioBase = heap.alloc(grown);
-    ioSize = grown;
-  }
-  return ioBase;
-}
+// One copy per module (assembly/io.ts); JavaScript calls io(size) before each call.
+import { io, ioBase } from "./io";
+export { io };
 
 // --- verifier --------------------------------------------------------------------
 

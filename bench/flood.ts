@@ -16,7 +16,6 @@
 // PostgreSQL: ZKAGENT_TEST_POSTGRES_URL, else a throwaway cluster, as the
 // tests start it (test/support/postgres-cluster.ts). --json: stdout carries
 // exactly one JSON object; the rest goes to stderr.
-import type { Subprocess } from "bun";
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -24,12 +23,12 @@ import { parseArgs } from "node:util";
 import { createIdentity, prove } from "../src/agent";
 import { systemClock } from "../src/clock";
 import { newNonce } from "../src/identity/encoding";
-import { CHALLENGE_LIFETIME_MS } from "../src/modules/challenges/lifecycle";
 import { newChallengeId } from "../src/modules/challenges/service";
 import { createKey } from "../src/modules/keys/service";
 import { openStore } from "../src/store";
 import type { Store } from "../src/store/interface";
 import { createTestDatabase, postgresTestUrl } from "../test/support/postgres";
+import { freePort, seedChallenge, waitHealthy } from "./support";
 
 const { values: flags } = parseArgs({
   options: { "no-postgres": { type: "boolean" }, "quiet-proofs": { type: "string" }, json: { type: "boolean" } },
@@ -42,54 +41,13 @@ const SUBMISSIONS_PER_CHALLENGE = 80;
 const CLI = new URL("../src/cli/index.ts", import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), "zkagent-flood-"));
 
-function freePort(): number {
-  const probe = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
-  const port = probe.port!;
-  probe.stop(true);
-  return port;
-}
-
-async function waitHealthy(url: string, child: Subprocess): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  for (let ok = 0; ok < 5; ) {
-    if (child.exitCode !== null) throw new Error(`server for ${url} exited with ${child.exitCode}`);
-    if (Date.now() > deadline) throw new Error(`${url} not healthy in time`);
-    const healthy = await fetch(url).then(
-      (r) => r.ok,
-      () => false,
-    );
-    ok = healthy ? ok + 1 : 0;
-    if (!healthy) await Bun.sleep(50);
-  }
-}
-
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
 /** Challenges written straight to the store (setup, not measured), all with `nonce`. */
 async function seed(store: Store, keyId: string, agentId: string, count: number, nonce: string): Promise<string[]> {
   const now = Date.now();
   const ids = Array.from({ length: count }, () => newChallengeId());
-  await Promise.all(
-    ids.map((id) =>
-      store.createChallenge(
-        {
-          id,
-          keyId,
-          agentId,
-          action: "purchase",
-          context: null,
-          nonce,
-          createdAt: now,
-          expiresAt: now + CHALLENGE_LIFETIME_MS,
-          status: "pending",
-          decidedAt: null,
-          confidence: null,
-          reason: null,
-        },
-        { windowStart: now - (now % 60_000), limit: 0 },
-      ),
-    ),
-  );
+  await Promise.all(ids.map((id) => seedChallenge(store, { id, keyId, agentId, action: "purchase", nonce }, now)));
   return ids;
 }
 

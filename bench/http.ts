@@ -29,7 +29,6 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { createIdentity, prove, type AgentIdentity } from "../src/agent";
 import { systemClock } from "../src/clock";
-import { CHALLENGE_LIFETIME_MS } from "../src/modules/challenges/lifecycle";
 import { newChallengeId } from "../src/modules/challenges/service";
 import { createKey } from "../src/modules/keys/service";
 import { newNonce, publicSignals } from "../src/identity/encoding";
@@ -37,6 +36,7 @@ import { openStore } from "../src/store";
 import type { Store } from "../src/store/interface";
 import { serviceVerifier } from "../src/verifier/service";
 import { createTestDatabase, postgresTestUrl } from "../test/support/postgres";
+import { freePort, seedChallenge, waitHealthy } from "./support";
 
 const { values: flags } = parseArgs({
   options: { quick: { type: "boolean" }, workers: { type: "string" }, "no-postgres": { type: "boolean" }, json: { type: "boolean" } },
@@ -104,28 +104,6 @@ function summarise(key: string, result: WrkResult, row: Row, expected: readonly 
     non_2xx_expected: non2xxExpected,
     errors: result.socket_errors + unexpected,
   };
-}
-
-function freePort(): number {
-  const probe = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
-  const port = probe.port!;
-  probe.stop(true);
-  return port;
-}
-
-async function waitHealthy(url: string, child: Subprocess): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  let ok = 0;
-  while (ok < 5) {
-    if (child.exitCode !== null) throw new Error(`server for ${url} exited with ${child.exitCode}`);
-    if (Date.now() > deadline) throw new Error(`${url} not healthy in time`);
-    const healthy = await fetch(url).then(
-      (r) => r.ok,
-      () => false,
-    );
-    ok = healthy ? ok + 1 : 0;
-    if (!healthy) await Bun.sleep(50);
-  }
 }
 
 /** wrk over the lines of `file` ("path\tbody"); `method` for all of them. */
@@ -225,25 +203,7 @@ async function preCreate(f: Fixture, count: number, action = "purchase", nonce?:
   const made = Array.from({ length: count }, () => ({ id: newChallengeId(), nonce: nonce ?? newNonce() }));
   for (let i = 0; i < made.length; i += 500) {
     await Promise.all(
-      made.slice(i, i + 500).map(({ id, nonce }) =>
-        f.store.createChallenge(
-          {
-            id,
-            keyId: f.keyId,
-            agentId: "bench-agent",
-            action,
-            context: null,
-            nonce,
-            createdAt: now,
-            expiresAt: now + CHALLENGE_LIFETIME_MS,
-            status: "pending",
-            decidedAt: null,
-            confidence: null,
-            reason: null,
-          },
-          { windowStart: now - (now % 60_000), limit: 0 },
-        ),
-      ),
+      made.slice(i, i + 500).map(({ id, nonce }) => seedChallenge(f.store, { id, keyId: f.keyId, agentId: "bench-agent", action, nonce }, now)),
     );
   }
   return made;

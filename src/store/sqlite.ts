@@ -305,6 +305,13 @@ export class SqliteStore implements Store {
       used = (this.q.countWindow.get(challenge.keyId, window.windowStart) as { count: number }).count;
       if (used > window.limit) return { created: false, used };
     }
+    this.insertChallenge(challenge);
+    this.q.countChallenge.run(challenge.keyId);
+    return { created: true, used };
+  };
+
+  /** The challenge's row, as both the single and the group-commit creation write it. */
+  private insertChallenge(challenge: ChallengeRecord): void {
     const { id, keyId, agentId, action, context, nonce, createdAt, expiresAt } = challenge;
     this.q.insertChallenge.run({
       id,
@@ -318,9 +325,7 @@ export class SqliteStore implements Store {
       requestId: challenge.requestId ?? null,
       circuitId: challenge.circuitId ?? null,
     });
-    this.q.countChallenge.run(keyId);
-    return { created: true, used };
-  };
+  }
 
   // Group commit. A transaction's cost is mostly its COMMIT (the WAL append
   // and lock round trip), so the creations that reach the store in one turn
@@ -458,20 +463,8 @@ export class SqliteStore implements Store {
       const createdPerKey = new Map<string, number>();
       batch.forEach(({ challenge }, i) => {
         if (!results[i]!.created) return;
-        const { id, keyId, agentId, action, context, nonce, createdAt, expiresAt } = challenge;
-        this.q.insertChallenge.run({
-          id,
-          keyId,
-          agentId,
-          action,
-          context,
-          nonce,
-          createdAt,
-          expiresAt,
-          requestId: challenge.requestId ?? null,
-          circuitId: challenge.circuitId ?? null,
-        });
-        createdPerKey.set(keyId, (createdPerKey.get(keyId) ?? 0) + 1);
+        this.insertChallenge(challenge);
+        createdPerKey.set(challenge.keyId, (createdPerKey.get(challenge.keyId) ?? 0) + 1);
       });
       for (const [keyId, n] of createdPerKey) this.q.countChallenges.run(n, keyId);
       return results;

@@ -2,9 +2,12 @@
 // as a child with its own port, talking HTTP over loopback. Nothing here is
 // in-process: a node shares only the database with its siblings.
 import type { Subprocess } from "bun";
+import { afterAll, beforeAll } from "bun:test";
 import { createKey } from "../../src/modules/keys/service";
 import { systemClock } from "../../src/clock";
 import { openStore } from "../../src/store";
+import type { Store } from "../../src/store/interface";
+import { createTestDatabase, type TestDatabase } from "../support/postgres";
 
 const CLI = new URL("../../src/cli/index.ts", import.meta.url).pathname;
 const READY_TIMEOUT_MS = 20_000;
@@ -56,6 +59,34 @@ export async function startNode(databaseUrl: string, workers = 1, extraEnv: Reco
       await child.exited;
     },
   };
+}
+
+/** `count` nodes sharing a database of their own; set once the enclosing describe's beforeAll has run. */
+export interface PostgresNodes {
+  database: TestDatabase;
+  /** A connection of the test's own, opened (migrating the database) before the nodes race to do it. */
+  store: Store;
+  nodes: Node[];
+}
+
+/**
+ * For the enclosing describe: a fresh database on the PostgreSQL server at
+ * `serverUrl` with `count` nodes on it, started in a beforeAll (before the
+ * describe's own) and stopped, closed and dropped in an afterAll.
+ */
+export function nodesOnPostgres(serverUrl: string, count: number): PostgresNodes {
+  const pg = { nodes: [] as Node[] } as PostgresNodes;
+  beforeAll(async () => {
+    pg.database = await createTestDatabase(serverUrl);
+    pg.store = await openStore(pg.database.url);
+    pg.nodes = await Promise.all(Array.from({ length: count }, () => startNode(pg.database.url)));
+  }, 60_000); // `count` process starts, each allowed READY_TIMEOUT_MS
+  afterAll(async () => {
+    await Promise.all(pg.nodes.map((node) => node.stop()));
+    await pg.store?.close();
+    await pg.database?.drop();
+  });
+  return pg;
 }
 
 /** A key created straight in the database the nodes share. */

@@ -1,14 +1,12 @@
 // Three real service processes sharing one PostgreSQL: what one node writes,
 // the others honour — one-time use, rate limits, counters — and a node killed
 // with SIGKILL under load loses nothing it acknowledged.
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { openStore } from "../../src/store";
-import type { Store } from "../../src/store/interface";
-import { createTestDatabase, postgresTestUrl, type TestDatabase } from "../support/postgres";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
+import { postgresTestUrl } from "../support/postgres";
 import { identity, proofFor } from "../support/proofs";
 import { expectBoundedFlood } from "./flood";
 import { budgetRace, expectExactBudget } from "./mandates";
-import { call, newKey, startNode, type Node } from "./nodes";
+import { call, newKey, type Node, nodesOnPostgres } from "./nodes";
 
 // Every test here starts processes; on a loaded two-core machine (CI, or
 // several developers at once) that passed bun's 5 s default with nothing wrong.
@@ -17,51 +15,36 @@ setDefaultTimeout(30_000);
 const serverUrl = await postgresTestUrl();
 
 describe("three nodes on one PostgreSQL", () => {
-  let database: TestDatabase;
-  let nodes: Node[] = [];
-  let store: Store;
-
-  beforeAll(async () => {
-    database = await createTestDatabase(serverUrl);
-    // Migrate once before the nodes race to do it.
-    store = await openStore(database.url);
-    nodes = await Promise.all([0, 1, 2].map(() => startNode(database.url)));
-  }, 60_000); // three process starts, each allowed READY_TIMEOUT_MS
-
-  afterAll(async () => {
-    await Promise.all(nodes.map((node) => node.stop()));
-    await store?.close();
-    await database?.drop();
-  });
+  const pg = nodesOnPostgres(serverUrl, 3);
 
   async function registeredAgent(key: string, agentId: string) {
     const agent = await identity("multinode");
-    const registered = await call(nodes[0]!, "POST", "/v1/agents", key, { agent_id: agentId, identity_commitment: agent.identity_commitment });
+    const registered = await call(pg.nodes[0]!, "POST", "/v1/agents", key, { agent_id: agentId, identity_commitment: agent.identity_commitment });
     expect(registered.status).toBe(201);
     return agent;
   }
 
   test("a challenge created on A, proved and submitted on B, reads as verified on C", async () => {
-    const { key } = await newKey(database.url);
+    const { key } = await newKey(pg.database.url);
     const agent = await registeredAgent(key, "agent-abc");
-    const created = await call(nodes[0]!, "POST", "/v1/verify/challenge", key, { agent_id: "agent-abc", action: "purchase", context: { amount: 20 } });
+    const created = await call(pg.nodes[0]!, "POST", "/v1/verify/challenge", key, { agent_id: "agent-abc", action: "purchase", context: { amount: 20 } });
     expect(created.status).toBe(200);
     const proof = await proofFor({ secret: agent.secret, nonce: created.body.nonce, action: "purchase", context: { amount: 20 } });
-    const submitted = await call(nodes[1]!, "POST", "/v1/verify/proof", key, { challenge_id: created.body.challenge_id, proof });
+    const submitted = await call(pg.nodes[1]!, "POST", "/v1/verify/proof", key, { challenge_id: created.body.challenge_id, proof });
     expect(submitted.status).toBe(200);
     expect(submitted.body.verified).toBe(true);
-    const read = await call(nodes[2]!, "GET", `/v1/verify/status/${created.body.challenge_id}`, key);
+    const read = await call(pg.nodes[2]!, "GET", `/v1/verify/status/${created.body.challenge_id}`, key);
     expect(read.status).toBe(200);
     expect(read.body.status).toBe("verified");
   });
 
   test("50 concurrent valid submissions of one challenge over 3 nodes: exactly one verified", async () => {
-    const { key, id } = await newKey(database.url);
+    const { key, id } = await newKey(pg.database.url);
     const agent = await registeredAgent(key, "agent-race");
-    const created = await call(nodes[0]!, "POST", "/v1/verify/challenge", key, { agent_id: "agent-race", action: "login" });
+    const created = await call(pg.nodes[0]!, "POST", "/v1/verify/challenge", key, { agent_id: "agent-race", action: "login" });
     const proof = await proofFor({ secret: agent.secret, nonce: created.body.nonce, action: "login" });
     const replies = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => call(nodes[i % 3]!, "POST", "/v1/verify/proof", key, { challenge_id: created.body.challenge_id, proof })),
+      Array.from({ length: 50 }, (_, i) => call(pg.nodes[i % 3]!, "POST", "/v1/verify/proof", key, { challenge_id: created.body.challenge_id, proof })),
     );
     const verified = replies.filter((r) => r.status === 200);
     const used = replies.filter((r) => r.status === 400 && r.body.error === "Challenge already used");
@@ -69,33 +52,33 @@ describe("three nodes on one PostgreSQL", () => {
     expect(verified[0]!.body.verified).toBe(true);
     expect(used).toHaveLength(49);
     for (const reply of used) expect(reply.body.previous_status).toBe("verified");
-    expect((await store.usage(id))!.verified).toBe(1);
+    expect((await pg.store.usage(id))!.verified).toBe(1);
   });
 
   test("issue 18: one key's 80 concurrent, differently spelled wrong proofs for each of 3 challenges over 3 nodes: at most 2 proof checks per challenge, each decided once, no 5xx", async () => {
-    await expectBoundedFlood(nodes, database.url);
+    await expectBoundedFlood(pg.nodes, pg.database.url);
   });
 
   test("a rate limit of 10/min holds across nodes: 30 requests spread → exactly 10 succeed", async () => {
-    const { key, id } = await newKey(database.url, 10);
+    const { key, id } = await newKey(pg.database.url, 10);
     // The limit is per fixed minute: do not straddle a window boundary.
     const intoMinute = Date.now() % 60_000;
     if (intoMinute > 55_000) await Bun.sleep(60_000 - intoMinute + 100);
     const replies = await Promise.all(
-      Array.from({ length: 30 }, (_, i) => call(nodes[i % 3]!, "POST", "/v1/verify/challenge", key, { agent_id: "agent-rl", action: "login" })),
+      Array.from({ length: 30 }, (_, i) => call(pg.nodes[i % 3]!, "POST", "/v1/verify/challenge", key, { agent_id: "agent-rl", action: "login" })),
     );
     expect(replies.filter((r) => r.status === 200)).toHaveLength(10);
     expect(replies.filter((r) => r.status === 429)).toHaveLength(20);
-    expect((await store.usage(id))!.challenges).toBe(10);
+    expect((await pg.store.usage(id))!.challenges).toBe(10);
   });
 
   test("30 concurrent valid 20.00 EUR proofs over 3 nodes against max_total 100.00: exactly 5 verified, 25 mandate_violation", async () => {
-    expectExactBudget(await budgetRace(nodes, database.url, "pg"));
+    expectExactBudget(await budgetRace(pg.nodes, pg.database.url, "pg"));
   }, 300_000);
 
   test("a node killed with SIGKILL mid-load loses nothing it acknowledged", async () => {
-    const { key, id } = await newKey(database.url);
-    const victim = nodes[1]!;
+    const { key, id } = await newKey(pg.database.url);
+    const victim = pg.nodes[1]!;
     const acknowledged: { challenge_id: string; nonce: string }[] = [];
     let unanswered = 0; // requests cut by the kill: committed or not, never acknowledged
     let running = true;
@@ -111,7 +94,7 @@ describe("three nodes on one PostgreSQL", () => {
         }
       }
     };
-    const loops = nodes.flatMap((node) => Array.from({ length: 8 }, () => loop(node)));
+    const loops = pg.nodes.flatMap((node) => Array.from({ length: 8 }, () => loop(node)));
     await Bun.sleep(400);
     victim.process.kill("SIGKILL");
     await Bun.sleep(400);
@@ -120,11 +103,11 @@ describe("three nodes on one PostgreSQL", () => {
 
     expect(acknowledged.length).toBeGreaterThan(50);
     for (const ack of acknowledged) {
-      const stored = await store.getChallenge(ack.challenge_id);
+      const stored = await pg.store.getChallenge(ack.challenge_id);
       expect(stored?.nonce).toBe(ack.nonce);
     }
-    const usage = (await store.usage(id))!.challenges;
-    const rows = await store.countPending(Date.now(), id);
+    const usage = (await pg.store.usage(id))!.challenges;
+    const rows = await pg.store.countPending(Date.now(), id);
     // Counter and row are written in one transaction: they always agree.
     expect(rows).toBe(usage);
     // Every acknowledged creation is counted; a request the kill cut may

@@ -2,14 +2,12 @@
 // signs with the one active key of the shared store, and after
 // `zkagent receipts rotate` (a separate process, against the database) every
 // node signs with the new key within the documented refresh interval.
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { createPublicKey, verify } from "node:crypto";
 import { KEY_REFRESH_MS } from "../../src/receipts/signer";
-import { openStore } from "../../src/store";
-import type { Store } from "../../src/store/interface";
-import { createTestDatabase, postgresTestUrl, type TestDatabase } from "../support/postgres";
+import { postgresTestUrl } from "../support/postgres";
 import { identity, proofFor, SAMPLE } from "../support/proofs";
-import { call, newKey, startNode, type Node } from "./nodes";
+import { call, newKey, type Node, nodesOnPostgres } from "./nodes";
 
 // Every test here starts processes; on a loaded two-core machine (CI, or
 // several developers at once) that passed bun's 5 s default with nothing wrong.
@@ -21,28 +19,17 @@ const CLI = new URL("../../src/cli/index.ts", import.meta.url).pathname;
 const SLACK_MS = 2_000;
 
 describe("receipts on three nodes sharing PostgreSQL", () => {
-  let database: TestDatabase;
-  let nodes: Node[] = [];
-  let store: Store;
+  const pg = nodesOnPostgres(serverUrl, 3);
   let key: string;
   let proof: string;
 
   beforeAll(async () => {
-    database = await createTestDatabase(serverUrl);
-    store = await openStore(database.url); // migrate once before the nodes start
-    nodes = await Promise.all([0, 1, 2].map(() => startNode(database.url)));
-    ({ key } = await newKey(database.url));
+    ({ key } = await newKey(pg.database.url));
     const agent = await identity("multinode-receipts");
-    expect((await call(nodes[0]!, "POST", "/v1/agents", key, { agent_id: "agent-r", identity_commitment: agent.identity_commitment })).status).toBe(201);
+    expect((await call(pg.nodes[0]!, "POST", "/v1/agents", key, { agent_id: "agent-r", identity_commitment: agent.identity_commitment })).status).toBe(201);
     // A real proof for another nonce: each submission runs the full
     // verification and is decided failed, with a receipt, without proving anew.
     proof = await proofFor({ secret: agent.secret, ...SAMPLE });
-  });
-
-  afterAll(async () => {
-    await Promise.all(nodes.map((node) => node.stop()));
-    await store?.close();
-    await database?.drop();
   });
 
   /** One decision on `node`; its receipt. */
@@ -69,16 +56,16 @@ describe("receipts on three nodes sharing PostgreSQL", () => {
   }
 
   test("every node signs with the same kid, and each node's JWKS verifies every node's receipts", async () => {
-    const receipts = await Promise.all(nodes.map(receiptFrom));
+    const receipts = await Promise.all(pg.nodes.map(receiptFrom));
     expect(new Set(receipts.map(kidOf)).size).toBe(1);
-    expect((await store.listSigningKeys()).filter((k) => k.state === "active").map((k) => k.kid)).toEqual([kidOf(receipts[0]!)]);
-    for (const node of nodes) for (const receipt of receipts) expect(await verifiesOn(node, receipt)).toBe(true);
+    expect((await pg.store.listSigningKeys()).filter((k) => k.state === "active").map((k) => k.kid)).toEqual([kidOf(receipts[0]!)]);
+    for (const node of pg.nodes) for (const receipt of receipts) expect(await verifiesOn(node, receipt)).toBe(true);
   });
 
   test(`after rotate on the command line every node signs with the new key within ${KEY_REFRESH_MS} ms`, async () => {
-    const before = await receiptFrom(nodes[0]!);
+    const before = await receiptFrom(pg.nodes[0]!);
     const rotate = Bun.spawn([process.execPath, CLI, "receipts", "rotate", "--json"], {
-      env: { ...process.env, DATABASE_URL: database.url, LOG_LEVEL: "silent" },
+      env: { ...process.env, DATABASE_URL: pg.database.url, LOG_LEVEL: "silent" },
       stdout: "pipe",
       stderr: "inherit",
     });
@@ -89,7 +76,7 @@ describe("receipts on three nodes sharing PostgreSQL", () => {
     expect(previous).toBe(kidOf(before));
 
     const pickedUpAfter = await Promise.all(
-      nodes.map(async (node) => {
+      pg.nodes.map(async (node) => {
         while (Date.now() - rotatedAt < KEY_REFRESH_MS + SLACK_MS) {
           if (kidOf(await receiptFrom(node)) === active) return Date.now() - rotatedAt;
           await Bun.sleep(100);
@@ -100,7 +87,7 @@ describe("receipts on three nodes sharing PostgreSQL", () => {
     console.log(`rotation picked up after ${pickedUpAfter.map((ms) => `${ms} ms`).join(", ")} (bound ${KEY_REFRESH_MS} ms + ${SLACK_MS} ms slack)`);
     for (const ms of pickedUpAfter) expect(ms).toBeLessThanOrEqual(KEY_REFRESH_MS + SLACK_MS);
     // From then on only the new key signs, and the old receipt still verifies everywhere.
-    for (const node of nodes) {
+    for (const node of pg.nodes) {
       expect(kidOf(await receiptFrom(node))).toBe(active);
       expect(await verifiesOn(node, before)).toBe(true);
     }
