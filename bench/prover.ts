@@ -20,7 +20,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as snarkjs from "snarkjs";
 // @ts-ignore — untyped nested dependency (the copy snarkjs itself uses)
-import { buildBn128 } from "../node_modules/snarkjs/node_modules/ffjavascript/main.js";
+import { buildBn128 } from "ffjavascript";
 import { identityCommitment } from "../src/identity/commitment";
 import { type CircuitInput, createProver, writeProveInput, randomScalar } from "../src/prover";
 import { BaseSet, type ProverTestExports } from "../src/prover/wasm";

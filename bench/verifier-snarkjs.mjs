@@ -10,7 +10,7 @@ import * as snarkjs from "snarkjs";
 const [file, iterArg, mode] = process.argv.slice(2);
 const { vk, items } = JSON.parse(readFileSync(file, "utf8"));
 if (mode === "single") {
-  const { buildBn128 } = await import("../node_modules/snarkjs/node_modules/ffjavascript/main.js");
+  const { buildBn128 } = await import("ffjavascript");
   globalThis.curve_bn128 = await buildBn128(true);
 }
 const quiet = { log() {}, info() {}, debug() {}, warn() {}, error() {} };

@@ -14,7 +14,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { snarkjs } from "../support/snarkjs";
 // @ts-ignore — untyped nested dependency (the copy snarkjs itself uses)
-import { buildBn128 } from "../../node_modules/snarkjs/node_modules/ffjavascript/main.js";
+import { buildBn128 } from "ffjavascript";
 import { identityCommitment } from "../../src/identity/commitment";
 import { createProver, writeProveInput } from "../../src/prover";
 import { BaseSet, type ProverTestExports, ProverStatus } from "../../src/prover/wasm";

@@ -35,7 +35,7 @@ const rand = (bits = 248) => {
 export async function reference(vk: unknown, publicSignals: string[], proof: unknown): Promise<boolean> {
   if (!(globalThis as any).curve_bn128) {
     // @ts-ignore — untyped nested dependency (same copy test/support/snarkjs.ts uses)
-    const { buildBn128 } = await import("../../node_modules/snarkjs/node_modules/ffjavascript/main.js");
+    const { buildBn128 } = await import("ffjavascript");
     (globalThis as any).curve_bn128 = await buildBn128(true);
   }
   return referenceVerify(vk, publicSignals, proof);
