@@ -14,13 +14,12 @@
 // An artifact whose hash is not the published one is refused, never used: a
 // zkey swapped in the cache would make proofs the service rejects at best,
 // and the wasm is code the agent runs.
-import { createHash } from "node:crypto";
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import canonicalize from "canonicalize";
 import { CEREMONY_FILES, shippedFile } from "../circuits/shipped";
 import { circuitIdOf, SHIPPED_CIRCUIT_ID, SHIPPED_VK_HASH } from "../circuits/version";
+import { sha256Hex as sha256, vkHash as vkHashOf } from "../receipts/circuit";
 
 /** What prove() needs of a circuit: its id (the challenge's circuit_id), the proving artifacts and the key hash they match. */
 export interface LoadedCircuit {
@@ -41,7 +40,6 @@ export interface LoadCircuitOptions {
 /** An artifact that is not what the service published (a download or a cached copy), or a source that names no circuit. */
 export class CircuitSourceError extends Error {}
 
-const sha256 = (bytes: Uint8Array | string): string => createHash("sha256").update(bytes).digest("hex");
 export const DEFAULT_CACHE_DIR = join(homedir(), ".cache", "zkagent", "circuits");
 
 let builtIn: Promise<LoadedCircuit> | undefined;
@@ -73,7 +71,7 @@ async function fromDirectory(dir: string): Promise<LoadedCircuit> {
   // The zkey must be the one the ceremony's last step wrote (zkagent ceremony verify checks the rest).
   const transcript = JSON.parse(new TextDecoder().decode(transcriptBytes)) as { steps?: { zkey_sha256?: string }[] };
   if (transcript.steps?.at(-1)?.zkey_sha256 !== sha256(zkey)) throw new CircuitSourceError(`${dir}: the zkey is not the one its transcript ends with`);
-  const vkHash = `sha256:${sha256(canonicalize(JSON.parse(new TextDecoder().decode(vkBytes))) as string)}`;
+  const vkHash = vkHashOf(JSON.parse(new TextDecoder().decode(vkBytes)));
   return { id: circuitIdOf(vkHash), zkey, wasm, vkHash };
 }
 

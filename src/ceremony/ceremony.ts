@@ -17,12 +17,12 @@
 // and one in phase 2: whoever contributed honestly (and forgot their
 // entropy) can trust the key. verify shows what each participant needs to
 // see: their own contribution hash in the chain snarkjs recomputes.
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { CEREMONY_FILES, CIRCUIT_NAME, type CeremonyFile, shippedFile } from "../circuits/shipped";
-import { vkHash as vkHashOf } from "../receipts/circuit";
+import { sha256Hex as sha256, vkHash as vkHashOf } from "../receipts/circuit";
 import { PTAU_BLAKE2B512, PTAU_NAME, PTAU_SOURCE, PtauMismatchError, readPinnedPtau } from "./ptau";
 import { type SnarkjsLogger, zKey } from "./snarkjs";
 
@@ -54,7 +54,6 @@ export interface Transcript {
 
 export class CeremonyError extends Error {}
 
-const sha256 = (bytes: Uint8Array | string): string => createHash("sha256").update(bytes).digest("hex");
 const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString("hex");
 const mem = (data: Uint8Array) => ({ type: "mem" as const, data });
 const quiet: SnarkjsLogger = { debug() {}, info() {}, warn() {}, error() {} };

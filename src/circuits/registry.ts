@@ -9,8 +9,7 @@
 // instance with that circuit's key), built on first use: the shipped
 // circuit's is the one main.ts wires (batched, maybe threaded); the others
 // come from `verifierFor`.
-import { createHash } from "node:crypto";
-import { vkHash } from "../receipts/circuit";
+import { sha256Hex as sha256, vkHash } from "../receipts/circuit";
 import type { CircuitRecord, CircuitWithArtifacts, Store } from "../store/interface";
 import type { SnarkjsVerificationKey, Verifier } from "../verifier/types";
 import { shippedFile } from "./shipped";
@@ -27,8 +26,6 @@ export const CIRCUIT_REFRESH_MS = 5_000;
  * from a ceremony that verified (zkagent circuits add).
  */
 export const setupOf = (id: string): "development" | "operator" => (id === SHIPPED_CIRCUIT_ID ? "development" : "operator");
-
-const sha256 = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex");
 
 /** A verified ceremony's files as the store keeps them. `files` must have passed verifyCeremony. */
 export function circuitRecordOf(files: { zkey: Uint8Array; wasm: Uint8Array; vk: Uint8Array; transcript: Uint8Array }, now: number): CircuitWithArtifacts {

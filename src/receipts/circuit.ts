@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import canonicalize from "canonicalize";
 
-export const vkHash = (key: unknown): string =>
-  `sha256:${createHash("sha256")
-    .update(canonicalize(key) as string)
-    .digest("hex")}`;
+/** SHA-256, hex: what every circuit artifact hash (zkey_sha256, wasm_sha256, transcript_sha256, the ceremony's) is. */
+export const sha256Hex = (bytes: Uint8Array | string): string => createHash("sha256").update(bytes).digest("hex");
+
+export const vkHash = (key: unknown): string => `sha256:${sha256Hex(canonicalize(key) as string)}`;

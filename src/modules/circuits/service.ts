@@ -2,9 +2,9 @@
 // checks the service's trust root with (docs/trust.md). Public data; every
 // artifact is immutable (a circuit's id is its key's hash), so each carries
 // its own hash as ETag.
-import { createHash } from "node:crypto";
 import { type CircuitRegistry, setupOf } from "../../circuits/registry";
 import { ApiError } from "../../errors";
+import { sha256Hex as sha256 } from "../../receipts/circuit";
 import type { CircuitRecord } from "../../store/interface";
 import type { CeremonySummary, CircuitView } from "./model";
 
@@ -25,7 +25,6 @@ export interface Artifact {
   contentType: string;
 }
 
-const sha256 = (text: string): string => createHash("sha256").update(text).digest("hex");
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /** The contributions and beacon a transcript lists (it verified before the circuit was stored). */
