@@ -1,6 +1,6 @@
 // Start-up: config (read once) → store → verifier → createApp(deps).listen().
 import { createApp } from "./app";
-import { CircuitRegistry, SHIPPED_CIRCUIT_ID, setupOf, shippedCircuitRecord } from "./circuits/registry";
+import { CircuitRegistry, SHIPPED_CIRCUIT_ID, seedShippedCircuit, setupOf } from "./circuits/registry";
 import { systemClock } from "./clock";
 import type { Config } from "./config";
 import type { AppDeps } from "./deps";
@@ -92,7 +92,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     verifierFor: (verificationKey) => batchingServiceVerifier({ ...verifierOptions, verificationKey }),
   });
   try {
-    await store.addCircuit(await shippedCircuitRecord(systemClock.now()));
+    await seedShippedCircuit(store, systemClock.now());
   } catch (error) {
     await store.close();
     throw error;

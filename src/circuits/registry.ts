@@ -53,6 +53,17 @@ export async function shippedCircuitRecord(now: number): Promise<CircuitWithArti
   return circuitRecordOf({ zkey, wasm, vk, transcript }, now);
 }
 
+/**
+ * Stores the shipped circuit unless the store holds it already. Only a first
+ * start reads and hashes its 1.8 MB of artifacts and sends them to the store;
+ * every later start (each node's, each restart) asks for one small row.
+ * Nodes starting together may both find it absent: addCircuit keeps one.
+ */
+export async function seedShippedCircuit(store: Store, now: number): Promise<void> {
+  if (await store.getCircuit(SHIPPED_CIRCUIT_ID)) return;
+  await store.addCircuit(await shippedCircuitRecord(now));
+}
+
 /** How a challenge's circuit verifies: with its key, or not at all (retired). */
 export type CircuitVerifier =
   | { ok: true; id: string; vkHash: string; verifier: Verifier }

@@ -2,7 +2,7 @@
 // the store, kept for CIRCUIT_REFRESH_MS (5 s) and no longer, so an
 // activation or a retirement by any process holds everywhere within 5 s.
 import { describe, expect, test } from "bun:test";
-import { CIRCUIT_REFRESH_MS, CircuitRegistry, SHIPPED_CIRCUIT_ID, SHIPPED_VK_HASH, UnknownCircuitError } from "../../src/circuits/registry";
+import { CIRCUIT_REFRESH_MS, CircuitRegistry, SHIPPED_CIRCUIT_ID, SHIPPED_VK_HASH, seedShippedCircuit, UnknownCircuitError } from "../../src/circuits/registry";
 import { openSqlite } from "../../src/store/sqlite";
 import type { Verifier } from "../../src/verifier/types";
 import { makeCircuit } from "../store/contract-circuits";
@@ -60,5 +60,28 @@ describe("CircuitRegistry", () => {
     advance(CIRCUIT_REFRESH_MS);
     expect(await registry.verifierFor(b.id)).toEqual({ ok: false, id: b.id, vkHash: b.vkHash, reason: "circuit_retired" });
     await expect(registry.verifierFor("agent_identity-ffffffffffffffff")).rejects.toBeInstanceOf(UnknownCircuitError);
+  });
+
+  test("the shipped circuit is seeded once: a later start neither reads its artifacts nor writes them to the store", async () => {
+    const { store, advance, at } = setup();
+    const adds: string[] = [];
+    const addCircuit = store.addCircuit.bind(store);
+    store.addCircuit = (c) => (adds.push(c.id), addCircuit(c));
+    await seedShippedCircuit(store, at());
+    expect(adds).toEqual([SHIPPED_CIRCUIT_ID]);
+    const seeded = await store.getCircuit(SHIPPED_CIRCUIT_ID);
+    expect(seeded?.state).toBe("active");
+    expect(seeded?.vkHash).toBe(SHIPPED_VK_HASH);
+    expect((await store.circuitArtifact(SHIPPED_CIRCUIT_ID, "zkey"))?.byteLength).toBeGreaterThan(0);
+    // A restart, and one after an operator moved on and retired it: no second add, no revival.
+    advance(1);
+    await seedShippedCircuit(store, at());
+    const other = makeCircuit();
+    await store.addCircuit(other);
+    await store.activateCircuit(other.id, at());
+    expect(await store.retireCircuit(SHIPPED_CIRCUIT_ID, at())).toBe("retired");
+    await seedShippedCircuit(store, at());
+    expect(adds).toEqual([SHIPPED_CIRCUIT_ID, other.id]);
+    expect((await store.getCircuit(SHIPPED_CIRCUIT_ID))?.state).toBe("retired");
   });
 });
