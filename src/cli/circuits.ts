@@ -1,18 +1,18 @@
 // `zkagent circuits add|activate|retire|list`: the circuit versions in the
 // store every node shares (docs/trust.md). Exit 0 done, 1 refused, 2 usage.
 import { readCeremonyDir, verifyCeremony } from "../ceremony/ceremony";
-import { CIRCUIT_REFRESH_MS, circuitRecordOf, setupOf } from "../circuits/registry";
+import { CIRCUIT_REFRESH_MS, circuitRecordOf } from "../circuits/registry";
 import type { Config } from "../config";
 import { CHALLENGE_LIFETIME_MS } from "../modules/challenges/lifecycle";
+import { circuitViewOf } from "../modules/circuits/service";
 import { openStore } from "../store";
-import type { CircuitRecord } from "../store/interface";
 import { parse, printable, printJson, say, UsageError } from "./args";
 
 const refresh = CIRCUIT_REFRESH_MS / 1000;
 
 export const circuitsHelp = `zkagent circuits — circuit versions (uses DATABASE_URL, also while the server runs)
 
-  zkagent circuits list [--json]          Every version: id, state, setup, vk_hash
+  zkagent circuits list [--json]          Every version: id, state, setup, vk_hash (--json: as GET /v1/circuits)
   zkagent circuits add DIR [--json]       Stores a ceremony's output (zkagent ceremony …) as an
                                           accepted version, after \`ceremony verify DIR\` holds;
                                           refused (exit 1) when it does not.
@@ -21,18 +21,6 @@ export const circuitsHelp = `zkagent circuits — circuit versions (uses DATABAS
   zkagent circuits retire ID [--json]     It verifies nothing any more: proofs for challenges
                                           issued with it fail with reason circuit_retired.
                                           The active circuit cannot be retired.`;
-
-const view = (c: CircuitRecord) => ({
-  id: c.id,
-  state: c.state,
-  setup: setupOf(c.id),
-  vk_hash: c.vkHash,
-  zkey_sha256: c.zkeySha256,
-  wasm_sha256: c.wasmSha256,
-  created_at: new Date(c.createdAt).toISOString(),
-  activated_at: c.activatedAt === null ? null : new Date(c.activatedAt).toISOString(),
-  retired_at: c.retiredAt === null ? null : new Date(c.retiredAt).toISOString(),
-});
 
 export async function circuitsCommand(argv: string[], config: Config): Promise<number> {
   const { values, positionals } = parse(argv, { json: { type: "boolean" } }, true);
@@ -66,7 +54,8 @@ export async function circuitsCommand(argv: string[], config: Config): Promise<n
   try {
     switch (sub) {
       case "list": {
-        const circuits = (await store.listCircuits()).map(view);
+        // The view GET /v1/circuits gives, so --json and the API list the same fields.
+        const circuits = (await store.listCircuits()).map(circuitViewOf);
         if (values.json) printJson({ circuits });
         else if (circuits.length === 0) say("No circuits yet: the first start of the server stores the shipped one.");
         else for (const c of circuits) say(`${c.id}  ${c.state.padEnd(8)}  ${c.setup.padEnd(11)}  ${c.vk_hash}`);
