@@ -31,11 +31,12 @@ export const artifactPath = (path: string): string => (path.startsWith(".") ? fi
 
 const paths = { r1cs: r1csPath, wasm: wasmPath, zkey: zkeyPath };
 // The JSON files are inlined (the bundler inlines a JSON import even `with { type: "file" }`):
-// their bytes here are their content re-serialised, which is what every check of them parses.
-const json = { vk: vkJson, transcript: transcriptJson };
+// their bytes here are their content re-serialised the way the ceremony writes them
+// (src/ceremony/ceremony.ts: the vk with indent 1, the transcript with 2), so they are the files' bytes.
+const json = { vk: [vkJson, 1], transcript: [transcriptJson, 2] } as const;
 
 /** The bytes of one of the shipped circuit's files. */
 export async function shippedFile(file: CeremonyFile): Promise<Uint8Array> {
-  if (file === "vk" || file === "transcript") return new TextEncoder().encode(`${JSON.stringify(json[file], null, 2)}\n`);
+  if (file === "vk" || file === "transcript") return new TextEncoder().encode(`${JSON.stringify(json[file][0], null, json[file][1])}\n`);
   return new Uint8Array(await readFile(artifactPath(paths[file])));
 }
