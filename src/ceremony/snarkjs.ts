@@ -7,11 +7,14 @@
 // under Bun. ffjavascript keeps one curve in globalThis.curve_bn128 and
 // snarkjs reuses it; a single-threaded curve placed there first makes every
 // call run on the calling thread (its terminate() is then a no-op). The cache
-// must be filled *after* ffjavascript's bn128.js has been evaluated (that
-// resets it to null), and a bundle (the compiled binary) may evaluate it
-// later than this module: so the curve is put in place before every call,
-// not once at import. ffjavascript is a direct dependency pinned to the
-// version snarkjs pins (0.3.1), so both are one copy.
+// must be filled *after* every ffjavascript bn128.js has been evaluated (each
+// evaluation resets it to null), and there are three copies in the install:
+// 0.3.1 (snarkjs's, a direct dependency pinned to it), r1csfile's 0.3.0
+// (snarkjs's zkey new/verify read the r1cs through it) and circomlibjs's
+// 0.2.63 (src/identity/commitment.ts). A bundle (the compiled binary) may
+// evaluate any of them later than this module: so the curve is put in place
+// before every call, not once at import. The cost is an await of a settled
+// promise and one assignment per call, next to calls that take seconds.
 import * as snarkjs from "snarkjs";
 import { buildBn128 } from "ffjavascript";
 
