@@ -21,6 +21,16 @@ export { circuitIdOf, SHIPPED_CIRCUIT_ID, SHIPPED_VK_HASH } from "./version";
 export const CIRCUIT_REFRESH_MS = 5_000;
 
 /**
+ * An id the node's view lacks is looked for in the store again once the view
+ * is this old. Another node that read the store later may already issue
+ * challenges naming a circuit added since (`circuits add` then `activate`):
+ * its agents download that circuit and submit proofs to this node at once,
+ * not CIRCUIT_REFRESH_MS later. Ids nobody added (the public
+ * GET /v1/circuits/{id}) cost at most one store read per this interval.
+ */
+export const UNKNOWN_REREAD_MS = 100;
+
+/**
  * What a circuit's phase 2 is: the shipped circuit's was made by this project
  * (a development setup, docs/trust.md); any other was added by the operator
  * from a ceremony that verified (zkagent circuits add).
@@ -109,7 +119,7 @@ export class CircuitRegistry {
   }
 
   async get(id: string): Promise<CircuitRecord | null> {
-    return (await this.current()).byId.get(id) ?? null;
+    return (await this.lookup(id)) ?? null;
   }
 
   /**
@@ -129,7 +139,7 @@ export class CircuitRegistry {
    */
   async verifierFor(circuitId: string | null | undefined): Promise<CircuitVerifier> {
     const id = circuitId ?? SHIPPED_CIRCUIT_ID;
-    const record = (await this.current()).byId.get(id);
+    const record = await this.lookup(id);
     if (record?.state === "retired") return { ok: false, id, vkHash: record.vkHash, reason: "circuit_retired" };
     if (!record && id !== SHIPPED_CIRCUIT_ID) throw new UnknownCircuitError(`no circuit ${id}`);
     let verifier = this.verifiers.get(id);
@@ -171,9 +181,22 @@ export class CircuitRegistry {
 
   private async current(): Promise<View> {
     if (this.view && this.now() - this.view.readAt < this.refreshMs) return this.view;
-    // One read in flight per process, however many requests are waiting.
+    return this.read();
+  }
+
+  /** One read in flight per process, however many requests are waiting. */
+  private read(): Promise<View> {
     this.loading ??= this.load().finally(() => (this.loading = undefined));
     return this.loading;
+  }
+
+  /** A circuit by id: from the view, or from the store when the view lacks it and is UNKNOWN_REREAD_MS old. */
+  private async lookup(id: string): Promise<CircuitRecord | undefined> {
+    const view = await this.current();
+    const record = view.byId.get(id);
+    // The shipped id is never unknown: an unseeded store verifies with it (active()).
+    if (record || id === SHIPPED_CIRCUIT_ID || this.now() - view.readAt < UNKNOWN_REREAD_MS) return record;
+    return (await this.read()).byId.get(id);
   }
 
   private async load(): Promise<View> {

@@ -2,7 +2,15 @@
 // the store, kept for CIRCUIT_REFRESH_MS (5 s) and no longer, so an
 // activation or a retirement by any process holds everywhere within 5 s.
 import { describe, expect, test } from "bun:test";
-import { CIRCUIT_REFRESH_MS, CircuitRegistry, SHIPPED_CIRCUIT_ID, SHIPPED_VK_HASH, seedShippedCircuit, UnknownCircuitError } from "../../src/circuits/registry";
+import {
+  CIRCUIT_REFRESH_MS,
+  CircuitRegistry,
+  SHIPPED_CIRCUIT_ID,
+  SHIPPED_VK_HASH,
+  seedShippedCircuit,
+  UNKNOWN_REREAD_MS,
+  UnknownCircuitError,
+} from "../../src/circuits/registry";
 import { openSqlite } from "../../src/store/sqlite";
 import type { Verifier } from "../../src/verifier/types";
 import { makeCircuit } from "../store/contract-circuits";
@@ -83,5 +91,34 @@ describe("CircuitRegistry", () => {
     await seedShippedCircuit(store, at());
     expect(adds).toEqual([SHIPPED_CIRCUIT_ID, other.id]);
     expect((await store.getCircuit(SHIPPED_CIRCUIT_ID))?.state).toBe("retired");
+  });
+
+  test("a circuit added after this node read the store is found at once when a challenge from another node names it", async () => {
+    const { store, registry, advance, at } = setup();
+    const first = makeCircuit();
+    await store.addCircuit(first);
+    expect((await registry.active()).id).toBe(first.id); // this node's view, read before the add
+    const reads: number[] = [];
+    const listCircuits = store.listCircuits.bind(store);
+    store.listCircuits = () => (reads.push(at()), listCircuits());
+    // Another process adds and activates a circuit; another node, reading the store now, issues challenges naming it.
+    const next = makeCircuit();
+    await store.addCircuit(next);
+    await store.activateCircuit(next.id, at());
+    const other = new CircuitRegistry(store, { shipped: fakeVerifier("shipped"), verifierFor: async () => fakeVerifier("x"), now: at });
+    expect((await other.active()).id).toBe(next.id);
+    reads.length = 0;
+    // Well inside CIRCUIT_REFRESH_MS: the proof for that challenge reaches this node, and its agent fetched the circuit here.
+    advance(UNKNOWN_REREAD_MS);
+    const resolved = await registry.verifierFor(next.id);
+    expect(resolved.ok && resolved.id === next.id && resolved.vkHash === next.vkHash).toBe(true);
+    expect((await registry.get(next.id))?.vkHash).toBe(next.vkHash);
+    expect(reads).toHaveLength(1);
+    // An id nobody added: one store read per UNKNOWN_REREAD_MS however often it is asked for, then the fault.
+    reads.length = 0;
+    advance(UNKNOWN_REREAD_MS);
+    await expect(registry.verifierFor("agent_identity-eeeeeeeeeeeeeeee")).rejects.toBeInstanceOf(UnknownCircuitError);
+    for (let i = 0; i < 5; i++) expect(await registry.get("agent_identity-eeeeeeeeeeeeeeee")).toBeNull();
+    expect(reads).toHaveLength(1);
   });
 });
