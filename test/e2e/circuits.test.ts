@@ -169,8 +169,16 @@ describe("an operator's own phase 2, then a rotation on a running service", () =
     ]);
     // The CLI lists the API's view: the immutable fields agree with GET /v1/circuits, field for field.
     const api = (await fetch(`${node.url}/v1/circuits`).then((r) => r.json())).circuits;
-    const immutable = ({ id, setup, vk_hash, zkey_sha256, wasm_sha256, transcript_sha256, created_at, ceremony }: Record<string, unknown>) =>
-      ({ id, setup, vk_hash, zkey_sha256, wasm_sha256, transcript_sha256, created_at, ceremony });
+    const immutable = ({ id, setup, vk_hash, zkey_sha256, wasm_sha256, transcript_sha256, created_at, ceremony }: Record<string, unknown>) => ({
+      id,
+      setup,
+      vk_hash,
+      zkey_sha256,
+      wasm_sha256,
+      transcript_sha256,
+      created_at,
+      ceremony,
+    });
     expect(listed.map(immutable)).toEqual(api.map(immutable));
     expect(listed[1].transcript_sha256).toMatch(/^[0-9a-f]{64}$/);
     const refused = await cli(["circuits", "retire", newId]);
