@@ -84,7 +84,6 @@ const HDR_BETA2: usize = HDR_BETA1 + ZKEY_G1_BYTES;
 const HDR_GAMMA2: usize = HDR_BETA2 + ZKEY_G2_BYTES;
 const HDR_DELTA1: usize = HDR_GAMMA2 + ZKEY_G2_BYTES;
 const HDR_DELTA2: usize = HDR_DELTA1 + ZKEY_G1_BYTES;
-export const HEADER_POINTS_BYTES: usize = HDR_DELTA2 + ZKEY_G2_BYTES;
 /** Coefficients as kept here: matrix, row, signal (u32 each), value (Fr, Montgomery). */
 const COEF_MATRIX: usize = 0;
 const COEF_ROW: usize = 4;
@@ -421,11 +420,6 @@ export function prove(): i32 {
   stageQuotient();
   for (let set = 0; set < SETS; set++) stageMsm(set);
   return stageFinish();
-}
-
-/** Sizes the loader needs to lay out prove()'s input. */
-export function headerPointsBytes(): i32 {
-  return <i32>HEADER_POINTS_BYTES;
 }
 
 // --- for the test build (prover-testing.ts) ----------------------------------------------
