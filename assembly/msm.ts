@@ -55,7 +55,8 @@ export const SCALAR_SIZE: usize = 32;
 /** Bits covered by the windows: 255 so that the signed recoding's final carry fits (r < 2^254). */
 const SCALAR_BITS: i32 = 255;
 const MIN_WINDOW: i32 = 2;
-const MAX_WINDOW: i32 = 16;
+/** The widest window (2^15 buckets); loadBases refuses a wider one. */
+export const MAX_WINDOW: i32 = 16;
 /** Cost of one bucket-reduction step (two Jacobian additions) in affine additions. */
 const REDUCTION_WEIGHT: i32 = 4;
 const U32: usize = 4;
