@@ -75,11 +75,6 @@ export const FR_P7: u64 = 0xe5c2634;
 export const FR_P8: u64 = 0x30644e;
 /** µ = −r⁻¹ mod 2^29. */
 export const FR_MU: u32 = 0xfffffff;
-/** r − 2 (Fermat inversion exponent), little-endian 64-bit words. */
-export const R_MINUS_2_W0: u64 = 0x43e1f593efffffff;
-export const R_MINUS_2_W1: u64 = 0x2833e84879b97091;
-export const R_MINUS_2_W2: u64 = 0xb85045b68181585d;
-export const R_MINUS_2_W3: u64 = 0x30644e72e131a029;
 /** R mod r: the Montgomery form of 1 in Fr. */
 export const FR_ONE: usize = memory.data<u32>([268435287, 514263732, 86771339, 391139145, 178784091, 490881230, 299191303, 86689704, 903222]);
 /** R² mod r, in plain limbs: frMul(x, R²) converts x into Montgomery form. */

@@ -14,11 +14,11 @@
 
 import {
   FR_P0, FR_P1, FR_P2, FR_P3, FR_P4, FR_P5, FR_P6, FR_P7, FR_P8, FR_MU,
-  R_W0, R_W1, R_W2, R_W3, R_MINUS_2_W0, R_MINUS_2_W1, R_MINUS_2_W2, R_MINUS_2_W3,
+  R_W0, R_W1, R_W2, R_W3,
   FR_ONE, FR_R2, FP_RAW_ONE,
 } from "./constants";
 // The limb layout is fp.ts's: its limb access and masks serve both fields.
-import { LIMB_BITS, LIMB_BYTES, MASK, MASK32, ld, st } from "./fp";
+import { LIMB_BITS, MASK, MASK32, ld, st } from "./fp";
 
 export const FR_SIZE: usize = 36;
 /** A 256-bit integer as four little-endian u64 words (the scalar form the MSM digits are cut from). */
@@ -134,33 +134,8 @@ export function frSub(out: usize, a: usize, b: usize): void {
 export function frCopy(out: usize, a: usize): void {
   memory.copy(out, a, FR_SIZE);
 }
-export function frSetZero(out: usize): void {
-  memory.fill(out, 0, FR_SIZE);
-}
 export function frSetOne(out: usize): void {
   memory.copy(out, FR_ONE, FR_SIZE);
-}
-export function frIsZero(a: usize): bool {
-  let acc: u32 = 0;
-  for (let i: usize = 0; i < LIMBS; i++) acc |= load<u32>(a + i * LIMB_BYTES);
-  return acc == 0;
-}
-
-const INV_BASE: usize = memory.data(<i32>FR_SIZE, 4);
-const INV_ACC: usize = memory.data(<i32>FR_SIZE, 4);
-
-/** out = a⁻¹ = a^(r−2) (Fermat); 0 for a = 0. */
-export function frInv(out: usize, a: usize): void {
-  frCopy(INV_BASE, a);
-  frSetOne(INV_ACC);
-  for (let w: i32 = 3; w >= 0; w--) {
-    const word = w == 3 ? R_MINUS_2_W3 : w == 2 ? R_MINUS_2_W2 : w == 1 ? R_MINUS_2_W1 : R_MINUS_2_W0;
-    for (let bit: i32 = 63; bit >= 0; bit--) {
-      frMul(INV_ACC, INV_ACC, INV_ACC);
-      if ((word >> (bit as u64)) & 1) frMul(INV_ACC, INV_ACC, INV_BASE);
-    }
-  }
-  frCopy(out, INV_ACC);
 }
 
 // --- byte and word forms ----------------------------------------------------------

@@ -44,10 +44,10 @@
 import { FP_SIZE, fpMul, fpSqr, fpSub, fpAdd, fpInv, fpNeg, fpIsZero, fpEq, fpSetOne } from "./fp";
 import { FP2_SIZE, fp2Mul, fp2Sqr, fp2Sub, fp2Add, fp2Inv, fp2Neg, fp2IsZero, fp2Eq, fp2SetOne } from "./fp2";
 import {
-  g1Double, g1AddMixed, g1Add, g1JacobianIsInfinity, g1JacobianSetInfinity, g1JacobianFromAffine,
+  g1Double, g1AddMixed, g1Add, g1JacobianIsInfinity, g1JacobianSetInfinity, g1JacobianFromAffine, g1ToAffine,
 } from "./g1";
 import {
-  g2Double, g2AddMixed, g2Add, g2JacobianIsInfinity, g2JacobianSetInfinity, g2JacobianFromAffine,
+  g2Double, g2AddMixed, g2Add, g2JacobianIsInfinity, g2JacobianSetInfinity, g2JacobianFromAffine, g2ToAffine,
 } from "./g2";
 
 /** Scalars are 256-bit little-endian integers (four u64 words), < r < 2^254. */
@@ -55,7 +55,8 @@ export const SCALAR_SIZE: usize = 32;
 /** Bits covered by the windows: 255 so that the signed recoding's final carry fits (r < 2^254). */
 const SCALAR_BITS: i32 = 255;
 const MIN_WINDOW: i32 = 2;
-const MAX_WINDOW: i32 = 16;
+/** The widest window (2^15 buckets); loadBases refuses a wider one. */
+export const MAX_WINDOW: i32 = 16;
 /** Cost of one bucket-reduction step (two Jacobian additions) in affine additions. */
 const REDUCTION_WEIGHT: i32 = 4;
 const U32: usize = 4;
@@ -474,11 +475,7 @@ export function msmSmall(out: usize, g2: bool, points: usize, scalars: usize, n:
 /** out = the affine form of the Jacobian p; false when p is infinity. */
 export function jToAffine(g2: bool, out: usize, p: usize): bool {
   if (jIsInfinity(g2, p)) return false;
-  const E = elemSize(g2);
-  fInv(g2, TMP, p + 2 * E);
-  fSqr(g2, LAMBDA, TMP);
-  fMul(g2, out, p, LAMBDA);
-  fMul(g2, LAMBDA, LAMBDA, TMP);
-  fMul(g2, out + E, p + E, LAMBDA);
+  if (g2) g2ToAffine(out, p);
+  else g1ToAffine(out, p);
   return true;
 }

@@ -53,7 +53,7 @@ import { G1_AFFINE_SIZE, G1_JACOBIAN_SIZE, g1IsOnCurve, g1ToBytes } from "./g1";
 import { G2_AFFINE_SIZE, G2_JACOBIAN_SIZE, g2IsOnCurve, g2ToBytes } from "./g2";
 import { FR_SIZE, frMul, frSub, frAdd, leIsCanonical, limbsFromWords, frFromLE, frToLE, WORD_BYTES } from "./fr";
 import { nttSetDomain, ntt, intt, cosetShift } from "./ntt";
-import { Bases, basesBuild, msm, msmSmall, jAdd, jToAffine, SCALAR_SIZE } from "./msm";
+import { Bases, basesBuild, msm, msmSmall, jAdd, jToAffine, MAX_WINDOW, SCALAR_SIZE } from "./msm";
 import {
   P_W0, P_W1, P_W2, P_W3, ZKEY_FP_TO_MONT, ZKEY_COEF_TO_MONT, FR_ROOTS, FR_TWO_ADICITY, FR_ONE,
 } from "./constants";
@@ -84,7 +84,6 @@ const HDR_BETA2: usize = HDR_BETA1 + ZKEY_G1_BYTES;
 const HDR_GAMMA2: usize = HDR_BETA2 + ZKEY_G2_BYTES;
 const HDR_DELTA1: usize = HDR_GAMMA2 + ZKEY_G2_BYTES;
 const HDR_DELTA2: usize = HDR_DELTA1 + ZKEY_G1_BYTES;
-export const HEADER_POINTS_BYTES: usize = HDR_DELTA2 + ZKEY_G2_BYTES;
 /** Coefficients as kept here: matrix, row, signal (u32 each), value (Fr, Montgomery). */
 const COEF_MATRIX: usize = 0;
 const COEF_ROW: usize = 4;
@@ -273,7 +272,7 @@ export function loadCoefs(): i32 {
  * (msm.ts: ≈ 255 doublings per base once, about half the additions per proof).
  */
 export function loadBases(set: i32, count: i32, window: i32, tables: i32): i32 {
-  if (!(stage & STAGE_POINTS) || set < 0 || set >= SETS || window < 0 || window > 16) return PROVER_FORMAT;
+  if (!(stage & STAGE_POINTS) || set < 0 || set >= SETS || window < 0 || window > MAX_WINDOW) return PROVER_FORMAT;
   const expected = set == SET_C ? nVars - nPublic - 1 : set == SET_H ? <i32>domainSize : nVars;
   if (count != expected) return PROVER_FORMAT;
   const g2 = set == SET_B2;
@@ -354,21 +353,22 @@ export function stageQuotient(): void {
   }
   for (let i: usize = 0; i < n; i++) frMul(polyC + i * FR_SIZE, polyA + i * FR_SIZE, polyB + i * FR_SIZE);
   const coset = FR_ROOTS + (<usize>domainLog + 1) * FR_SIZE;
-  intt(polyA);
-  cosetShift(polyA, coset);
-  ntt(polyA);
-  intt(polyB);
-  cosetShift(polyB, coset);
-  ntt(polyB);
-  intt(polyC);
-  cosetShift(polyC, coset);
-  ntt(polyC);
+  toCoset(polyA, coset);
+  toCoset(polyB, coset);
+  toCoset(polyC, coset);
   for (let i: usize = 0; i < n; i++) {
     const h = polyA + i * FR_SIZE;
     frMul(h, h, polyB + i * FR_SIZE);
     frSub(h, h, polyC + i * FR_SIZE);
     frToLE(hScalars + i * SCALAR_SIZE, h);
   }
+}
+
+/** Evaluations on ⟨ω⟩ → evaluations on the coset g·⟨ω⟩, in place. */
+function toCoset(poly: usize, g: usize): void {
+  intt(poly);
+  cosetShift(poly, g);
+  ntt(poly);
 }
 
 /** One multi-scalar multiplication, into its result slot. */
@@ -421,11 +421,6 @@ export function prove(): i32 {
   stageQuotient();
   for (let set = 0; set < SETS; set++) stageMsm(set);
   return stageFinish();
-}
-
-/** Sizes the loader needs to lay out prove()'s input. */
-export function headerPointsBytes(): i32 {
-  return <i32>HEADER_POINTS_BYTES;
 }
 
 // --- for the test build (prover-testing.ts) ----------------------------------------------

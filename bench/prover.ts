@@ -39,10 +39,9 @@ const zkey = new Uint8Array(readFileSync(join(root, "circuits/artifacts/agent_id
 const wasm = new Uint8Array(readFileSync(join(root, "circuits/artifacts/agent_identity.wasm")));
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
-const R = 21888242871839275222246405745257275088548364400416034343698204186575808495617n;
 
 async function randomInput(): Promise<Record<string, string>> {
-  const f = () => (randomScalar() % R).toString();
+  const f = () => randomScalar().toString(); // already < r
   const secret = f();
   return { secret, identity_commitment: (await identityCommitment(BigInt(secret))).toString(), nonce: f(), action_hash: f(), context_hash: f() };
 }

@@ -14,7 +14,7 @@
 //
 // Exported for src/verifier/wasm.ts (build on demand) and test/preload.ts.
 
-import { existsSync, readdirSync, statSync, mkdirSync, renameSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, mkdirSync, renameSync } from "node:fs";
 import { join } from "node:path";
 
 const root = join(import.meta.dir, "..");
@@ -30,18 +30,32 @@ const ENTRY = {
   [PROVER_WASM_PATH]: "assembly/prover-index.ts",
   [PROVER_TEST_WASM_PATH]: "assembly/prover-testing.ts",
 };
-const inputs = () => [
-  ...readdirSync(join(root, "assembly")).map((f) => join(root, "assembly", f)),
-  ...readdirSync(join(root, "scripts"))
+/**
+ * A module's inputs: its entry and every assembly/ file the entry imports,
+ * directly or not (all of them import as `from "./name"`), and the asc-*
+ * scripts. Per module, so that editing a prover-only file (msm.ts, ntt.ts,
+ * fr.ts, prover*.ts) does not make the verifier stale and rebuild it on the
+ * next start from source, nor a verifier-only file the prover.
+ */
+function inputs(path: string): string[] {
+  const files = new Set<string>();
+  const visit = (file: string) => {
+    if (files.has(file)) return;
+    files.add(file);
+    for (const m of readFileSync(file, "utf8").matchAll(/\bfrom\s+"\.\/([\w-]+)(?:\.ts)?"/g)) visit(join(root, "assembly", `${m[1]}.ts`));
+  };
+  visit(join(root, ENTRY[path]!));
+  const scripts = readdirSync(join(root, "scripts"))
     .filter((f) => f.startsWith("asc-"))
-    .map((f) => join(root, "scripts", f)),
-];
+    .map((f) => join(root, "scripts", f));
+  return [...files, ...scripts];
+}
 
 /** True when the module at path (default: the production one) is missing or older than an input. */
 export function isStale(path: string = WASM_PATH): boolean {
   if (!existsSync(path)) return true;
   const built = statSync(path).mtimeMs;
-  return inputs().some((f) => statSync(f).mtimeMs > built);
+  return inputs(path).some((f) => statSync(f).mtimeMs > built);
 }
 
 /** Compiles one module (default: the production one). */

@@ -293,10 +293,6 @@ ${limbs(R)
   .join("\n")}
 /** µ = −r⁻¹ mod 2^29. */
 export const FR_MU: u32 = ${hex(FR_MU)};
-/** r − 2 (Fermat inversion exponent), little-endian 64-bit words. */
-${words(R - 2n)
-  .map((w, i) => `export const R_MINUS_2_W${i}: u64 = ${hex(w)};`)
-  .join("\n")}
 /** R mod r: the Montgomery form of 1 in Fr. */
 export const FR_ONE: usize = ${frData([1n])};
 /** R² mod r, in plain limbs: frMul(x, R²) converts x into Montgomery form. */

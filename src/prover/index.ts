@@ -19,7 +19,7 @@ import type { SnarkjsProof } from "../verifier/types";
 import { ProverError } from "./errors";
 import { BaseSet, instantiateProver, ProverStatus, type ProverExports } from "./wasm";
 import { type CircuitInput, createWitnessCalculator, type WitnessCalculator } from "./witness";
-import { BN254_R, COEF_RECORD_BYTES, N8, parseZkey, type Zkey } from "./zkey";
+import { BN254_R, N8, parseZkey, type Zkey } from "./zkey";
 
 export { ProverError, type ProverErrorCode } from "./errors";
 export type { CircuitInput } from "./witness";
@@ -85,16 +85,13 @@ function write(wasm: ProverExports, bytes: Uint8Array): void {
   new Uint8Array(wasm.memory.buffer, ptr, bytes.length).set(bytes);
 }
 
-// --- internals, exported for test/prover and bench/prover.ts (not part of the API) ---
-
-/** Loads a parsed zkey into a fresh module instance. */
-export function loadZkey(wasm: ProverExports, z: Zkey, window = 0, precompute = true): void {
+/** Loads a parsed zkey (parseZkey has checked every section's size) into a fresh module instance. */
+function loadZkey(wasm: ProverExports, z: Zkey, window = 0, precompute = true): void {
   check(wasm.setup(z.nVars, z.nPublic, z.domainLog, z.nCoef), "setup");
   write(wasm, z.headerPoints);
   check(wasm.loadPoints(), "header points");
   write(wasm, z.ic);
   check(wasm.loadIc(), "IC");
-  if (z.coefs.length !== z.nCoef * COEF_RECORD_BYTES) throw new ProverError("zkey_format", "coefficient section size");
   write(wasm, z.coefs);
   check(wasm.loadCoefs(), "coefficients");
   const sets: [number, Uint8Array, number][] = [
@@ -109,6 +106,29 @@ export function loadZkey(wasm: ProverExports, z: Zkey, window = 0, precompute = 
     check(wasm.loadBases(set, count, window, precompute ? 1 : 0), `point section ${set + 5}`);
   }
 }
+
+/** The module's output (wire proof ‖ public inputs) as snarkjs JSON. */
+function decodeProof(out: Uint8Array, nPublic: number): ProofResult {
+  const s = (x: bigint) => x.toString();
+  const bx = fp2FromBytes(out, PROOF_B);
+  const by = fp2FromBytes(out, PROOF_B + 2 * FIELD_BYTES);
+  const proof: SnarkjsProof = {
+    pi_a: [s(fromBytes32(out, PROOF_A)), s(fromBytes32(out, PROOF_A + FIELD_BYTES)), "1"],
+    pi_b: [
+      [s(bx[0]), s(bx[1])],
+      [s(by[0]), s(by[1])],
+      ["1", "0"],
+    ],
+    pi_c: [s(fromBytes32(out, PROOF_C)), s(fromBytes32(out, PROOF_C + FIELD_BYTES)), "1"],
+    protocol: "groth16",
+    curve: "bn128",
+  };
+  const publicSignals: string[] = [];
+  for (let j = 0; j < nPublic; j++) publicSignals.push(s(fromBytes32(out, PROOF_BYTES + j * FIELD_BYTES)));
+  return { proof, publicSignals };
+}
+
+// --- internals, exported for test/prover and bench/prover.ts (not part of the API) ---
 
 /** A uniformly random non-zero element of Fr: 64 CSPRNG bytes reduced mod r (bias < 2^−250). */
 export function randomScalar(): bigint {
@@ -127,27 +147,6 @@ function writeLE(x: bigint, out: Uint8Array, offset: number): void {
     out[offset + i] = Number(x & 0xffn);
     x >>= 8n;
   }
-}
-
-/** The module's output (wire proof ‖ public inputs) as snarkjs JSON. */
-export function decodeProof(out: Uint8Array, nPublic: number): ProofResult {
-  const s = (x: bigint) => x.toString();
-  const bx = fp2FromBytes(out, PROOF_B);
-  const by = fp2FromBytes(out, PROOF_B + 2 * FIELD_BYTES);
-  const proof: SnarkjsProof = {
-    pi_a: [s(fromBytes32(out, PROOF_A)), s(fromBytes32(out, PROOF_A + FIELD_BYTES)), "1"],
-    pi_b: [
-      [s(bx[0]), s(bx[1])],
-      [s(by[0]), s(by[1])],
-      ["1", "0"],
-    ],
-    pi_c: [s(fromBytes32(out, PROOF_C)), s(fromBytes32(out, PROOF_C + FIELD_BYTES)), "1"],
-    protocol: "groth16",
-    curve: "bn128",
-  };
-  const publicSignals: string[] = [];
-  for (let j = 0; j < nPublic; j++) publicSignals.push(s(fromBytes32(out, PROOF_BYTES + j * FIELD_BYTES)));
-  return { proof, publicSignals };
 }
 
 /** Writes prove()'s input (witness ‖ r ‖ s ‖ −r·s) into the module's I/O buffer. */

@@ -23,7 +23,6 @@ export type ProverExports = {
   loadCoefs(): number;
   loadBases(set: number, count: number, window: number, tables: number): number;
   prove(): number;
-  headerPointsBytes(): number;
 };
 
 /** The test build's extra exports (assembly/prover-testing.ts). */

@@ -14,18 +14,20 @@
 //   5 A (nVars G1)  6 B1 (nVars G1)  7 B2 (nVars G2)  8 C (nVars − nPublic − 1 G1)
 //   9 H (domainSize G1)          10 contributions (not read)
 
+import { R as BN254_R } from "../verifier/encoding";
 import { ProverError } from "./errors";
 
-export const BN254_Q = 21888242871839275222246405745257275088696311157297823662689037894645226208583n;
-export const BN254_R = 21888242871839275222246405745257275088548364400416034343698204186575808495617n;
+/** The scalar field's order r: the verifier's (src/verifier/encoding.ts), the one constant for both. */
+export { BN254_R };
+const BN254_Q = 21888242871839275222246405745257275088696311157297823662689037894645226208583n;
 /** Bytes of one field element (n8q = n8r = 32 on BN254). */
 export const N8 = 32;
-export const G1_ZKEY_BYTES = 2 * N8;
-export const G2_ZKEY_BYTES = 4 * N8;
+const G1_ZKEY_BYTES = 2 * N8;
+const G2_ZKEY_BYTES = 4 * N8;
 /** m u32 ‖ c u32 ‖ s u32 ‖ value: one record of section 4. */
-export const COEF_RECORD_BYTES = 12 + N8;
+const COEF_RECORD_BYTES = 12 + N8;
 /** α₁ β₁ β₂ γ₂ δ₁ δ₂ at the end of section 2. */
-export const HEADER_POINTS_BYTES = 3 * G1_ZKEY_BYTES + 3 * G2_ZKEY_BYTES;
+const HEADER_POINTS_BYTES = 3 * G1_ZKEY_BYTES + 3 * G2_ZKEY_BYTES;
 
 const MAGIC = "zkey";
 const VERSION = 1;
@@ -37,7 +39,7 @@ const GROTH_HEADER_BYTES = 4 + N8 + 4 + N8 + 12;
 /** snarkjs's largest domain on BN254 is 2^28 (r − 1 = 2^28·t); the coset needs one more power. */
 const MAX_DOMAIN_LOG = 27;
 
-export const Section = { protocol: 1, header: 2, ic: 3, coefs: 4, A: 5, B1: 6, B2: 7, C: 8, H: 9 } as const;
+const Section = { protocol: 1, header: 2, ic: 3, coefs: 4, A: 5, B1: 6, B2: 7, C: 8, H: 9 } as const;
 
 export interface Zkey {
   nVars: number;

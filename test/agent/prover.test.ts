@@ -1,6 +1,6 @@
 // The agent SDK: identities, proofs and signatures as an integrator calls them.
 import { describe, expect, test } from "bun:test";
-import { createIdentity, prove, sign, verificationKey } from "../../src/agent";
+import { createIdentity, loadCircuit, prove, sign, verificationKey } from "../../src/agent";
 import { identityCommitment } from "../../src/identity/commitment";
 import { publicSignals } from "../../src/identity/encoding";
 import { verifySignature } from "../../src/identity/signature";
@@ -48,6 +48,17 @@ describe("prove", () => {
     await expect(prove({ secret: "-1", ...SAMPLE })).rejects.toThrow(RangeError);
     await expect(prove({ secret: "0x10", ...SAMPLE })).rejects.toThrow(RangeError);
     await expect(prove({ secret: "1", nonce: "XYZ", action: "a" })).rejects.toThrow();
+  });
+
+  test("a circuit object with the same id and zkey but another wasm gets its own prover, never the cached one", async () => {
+    const agent = await identity("sample");
+    const circuit = await loadCircuit();
+    // The shipped circuit's prover is built (and cached) by this call or an earlier one.
+    const signals = publicSignals({ identityCommitment: BigInt(agent.identity_commitment), ...SAMPLE });
+    expect(await referenceVerify(verificationKey, signals, JSON.parse(await prove({ secret: agent.secret, ...SAMPLE, circuit })))).toBe(true);
+    // An empty WebAssembly module: not a witness calculator, so building a prover for it fails.
+    const other = { ...circuit, wasm: new Uint8Array([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]) };
+    await expect(prove({ secret: agent.secret, ...SAMPLE, circuit: other })).rejects.toThrow(/circuit_mismatch/);
   });
 
   test("the proof pool memoises: the same statement gives the same proof string", async () => {
