@@ -14,7 +14,7 @@
 // satisfy the circuit, a zkey for another circuit or a corrupted one ends in
 // a ProverError, never in a proof that does not verify.
 
-import { fp2FromBytes, fromBytes32, FIELD_BYTES, PROOF_A, PROOF_B, PROOF_BYTES, PROOF_C } from "../verifier/encoding";
+import { FIELD_BYTES, fromBytes32, PROOF_BYTES, snarkjsProofFromBytes } from "../verifier/encoding";
 import type { SnarkjsProof } from "../verifier/types";
 import { ProverError } from "./errors";
 import { BaseSet, instantiateProver, ProverStatus, type ProverExports } from "./wasm";
@@ -109,23 +109,9 @@ function loadZkey(wasm: ProverExports, z: Zkey, window = 0, precompute = true): 
 
 /** The module's output (wire proof ‖ public inputs) as snarkjs JSON. */
 function decodeProof(out: Uint8Array, nPublic: number): ProofResult {
-  const s = (x: bigint) => x.toString();
-  const bx = fp2FromBytes(out, PROOF_B);
-  const by = fp2FromBytes(out, PROOF_B + 2 * FIELD_BYTES);
-  const proof: SnarkjsProof = {
-    pi_a: [s(fromBytes32(out, PROOF_A)), s(fromBytes32(out, PROOF_A + FIELD_BYTES)), "1"],
-    pi_b: [
-      [s(bx[0]), s(bx[1])],
-      [s(by[0]), s(by[1])],
-      ["1", "0"],
-    ],
-    pi_c: [s(fromBytes32(out, PROOF_C)), s(fromBytes32(out, PROOF_C + FIELD_BYTES)), "1"],
-    protocol: "groth16",
-    curve: "bn128",
-  };
   const publicSignals: string[] = [];
-  for (let j = 0; j < nPublic; j++) publicSignals.push(s(fromBytes32(out, PROOF_BYTES + j * FIELD_BYTES)));
-  return { proof, publicSignals };
+  for (let j = 0; j < nPublic; j++) publicSignals.push(fromBytes32(out, PROOF_BYTES + j * FIELD_BYTES).toString());
+  return { proof: snarkjsProofFromBytes(out), publicSignals };
 }
 
 // --- internals, exported for test/prover and bench/prover.ts (not part of the API) ---

@@ -157,18 +157,22 @@ export function toCompactProof(proof: SnarkjsProof | string): string {
 export function toSnarkjsProof(proof: SnarkjsProof | string): SnarkjsProof {
   const p = parseProof(proof);
   if (!p.ok) throw new Error(`not a Groth16 proof: ${p.reason}`);
-  const b = p.bytes;
-  const bx = fp2FromBytes(b, PROOF_B);
-  const by = fp2FromBytes(b, PROOF_B + 2 * FIELD_BYTES);
+  return snarkjsProofFromBytes(p.bytes);
+}
+
+/** The wire layout's A ‖ B ‖ C (from `offset`) as snarkjs's proof JSON: decimal strings, z = 1, Fp2 as [c0, c1]. */
+export function snarkjsProofFromBytes(b: Uint8Array, offset = 0): SnarkjsProof {
+  const bx = fp2FromBytes(b, offset + PROOF_B);
+  const by = fp2FromBytes(b, offset + PROOF_B + 2 * FIELD_BYTES);
   const s = (x: bigint) => x.toString();
   return {
-    pi_a: [s(fromBytes32(b, PROOF_A)), s(fromBytes32(b, PROOF_A + FIELD_BYTES)), "1"],
+    pi_a: [s(fromBytes32(b, offset + PROOF_A)), s(fromBytes32(b, offset + PROOF_A + FIELD_BYTES)), "1"],
     pi_b: [
       [s(bx[0]), s(bx[1])],
       [s(by[0]), s(by[1])],
       ["1", "0"],
     ],
-    pi_c: [s(fromBytes32(b, PROOF_C)), s(fromBytes32(b, PROOF_C + FIELD_BYTES)), "1"],
+    pi_c: [s(fromBytes32(b, offset + PROOF_C)), s(fromBytes32(b, offset + PROOF_C + FIELD_BYTES)), "1"],
     protocol: "groth16",
     curve: "bn128",
   };
