@@ -73,7 +73,7 @@ test("Swagger UI lists every operation, authorizes with a key, executes a challe
   const document = (await (await fetch(`${server.url}/swagger/json`)).json()) as { paths: Record<string, Record<string, unknown>> };
   const operations = Object.entries(document.paths).flatMap(([path, item]) => Object.keys(item).map((method) => [method.toUpperCase(), path]));
   expect(operations.length).toBeGreaterThanOrEqual(19);
-  const order = (list: (string | undefined)[][]) => list.map((op) => op.join(" ")).sort();
+  const order = (list: (string | null | undefined)[][]) => list.map((op) => op.join(" ")).sort();
   expect(order(listed)).toEqual(order(operations));
 
   // Authorize: the X-Api-Key scheme's part of the dialog (the other is /metrics' bearer token).
