@@ -19,6 +19,7 @@ import { jwkSchema, jwksResponse } from "../modules/receipts/model";
 import { statusResponse } from "../modules/status/model";
 import { mandateLimitSchema, mandateSchema } from "../mandates/schema";
 import { errorSchema } from "./docs";
+import { JSON_CONTENT_TYPE } from "./errors";
 import examples from "./openapi-examples.json";
 import { SWAGGER_BUNDLE_PATH, SWAGGER_CSS_PATH } from "./swagger-assets";
 
@@ -183,11 +184,22 @@ const swaggerPage = (title: string) => `<!DOCTYPE html>
 </body>
 </html>`;
 
-/** GET /swagger and GET /swagger/json; the document is built from `routes()` once per public URL, on first request (every route is mounted by then). */
+/**
+ * GET /swagger and GET /swagger/json. The document is built from `routes()`
+ * and serialized once per app, on the first request (every route is mounted
+ * by then; start-up does not pay for it); later requests send the same text.
+ */
 export const apiDocs = (options: { routes: () => RouteEntry[]; publicUrl?: string; version: string }) => {
-  let document: OpenAPIV3_1.Document | undefined;
+  let document: string | undefined;
   const page = swaggerPage("zkagent");
   return new Elysia({ name: "api-docs" })
     .get(UI_PATH, () => new Response(page, { headers: { "content-type": "text/html; charset=utf-8" } }), { detail: { hide: true } })
-    .get(DOCUMENT_PATH, () => (document ??= openapiDocument(options.routes(), options)), { detail: { hide: true } });
+    .get(
+      DOCUMENT_PATH,
+      () =>
+        new Response((document ??= JSON.stringify(openapiDocument(options.routes(), options))), {
+          headers: { "content-type": JSON_CONTENT_TYPE },
+        }),
+      { detail: { hide: true } },
+    );
 };
