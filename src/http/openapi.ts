@@ -91,13 +91,12 @@ export interface DocumentOptions {
   version: string;
   /** PUBLIC_URL; without it the server is "/", the host that served the document. */
   publicUrl?: string;
-  examples?: Examples;
 }
 
 export function openapiDocument(routes: RouteEntry[], options: DocumentOptions): OpenAPIV3_1.Document {
   const names = new Map<unknown, string>(Object.entries(COMPONENT_SCHEMAS).map(([name, schema]) => [schema, name]));
   // The file opens with a "$comment" (generated, do not edit), which names no operation.
-  const recorded = options.examples ?? (examples as unknown as Examples);
+  const recorded = examples as unknown as Examples;
   const paths: OpenAPIV3_1.PathsObject = {};
   for (const { method, path, operation } of operations(routes)) {
     const emitted = emit(operation, names) as OpenAPIV3_1.OperationObject;
