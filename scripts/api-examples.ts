@@ -308,6 +308,7 @@ export async function recordExamples(wrap: <T extends App>(app: T) => T = (app) 
   await call("metrics", "Metrics token required", "GET", "/metrics", { key: null, app: guarded });
   await call("metrics", "Metrics", "GET", "/metrics", { key: null, app: guarded, headers: { authorization: "Bearer a-metrics-token-of-16+" } });
   await call("metrics", "Service unavailable", "GET", "/metrics", { key: null, app: unavailable });
+  await call("metrics", "Internal server error", "GET", "/metrics", { key: null, app: broken });
   await store.close();
   return examples;
 }

@@ -52,6 +52,12 @@ export type ErrorKind = keyof typeof catalogue;
 /** A kind's status, fixed `error` text (none for invalid_request, which names the fields) and fixed `message`, as the OpenAPI document states them. */
 export const errorEntry = (kind: ErrorKind): { status: number; error?: string; message?: string } => catalogue[kind];
 
+/** The kinds with a fixed `error` text (all but invalid_request). */
+type TextKind = { [K in ErrorKind]: (typeof catalogue)[K] extends { error: string } ? K : never }[ErrorKind];
+
+/** A kind's fixed `error` text, as its literal type: for the schemas of the richer error bodies (the proof's 400s), so the text is stated once, here. */
+export const errorTextOf = <K extends TextKind>(kind: K): (typeof catalogue)[K]["error"] => catalogue[kind].error;
+
 /** A key's place in its rate window: what the RateLimit headers report. */
 export interface RateLimitState {
   limit: number;

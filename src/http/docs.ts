@@ -8,8 +8,9 @@
 //
 // Adding a route: give it `detail: describe({ operationId, tag, summary,
 // ok: { status, schema, description }, errors: [the catalogue kinds it
-// throws] })` (plus `public`, `noStore`, `params`, `body`, `conditional` as
-// they apply; `ok.mediaType` for an answer that is not JSON);
+// throws] })` (plus `public`, `noStore`, `params`, `body` as they apply;
+// `ok.mediaType` for an answer that is not JSON; an ETag in `ok.headers` for
+// an answer that If-None-Match can make a 304);
 // name its response schemas in COMPONENT_SCHEMAS (openapi.ts) if they should
 // be components; for a /v1/ route, add its calls to scripts/api-examples.ts
 // and run it. test/contract/ fails until the route is documented, and every
@@ -79,11 +80,6 @@ export interface RouteDoc {
   noStore?: boolean;
   /** Takes Idempotency-Key; its 200 and 400 may be replays (Idempotent-Replayed). */
   idempotent?: boolean;
-  /**
-   * Takes If-None-Match: an answer whose ETag it names is 304 Not Modified,
-   * without a body, with the 200's ETag and Cache-Control (the circuit artifacts).
-   */
-  conditional?: boolean;
   /** Descriptions of the path parameters (`:name` in the route). */
   params?: Record<string, string>;
   body?: TSchema;
@@ -151,6 +147,9 @@ export function describe(doc: RouteDoc): OpenAPIV3.OperationObject {
   }
 
   const replayable: Headers = doc.idempotent ? { "Idempotent-Replayed": false } : {};
+  // An answer with an ETag takes If-None-Match: one naming it is 304 Not Modified,
+  // without a body, with the ETag and Cache-Control (the circuit artifacts).
+  const conditional = doc.ok.headers?.ETag !== undefined;
   const responses: OpenAPIV3.ResponsesObject = {
     [doc.ok.status]: {
       description: doc.ok.description,
@@ -158,7 +157,7 @@ export function describe(doc: RouteDoc): OpenAPIV3.OperationObject {
       content: json(doc.ok.schema, doc.ok.mediaType),
     },
   };
-  if (doc.conditional) {
+  if (conditional) {
     responses[304] = {
       description: "Not Modified: If-None-Match names this ETag (or is *); no body",
       headers: headersOf({ ETag: true, "Cache-Control": true }),
@@ -189,7 +188,7 @@ export function describe(doc: RouteDoc): OpenAPIV3.OperationObject {
   }));
   const refs: OpenAPIV3.ReferenceObject[] = [{ $ref: "#/components/parameters/RequestId" }];
   if (doc.idempotent) refs.push({ $ref: "#/components/parameters/IdempotencyKey" });
-  if (doc.conditional) refs.push({ $ref: "#/components/parameters/IfNoneMatch" });
+  if (conditional) refs.push({ $ref: "#/components/parameters/IfNoneMatch" });
 
   return {
     operationId: doc.operationId,

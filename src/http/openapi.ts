@@ -19,6 +19,7 @@ import { jwkSchema, jwksResponse } from "../modules/receipts/model";
 import { statusResponse } from "../modules/status/model";
 import { mandateLimitSchema, mandateSchema } from "../mandates/schema";
 import { errorSchema } from "./docs";
+import { JSON_CONTENT_TYPE } from "./errors";
 import examples from "./openapi-examples.json";
 import { SWAGGER_BUNDLE_PATH, SWAGGER_CSS_PATH } from "./swagger-assets";
 
@@ -90,13 +91,12 @@ export interface DocumentOptions {
   version: string;
   /** PUBLIC_URL; without it the server is "/", the host that served the document. */
   publicUrl?: string;
-  examples?: Examples;
 }
 
 export function openapiDocument(routes: RouteEntry[], options: DocumentOptions): OpenAPIV3_1.Document {
   const names = new Map<unknown, string>(Object.entries(COMPONENT_SCHEMAS).map(([name, schema]) => [schema, name]));
   // The file opens with a "$comment" (generated, do not edit), which names no operation.
-  const recorded = options.examples ?? (examples as unknown as Examples);
+  const recorded = examples as unknown as Examples;
   const paths: OpenAPIV3_1.PathsObject = {};
   for (const { method, path, operation } of operations(routes)) {
     const emitted = emit(operation, names) as OpenAPIV3_1.OperationObject;
@@ -183,11 +183,22 @@ const swaggerPage = (title: string) => `<!DOCTYPE html>
 </body>
 </html>`;
 
-/** GET /swagger and GET /swagger/json; the document is built from `routes()` once per public URL, on first request (every route is mounted by then). */
+/**
+ * GET /swagger and GET /swagger/json. The document is built from `routes()`
+ * and serialized once per app, on the first request (every route is mounted
+ * by then; start-up does not pay for it); later requests send the same text.
+ */
 export const apiDocs = (options: { routes: () => RouteEntry[]; publicUrl?: string; version: string }) => {
-  let document: OpenAPIV3_1.Document | undefined;
+  let document: string | undefined;
   const page = swaggerPage("zkagent");
   return new Elysia({ name: "api-docs" })
     .get(UI_PATH, () => new Response(page, { headers: { "content-type": "text/html; charset=utf-8" } }), { detail: { hide: true } })
-    .get(DOCUMENT_PATH, () => (document ??= openapiDocument(options.routes(), options)), { detail: { hide: true } });
+    .get(
+      DOCUMENT_PATH,
+      () =>
+        new Response((document ??= JSON.stringify(openapiDocument(options.routes(), options))), {
+          headers: { "content-type": JSON_CONTENT_TYPE },
+        }),
+      { detail: { hide: true } },
+    );
 };

@@ -58,8 +58,13 @@ describe("startCluster", () => {
     chmodSync(priv, 0o700);
     process.env.TMPDIR = priv;
     try {
+      // What startCluster reads: the private directory, or this test would prove nothing.
+      expect(tmpdir()).toBe(priv);
       cluster = await startCluster();
       expect(Number(await serverVersion(cluster.url))).toBeGreaterThan(0);
+      // The private directory was really the one in force: as root the server user
+      // cannot enter it, so the cluster went to a system temporary directory; else it is used.
+      expect(cluster.dir.startsWith(`${priv}/`)).toBe(process.getuid?.() !== 0);
     } finally {
       if (saved === undefined) delete process.env.TMPDIR;
       else process.env.TMPDIR = saved;

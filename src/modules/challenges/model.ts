@@ -2,6 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { circuitId } from "../circuits/model";
 import { t } from "elysia";
 import { identifierProblem, storedTextProblem } from "../../identity/identifiers";
+import { CHALLENGE_LIFETIME_MS } from "./lifecycle";
 
 export const CONTEXT_MAX_BYTES = 16 * 1024;
 export const CONTEXT_MAX_DEPTH = 16;
@@ -22,7 +23,7 @@ export const challengeResponse = t.Object(
   {
     challenge_id: t.String({ examples: ["ch_3q2-7wEzX1pDk9cVt0mWlA"] }),
     nonce: t.String({ description: "62 lowercase hex digits: a 248-bit field element", examples: ["9f".repeat(31)] }),
-    expires_in: t.Literal(300, { description: "Seconds the challenge lives" }),
+    expires_in: t.Literal(CHALLENGE_LIFETIME_MS / 1000, { description: "Seconds the challenge lives" }),
     // Type.Integer: Elysia's t.Integer also admits numeric strings (for query strings).
     timestamp: Type.Integer({ description: "Unix time in milliseconds", examples: [1795000000000] }),
     circuit_id: circuitId(

@@ -100,7 +100,6 @@ export const circuits = (deps: ModuleDeps) => {
           summary: `A circuit's ${kind}`,
           description: `${doc.description} Immutable: ETag is the hash; If-None-Match answers 304.`,
           public: true,
-          conditional: true,
           params: { id: ID },
           ok: {
             status: 200,

@@ -1,4 +1,5 @@
 import { t } from "elysia";
+import { errorTextOf } from "../../errors";
 import type { MandateViolation } from "../../mandates/evaluate";
 import type { FailureReason } from "./service";
 
@@ -75,7 +76,7 @@ export const reasonSchema = t.Union(
 export const verificationFailed = t.Object(
   {
     verified: t.Literal(false),
-    error: t.Literal("Proof verification failed"),
+    error: t.Literal(errorTextOf("verification_failed")),
     reason: reasonSchema,
     detail: t.Optional(
       t.Union(
@@ -91,7 +92,7 @@ export const verificationFailed = t.Object(
 
 /** 400 `Challenge expired`: more than 300 s old. */
 export const challengeExpired = t.Object(
-  { verified: t.Literal(false), error: t.Literal("Challenge expired"), request_id: t.String() },
+  { verified: t.Literal(false), error: t.Literal(errorTextOf("challenge_expired")), request_id: t.String() },
   { additionalProperties: false },
 );
 
@@ -103,7 +104,7 @@ export const challengeExpired = t.Object(
 export const challengeUsed = t.Object(
   {
     verified: t.Literal(false),
-    error: t.Literal("Challenge already used"),
+    error: t.Literal(errorTextOf("challenge_used")),
     previous_status: t.Union([t.Literal("verified"), t.Literal("failed"), t.Literal("pending")]),
     request_id: t.String(),
   },

@@ -1,4 +1,5 @@
 import { t } from "elysia";
+import { RECEIPT_ALG } from "../../receipts/claims";
 
 export const jwkSchema = t.Object(
   {
@@ -6,7 +7,7 @@ export const jwkSchema = t.Object(
     crv: t.Literal("Ed25519"),
     x: t.String({ description: "The public key, base64url" }),
     kid: t.String({ description: "RFC 7638 thumbprint; the kid in a receipt's header" }),
-    alg: t.Literal("EdDSA"),
+    alg: t.Literal(RECEIPT_ALG),
     use: t.Literal("sig"),
   },
   { additionalProperties: false },
