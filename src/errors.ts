@@ -96,3 +96,6 @@ export const missingFields = (fields: string[]) => new ApiError("invalid_request
 
 /** 400 naming a field that is present but unacceptable, and why. */
 export const invalidField = (field: string, why: string) => new ApiError("invalid_request", { error: `Invalid field ${field}: ${why}` });
+
+/** The WWW-Authenticate challenge sent with `metrics_unauthorized` (RFC 6750 §3), and declared in the OpenAPI document. */
+export const METRICS_AUTH_CHALLENGE = 'Bearer realm="metrics"';

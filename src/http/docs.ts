@@ -17,7 +17,7 @@
 // HTTP test's answer from it is then held to what describe() declared.
 import { type TSchema, Type } from "@sinclair/typebox";
 import type { OpenAPIV3 } from "openapi-types";
-import { type ErrorKind, errorEntry } from "../errors";
+import { type ErrorKind, errorEntry, METRICS_AUTH_CHALLENGE } from "../errors";
 
 /** Every error body: the catalogue's shape. Each response narrows `error` to the texts that status can carry on its route. */
 export const errorSchema = Type.Object(
@@ -43,7 +43,7 @@ export const RESPONSE_HEADERS = {
     description: "The saved answer of an earlier request with the same Idempotency-Key",
     schema: { type: "string", enum: ["true"] },
   },
-  "WWW-Authenticate": { description: "The bearer challenge", schema: { type: "string", enum: ['Bearer realm="metrics"'] } },
+  "WWW-Authenticate": { description: "The bearer challenge", schema: { type: "string", enum: [METRICS_AUTH_CHALLENGE] } },
   "Cache-Control": { description: "How long the answer may be cached", schema: { type: "string" } },
   ETag: {
     description: "The artifact's hash (hex), quoted: a strong validator for If-None-Match",

@@ -4,7 +4,7 @@ import { Elysia, t } from "elysia";
 import { describe } from "../../http/docs";
 import { healthResponse, notReadyResponse, readyResponse } from "./model";
 import { createHash, timingSafeEqual } from "node:crypto";
-import { ApiError } from "../../errors";
+import { ApiError, METRICS_AUTH_CHALLENGE } from "../../errors";
 import { cachedRead } from "../../observability/cached";
 import type { AppDeps } from "../../deps";
 import { Lifecycle, readiness } from "../../lifecycle";
@@ -77,7 +77,7 @@ export const ops = (deps: AppDeps) => {
       "/metrics",
       async ({ request }) => {
         if (metricsToken && !bearerMatches(request.headers.get("authorization"), metricsToken)) {
-          throw new ApiError("metrics_unauthorized", {}, { wwwAuthenticate: 'Bearer realm="metrics"' });
+          throw new ApiError("metrics_unauthorized", {}, { wwwAuthenticate: METRICS_AUTH_CHALLENGE });
         }
         const text = deps.metrics ? await deps.metrics.render([pending]) : `${await pending.collect()}\n`;
         return new Response(text, { headers: { "content-type": PROMETHEUS_CONTENT_TYPE } });

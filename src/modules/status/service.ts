@@ -2,7 +2,7 @@ import type { Clock } from "../../clock";
 import { ApiError } from "../../errors";
 import type { Logger } from "../../log";
 import { boundContextHash, type Receipts, receiptOrNull } from "../../receipts/service";
-import type { ApiKeyRecord, ChallengeRecord, Store } from "../../store/interface";
+import type { ApiKeyRecord, Store } from "../../store/interface";
 import { isRetained, sessionView } from "../challenges/lifecycle";
 
 export interface StatusDeps {
