@@ -7,7 +7,7 @@
 
 import { readFileSync } from "node:fs";
 import { Groth16Verifier } from "../verifier/index.ts";
-import { parse, requireString, say, shown, warn } from "./args";
+import { parse, requireString, say, shown } from "./args";
 
 export const verifyHelp = `zkagent verify --vk <verification_key.json> --proof <proof.json|compact> --public <public.json>
   Verifies one Groth16 BN254 proof for any snarkjs verification key, like
@@ -26,25 +26,25 @@ export async function verifyCommand(argv: string[]): Promise<number> {
     proofText = readFileSync(args.proof, "utf8").trim();
     publicJson = JSON.parse(readFileSync(args.pub, "utf8"));
   } catch (e) {
-    warn(`cannot read input: ${shown((e as Error).message)}`);
+    console.error(`cannot read input: ${shown((e as Error).message)}`);
     return 2;
   }
   let verifier: Groth16Verifier;
   try {
     verifier = await Groth16Verifier.fromVerificationKey(vkText);
   } catch (e) {
-    warn(shown((e as Error).message));
+    console.error(shown((e as Error).message));
     return 2;
   }
   if (!Array.isArray(publicJson)) {
-    warn("invalid_public_input: public signals must be a JSON array");
+    console.error("invalid_public_input: public signals must be a JSON array");
     return 1;
   }
   const result = verifier.verify(proofText, publicJson as string[]);
   if (result.ok) {
-    say("OK!");
+    console.log("OK!");
     return 0;
   }
-  warn(`Invalid proof: ${result.reason}`);
+  console.error(`Invalid proof: ${result.reason}`);
   return 1;
 }
