@@ -1,7 +1,7 @@
 // What several benches share: a loopback port, waiting for a started server,
 // and challenges written straight to the store (setup, not measured).
 import type { Subprocess } from "bun";
-import { CHALLENGE_LIFETIME_MS } from "../src/modules/challenges/lifecycle";
+import { pendingChallenge } from "../src/modules/challenges/service";
 import type { Store } from "../src/store/interface";
 
 /** A loopback port nobody listens on right now. */
@@ -34,17 +34,5 @@ export function seedChallenge(
   challenge: { id: string; keyId: string; agentId: string; action: string; nonce: string },
   now: number,
 ): ReturnType<Store["createChallenge"]> {
-  return store.createChallenge(
-    {
-      ...challenge,
-      context: null,
-      createdAt: now,
-      expiresAt: now + CHALLENGE_LIFETIME_MS,
-      status: "pending",
-      decidedAt: null,
-      confidence: null,
-      reason: null,
-    },
-    { windowStart: now - (now % 60_000), limit: 0 },
-  );
+  return store.createChallenge(pendingChallenge({ ...challenge, context: null }, now), { windowStart: now - (now % 60_000), limit: 0 });
 }

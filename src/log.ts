@@ -39,14 +39,24 @@ function redact(value: unknown, depth = 0): unknown {
 }
 
 /**
- * What JSON.stringify leaves raw that a terminal acts on: DEL, C1 controls
- * (U+009B is a one-byte CSI), the line and paragraph separators, the bidi
- * overrides. Fields carry callers' text (agent ids, paths); escaped as
- * \uXXXX, the line is the same JSON and cannot redraw the screen of whoever
- * tails the log (issue 18).
+ * Characters that steer a terminal or reorder what it shows rather than print:
+ * C0 and C1 controls and DEL (ESC starts escape sequences, CR returns to the
+ * line start, U+009B is a one-byte CSI), the Unicode line and paragraph
+ * separators, and the bidirectional overrides and isolates ("Trojan Source").
+ * Log fields and CLI output carry callers' text (agent ids, key names, a
+ * receipt's kid, paths): neither writes these raw (issue 18).
  */
-const RAW_CONTROL = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is this expression's job.
+export const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 const escapeControl = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
+
+/**
+ * `text` with every control character (CONTROL_CHARACTERS) written as \uXXXX,
+ * newlines included. Inside a JSON string literal that is the same JSON; in a
+ * line of text it shows the character instead of obeying it. The one escaper
+ * of the log and the CLI (src/cli/args.ts).
+ */
+export const escapeControls = (text: string): string => text.replace(CONTROL_CHARACTERS, escapeControl);
 
 export function createLogger(level: LogLevel, write: (line: string) => void = (line) => process.stderr.write(line)): Logger {
   const emit =
@@ -55,7 +65,7 @@ export function createLogger(level: LogLevel, write: (line: string) => void = (l
       if (rank[at] < rank[level]) return;
       const request_id = requestContext.getStore()?.requestId;
       const line = { time: new Date().toISOString(), level: at, msg, ...(request_id ? { request_id } : {}), ...(redact(fields) as Record<string, unknown>) };
-      write(`${JSON.stringify(line).replace(RAW_CONTROL, escapeControl)}\n`);
+      write(`${escapeControls(JSON.stringify(line))}\n`);
     };
   return { debug: emit("debug"), info: emit("info"), warn: emit("warn"), error: emit("error") };
 }

@@ -2,6 +2,7 @@
 // usage errors that print the command's help and exit 2.
 import { readFileSync } from "node:fs";
 import { parseArgs, type ParseArgsConfig } from "node:util";
+import { CONTROL_CHARACTERS, escapeControls } from "../log";
 
 export class UsageError extends Error {}
 
@@ -13,20 +14,8 @@ export function parse<T extends NonNullable<ParseArgsConfig["options"]>>(argv: s
   }
 }
 
-/**
- * Characters that steer a terminal or reorder what it shows rather than print:
- * C0 and C1 controls and DEL (ESC starts escape sequences, CR returns to the
- * line start, U+009B is a one-byte CSI), the Unicode line and paragraph
- * separators, and the bidirectional overrides and isolates ("Trojan Source").
- * Untrusted text (a receipt's kid, a key name, a path) could redraw the screen
- * with them, so nothing this CLI prints carries them raw.
- */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is this expression's job.
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
-const escapeChar = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
-
 /** `text` with every control character written as \uXXXX, newlines included: for one untrusted value inside a line. */
-export const shown = (text: string): string => text.replace(CONTROL, escapeChar);
+export const shown = escapeControls;
 
 /** Lines the CLI composed: their own newlines stay, every other control character is escaped. */
 const lines = (text: string): string => text.split("\n").map(shown).join("\n");
@@ -93,6 +82,5 @@ export async function secretOption(values: Record<string, unknown>, name: string
   return inline;
 }
 
-/** Text from outside (a file, a zkey, the network) made safe for a terminal: control characters become U+FFFD. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: replacing them is the point
-export const printable = (text: string): string => text.replace(/[\u0000-\u001f\u007f-\u009f]/g, "\ufffd");
+/** Text from outside (a file, a zkey, the network) made safe for a terminal: the characters shown() escapes (CONTROL_CHARACTERS, src/log.ts) become U+FFFD. */
+export const printable = (text: string): string => text.replace(CONTROL_CHARACTERS, "\ufffd");

@@ -217,5 +217,40 @@ for (const { name, open } of storesUnderTest()) {
       expect((await h.call("DELETE", "/v1/agents/a/mandate", { key })).status).toBe(200);
       expect((await store.getAgent(keyId, "a"))!.mandate).toBeNull();
     });
+
+    test("revocation reads the agent and its spend once, before its one write; revoking again writes nothing and reads nothing back", async () => {
+      const store = await open();
+      const calls: string[] = [];
+      // The real store, recording the agent reads and writes a revocation makes.
+      const counted = new Proxy(store, {
+        get(target, property) {
+          const value = Reflect.get(target, property);
+          if (typeof value !== "function") return value;
+          if (property === "getAgent" || property === "readSpend" || property === "revokeAgent")
+            return (...args: unknown[]) => {
+              calls.push(property);
+              return value.apply(target, args);
+            };
+          return value.bind(target);
+        },
+      });
+      const h = await createHarness(counted);
+      const key = await h.newKey("revoke", 0);
+      const mandate = { limits: [{ action: "purchase", currency: "EUR", max_total: "50.00", period: "day" }] };
+      expect((await h.call("POST", "/v1/agents", { key, body: { agent_id: "a", identity_commitment: "5", mandate } })).status).toBe(201);
+
+      calls.length = 0;
+      const first = await h.call("DELETE", "/v1/agents/a", { key });
+      expect(first.status).toBe(200);
+      expect(first.body.status).toBe("revoked");
+      expect(calls).toEqual(["getAgent", "readSpend", "revokeAgent"]);
+
+      calls.length = 0;
+      const again = await h.call("DELETE", "/v1/agents/a", { key });
+      expect(again.status).toBe(200);
+      expect(again.body).toEqual(first.body);
+      expect(calls).toEqual(["getAgent", "readSpend"]);
+      expect((await h.call("GET", "/v1/agents/a", { key })).body).toEqual(first.body);
+    });
   });
 }

@@ -101,9 +101,11 @@ export async function revokeAgent({ store, clock }: Deps, key: ApiKeyRecord, age
   // Read before the write, as for registration: revoking changes no spend.
   const now = clock.now();
   const spend = await spendForView(store, key.id, current.agentId, current.mandate, now);
+  // Already revoked: revoking twice is not an error, it reports the state just read (no write, no second read).
+  if (current.revokedAt !== null) return agentViewOf(current, spend, now);
   const revoked = await store.revokeAgent(key.id, current.agentId, now);
   // A mandate replaced in between (a concurrent PUT) needs its own spend: read after all, in that race only.
   if (revoked) return revoked.mandate === current.mandate ? agentViewOf(revoked, spend, now) : agentView(store, revoked, now);
-  // Unknown, or already revoked: revoking twice is not an error, it reports the state.
+  // Revoked (or deleted) by a concurrent request since the read: report the state now.
   return getAgent({ store, clock }, key, agentId);
 }

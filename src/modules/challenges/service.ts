@@ -4,7 +4,7 @@ import type { Clock } from "../../clock";
 import { DEFAULT_MAX_PENDING_PER_KEY } from "../../config";
 import { ApiError, type RateLimitState } from "../../errors";
 import { canonicalJson, newNonce } from "../../identity/encoding";
-import type { ApiKeyRecord, Store } from "../../store/interface";
+import type { ApiKeyRecord, ChallengeRecord, Store } from "../../store/interface";
 import { CHALLENGE_LIFETIME_MS } from "./lifecycle";
 import type { ChallengeRequest } from "./model";
 
@@ -60,6 +60,18 @@ async function checkPendingCap(store: Store, key: ApiKeyRecord, now: number, max
   );
 }
 
+/**
+ * The record of a challenge issued at `now`: pending for CHALLENGE_LIFETIME_MS,
+ * nothing decided. What createChallenge stores; benches seed the same record
+ * straight into the store (bench/support.ts).
+ */
+export function pendingChallenge(
+  fields: Pick<ChallengeRecord, "id" | "keyId" | "agentId" | "action" | "context" | "nonce" | "requestId" | "circuitId">,
+  now: number,
+): ChallengeRecord {
+  return { ...fields, createdAt: now, expiresAt: now + CHALLENGE_LIFETIME_MS, status: "pending", decidedAt: null, confidence: null, reason: null };
+}
+
 /** The challenge, and the key's rate window after it (null for an unlimited key) for the caller to report. */
 export async function createChallenge(
   { store, clock, limits, circuits }: ChallengeDeps,
@@ -78,22 +90,19 @@ export async function createChallenge(
   const nonce = newNonce();
   const circuit = await circuits.active();
   const result = await store.createChallenge(
-    {
-      id,
-      keyId: key.id,
-      agentId: input.agent_id,
-      action: input.action,
-      context: input.context === undefined ? null : canonicalJson(input.context),
-      nonce,
-      createdAt: now,
-      expiresAt: now + CHALLENGE_LIFETIME_MS,
-      status: "pending",
-      decidedAt: null,
-      confidence: null,
-      reason: null,
-      requestId,
-      circuitId: circuit.id,
-    },
+    pendingChallenge(
+      {
+        id,
+        keyId: key.id,
+        agentId: input.agent_id,
+        action: input.action,
+        context: input.context === undefined ? null : canonicalJson(input.context),
+        nonce,
+        requestId,
+        circuitId: circuit.id,
+      },
+      now,
+    ),
     { windowStart, limit: key.rateLimit },
   );
   const rateLimit = key.rateLimit > 0 ? { limit: key.rateLimit, remaining: Math.max(0, key.rateLimit - result.used), reset } : null;

@@ -159,15 +159,16 @@ export async function putMandate({ store, clock }: Deps, key: ApiKeyRecord, agen
   // A well-formed mandate the platform wrote itself, for an agent whose mandates its principal signs:
   // the body is fine, the agent's state refuses it, the same answer as removing the mandate (docs/api.md).
   if (agent.principalKey && !isSignedForm(body) && mandateShapeProblem(body) === null) throw new ApiError("mandate_signature_required");
+  // One instant for the iat bound, the spend's period and the answer.
+  const now = clock.now();
   const mandate = await resolveMandate(body, {
     keyId: key.id,
     agentId: agent.agentId,
     identityCommitment: agent.identityCommitment,
     principalKey: agent.principalKey ?? null,
-    now: clock.now(),
+    now,
   });
   // Read before the write: an answer that says "failed" never follows a committed write.
-  const now = clock.now();
   const spend = await spendForView(store, key.id, agent.agentId, mandate.mandate, now);
   const result = await store.setMandate(key.id, agent.agentId, mandate);
   if (result.outcome !== "set") refused(result);

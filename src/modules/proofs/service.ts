@@ -219,11 +219,21 @@ async function submit(deps: ProofDeps, key: ApiKeyRecord, input: ProofRequest, r
   const flight = new Promise<Settled>((resolve) => (settle = resolve));
   flights.set(challenge.id, flight);
   try {
-    return await claimAndDecide(deps, key, input, requestId, challenge, agent, settle);
+    return await claimAndDecide({ deps, key, input, requestId, challenge, agent }, settle);
   } finally {
     settle(null); // a no-op once settled
     if (flights.get(challenge.id) === flight) flights.delete(challenge.id);
   }
+}
+
+/** One submission, its challenge checked pending and its own (submit): what claiming and deciding need. */
+interface Submission {
+  deps: ProofDeps;
+  key: ApiKeyRecord;
+  input: ProofRequest;
+  requestId: string | null;
+  challenge: ChallengeRecord;
+  agent: AgentRecord | null;
 }
 
 /**
@@ -231,15 +241,8 @@ async function submit(deps: ProofDeps, key: ApiKeyRecord, input: ProofRequest, r
  * database (or wait for the claimant elsewhere), verify, decide. `settle`
  * tells the submissions that joined it how it ended.
  */
-async function claimAndDecide(
-  deps: ProofDeps,
-  key: ApiKeyRecord,
-  input: ProofRequest,
-  requestId: string | null,
-  challenge: ChallengeRecord,
-  agent: AgentRecord | null,
-  settle: (settled: Settled) => void,
-) {
+async function claimAndDecide(submission: Submission, settle: (settled: Settled) => void) {
+  const { deps, challenge } = submission;
   const token = crypto.randomUUID();
   const claimed = await claimOrWait(deps, challenge, token);
   if (claimed !== true) {
@@ -247,7 +250,7 @@ async function claimAndDecide(
     throw answerFor(claimed);
   }
   try {
-    const result = await decide(deps, key, input, requestId, challenge, agent);
+    const result = await decide(submission);
     settle("verified");
     return result;
   } catch (error) {
@@ -288,14 +291,7 @@ async function claimOrWait(deps: ProofDeps, challenge: ChallengeRecord, token: s
 }
 
 /** The proof checked and the challenge decided by this submission, which holds its claim. */
-async function decide(
-  deps: ProofDeps,
-  key: ApiKeyRecord,
-  input: ProofRequest,
-  requestId: string | null,
-  challenge: ChallengeRecord,
-  agent: AgentRecord | null,
-) {
+async function decide({ deps, key, input, requestId, challenge, agent }: Submission) {
   const { store, clock, logger } = deps;
   const started = performance.now();
   const { reason, signatureValid, checks, identityCommitment, circuit } = await evaluate(deps, challenge, agent, input);
