@@ -4,6 +4,7 @@ import { expect } from "bun:test";
 import type { AgentIdentity } from "../../src/agent";
 import type { JsonObject } from "../../src/identity/encoding";
 import type { Harness } from "../support/harness";
+import { pendingChallenge } from "../../src/modules/challenges/service";
 import { proofFor } from "../support/proofs";
 
 export interface Challenge {
@@ -62,20 +63,19 @@ export async function seedChallenge(h: Harness, key: string, agentId: string, st
   const id = `ch_seed_${crypto.randomUUID()}`;
   const now = h.clock.now();
   const result = await h.store.createChallenge(
-    {
-      id,
-      keyId: keyIdOf(key),
-      agentId,
-      action: statement.action,
-      context: statement.context === undefined ? null : canonicalJson(statement.context),
-      nonce: statement.nonce,
-      createdAt: now,
-      expiresAt: now + 300_000,
-      status: "pending",
-      decidedAt: null,
-      confidence: null,
-      reason: null,
-    },
+    pendingChallenge(
+      {
+        id,
+        keyId: keyIdOf(key),
+        agentId,
+        action: statement.action,
+        context: statement.context === undefined ? null : canonicalJson(statement.context),
+        nonce: statement.nonce,
+        requestId: null,
+        circuitId: null,
+      },
+      now,
+    ),
     { windowStart: now, limit: 0 },
   );
   expect(result.created).toBe(true);
