@@ -17,6 +17,7 @@ import type { ChallengeRecord, Store } from "../src/store/interface";
 import { openPostgres } from "../src/store/postgres";
 import { openSqlite } from "../src/store/sqlite";
 import { createTestDatabase } from "../test/support/postgres";
+import { median } from "./support";
 
 const { values } = parseArgs({ options: { n: { type: "string" } } });
 const N = Number(values.n ?? 1000);
@@ -89,7 +90,6 @@ async function round(store: Store, index: number): Promise<Record<Variant, numbe
 async function measure(name: string, store: Store) {
   const rounds: Record<Variant, number>[] = [];
   for (let index = 0; index < ROUNDS; index++) rounds.push(await round(store, index));
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const base = median(rounds.map((r) => r["no scope"]));
   for (const variant of VARIANTS) {
     const value = median(rounds.map((r) => r[variant]));

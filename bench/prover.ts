@@ -26,6 +26,7 @@ import { type CircuitInput, createProver, writeProveInput, randomScalar } from "
 import { BaseSet, type ProverTestExports } from "../src/prover/wasm";
 import type { WitnessCalculator } from "../src/prover/witness";
 import { parseZkey } from "../src/prover/zkey";
+import { median } from "./support";
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: number) => (args.includes(name) ? Number(args[args.indexOf(name) + 1]) : fallback);
@@ -38,7 +39,6 @@ const root = join(import.meta.dir, "..");
 const zkey = new Uint8Array(readFileSync(join(root, "circuits/artifacts/agent_identity.zkey")));
 const wasm = new Uint8Array(readFileSync(join(root, "circuits/artifacts/agent_identity.wasm")));
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 
 async function randomInput(): Promise<Record<string, string>> {
   const f = () => randomScalar().toString(); // already < r

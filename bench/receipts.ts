@@ -18,6 +18,7 @@ import { ReceiptSigner } from "../src/receipts/signer";
 import { openStore } from "../src/store";
 import type { ChallengeRecord, Decision, Store } from "../src/store/interface";
 import { createTestDatabase } from "../test/support/postgres";
+import { median } from "./support";
 
 const { values: flags } = parseArgs({ options: { decisions: { type: "string" }, rounds: { type: "string" }, "no-postgres": { type: "boolean" } } });
 const DECISIONS = Number(flags.decisions ?? 400);
@@ -85,7 +86,6 @@ async function measure(name: string, store: Store) {
     signed.push(await timeDecisions(true));
     signOnly.push(await timeSignOnly());
   }
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const [p, s, o] = [median(plain), median(signed), median(signOnly)];
   console.log(
     `${name.padEnd(10)} decision ${p.toFixed(0).padStart(6)} µs | decision + receipt ${s.toFixed(0).padStart(6)} µs | added ${(s - p).toFixed(0).padStart(5)} µs (×${(s / p).toFixed(2)}) | of which claims+sign ${o.toFixed(0)} µs`,

@@ -36,3 +36,6 @@ export function seedChallenge(
 ): ReturnType<Store["createChallenge"]> {
   return store.createChallenge(pendingChallenge({ ...challenge, context: null }, now), { windowStart: now - (now % 60_000), limit: 0 });
 }
+
+/** The middle of the sorted sample (the upper middle for an even count). */
+export const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;

@@ -22,12 +22,12 @@ import { join } from "node:path";
 import { Groth16Verifier } from "../src/verifier/index.ts";
 import { agentIdentity, proofPool } from "../test/verifier/pool.ts";
 import * as mcl from "mcl-wasm";
+import { median } from "./support";
 
 const args = process.argv.slice(2);
 const quick = args.includes("--quick");
 const iterations = Number(args[args.indexOf("--iterations") + 1] || 0) || (quick ? 60 : 300);
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 function timeIt(n: number, fn: (i: number) => void): number {
   for (let i = 0; i < Math.min(30, n); i++) fn(i); // warm-up (JIT tiers)
   const times: number[] = [];
