@@ -12,6 +12,7 @@
 import { sha256Hex as sha256, vkHash } from "../receipts/circuit";
 import type { CircuitRecord, CircuitWithArtifacts, Store } from "../store/interface";
 import type { SnarkjsVerificationKey, Verifier } from "../verifier/types";
+import { Refreshing } from "../refreshing";
 import { shippedFile } from "./shipped";
 import { circuitIdOf, SHIPPED_CIRCUIT_ID, SHIPPED_VK_HASH } from "./version";
 
@@ -93,29 +94,31 @@ export interface CircuitRegistryOptions {
 interface View {
   byId: Map<string, CircuitRecord>;
   active: CircuitRecord | null;
-  readAt: number;
 }
 
 export class CircuitRegistry {
-  private view?: View;
-  private loading?: Promise<View>;
+  private readonly view: Refreshing<View>;
   private readonly verifiers = new Map<string, Promise<Verifier>>();
   private readonly artifacts = new Map<string, Promise<Uint8Array | null>>();
-  private readonly refreshMs: number;
-  private readonly now: () => number;
 
   constructor(
     private readonly store: Store,
     private readonly options: CircuitRegistryOptions,
   ) {
-    this.refreshMs = options.refreshMs ?? CIRCUIT_REFRESH_MS;
-    this.now = options.now ?? Date.now;
+    this.view = new Refreshing(
+      async () => {
+        const circuits = await store.listCircuits();
+        return { byId: new Map(circuits.map((c) => [c.id, c])), active: circuits.find((c) => c.state === "active") ?? null };
+      },
+      options.refreshMs ?? CIRCUIT_REFRESH_MS,
+      options.now,
+    );
     this.verifiers.set(SHIPPED_CIRCUIT_ID, Promise.resolve(options.shipped));
   }
 
   /** Every circuit as of at most refreshMs ago, oldest first (GET /v1/circuits). */
   async list(): Promise<CircuitRecord[]> {
-    return [...(await this.current()).byId.values()];
+    return [...(await this.view.get()).byId.values()];
   }
 
   async get(id: string): Promise<CircuitRecord | null> {
@@ -127,7 +130,7 @@ export class CircuitRegistry {
    * (tests that build the app alone) has none: then the shipped circuit.
    */
   async active(): Promise<{ id: string; vkHash: string }> {
-    const { active } = await this.current();
+    const { active } = await this.view.get();
     return active ? { id: active.id, vkHash: active.vkHash } : { id: SHIPPED_CIRCUIT_ID, vkHash: SHIPPED_VK_HASH };
   }
 
@@ -179,30 +182,11 @@ export class CircuitRegistry {
     }
   }
 
-  private async current(): Promise<View> {
-    if (this.view && this.now() - this.view.readAt < this.refreshMs) return this.view;
-    return this.read();
-  }
-
-  /** One read in flight per process, however many requests are waiting. */
-  private read(): Promise<View> {
-    this.loading ??= this.load().finally(() => (this.loading = undefined));
-    return this.loading;
-  }
-
   /** A circuit by id: from the view, or from the store when the view lacks it and is UNKNOWN_REREAD_MS old. */
   private async lookup(id: string): Promise<CircuitRecord | undefined> {
-    const view = await this.current();
-    const record = view.byId.get(id);
+    const record = (await this.view.get()).byId.get(id);
     // The shipped id is never unknown: an unseeded store verifies with it (active()).
-    if (record || id === SHIPPED_CIRCUIT_ID || this.now() - view.readAt < UNKNOWN_REREAD_MS) return record;
-    return (await this.read()).byId.get(id);
-  }
-
-  private async load(): Promise<View> {
-    const readAt = this.now();
-    const circuits = await this.store.listCircuits();
-    this.view = { byId: new Map(circuits.map((c) => [c.id, c])), active: circuits.find((c) => c.state === "active") ?? null, readAt };
-    return this.view;
+    if (record || id === SHIPPED_CIRCUIT_ID || this.view.age() < UNKNOWN_REREAD_MS) return record;
+    return (await this.view.reload()).byId.get(id);
   }
 }

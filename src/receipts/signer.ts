@@ -4,6 +4,7 @@
 // restart. The JWKS is cached for the same interval.
 import { CompactSign, type JWK } from "jose";
 import type { KeyObject } from "node:crypto";
+import { Refreshing } from "../refreshing";
 import type { SigningKeyRecord, Store } from "../store/interface";
 import { RECEIPT_ALG, RECEIPT_TYPE, type ReceiptClaims } from "./claims";
 import { newSigningKey, openPrivateKey } from "./keys";
@@ -23,30 +24,30 @@ export interface SignerOptions {
   now?: () => number;
 }
 
-interface Cached<T> {
-  value: T;
-  readAt: number;
-}
-
 export class ReceiptSigner {
-  private active?: Cached<{ kid: string; key: KeyObject }>;
-  private published?: Cached<Jwks>;
-  private loading?: Promise<{ kid: string; key: KeyObject }>;
+  private readonly active: Refreshing<{ kid: string; key: KeyObject }>;
+  private readonly published: Refreshing<Jwks>;
   private readonly opened = new Map<string, KeyObject>();
-  private readonly refreshMs: number;
-  private readonly now: () => number;
 
   constructor(
     private readonly store: Store,
     private readonly options: SignerOptions = {},
   ) {
-    this.refreshMs = options.refreshMs ?? KEY_REFRESH_MS;
-    this.now = options.now ?? Date.now;
+    const refreshMs = options.refreshMs ?? KEY_REFRESH_MS;
+    this.active = new Refreshing((readAt) => this.load(readAt), refreshMs, options.now);
+    this.published = new Refreshing(
+      async () => {
+        await this.active.get(); // on a fresh store, the first key exists before it is listed
+        return { keys: (await this.store.listSigningKeys()).filter((k) => k.state !== "retired").map(jwkOf) };
+      },
+      refreshMs,
+      options.now,
+    );
   }
 
   /** The active key's id, creating the first key when the store has none. */
   async activeKid(): Promise<string> {
-    return (await this.activeKey()).kid;
+    return (await this.active.get()).kid;
   }
 
   /**
@@ -54,42 +55,28 @@ export class ReceiptSigner {
    * store (a refresh), never the write that creates the first key.
    */
   get hasKey(): boolean {
-    return this.active !== undefined;
+    return this.active.loaded;
   }
 
   async sign(claims: ReceiptClaims): Promise<string> {
-    const { kid, key } = await this.activeKey();
+    const { kid, key } = await this.active.get();
     const payload = new TextEncoder().encode(JSON.stringify(claims));
     return new CompactSign(payload).setProtectedHeader({ alg: RECEIPT_ALG, kid, typ: RECEIPT_TYPE }).sign(key);
   }
 
   /** Every key whose receipts may still be checked: the active and the published ones. */
-  async jwks(): Promise<Jwks> {
-    if (this.published && this.now() - this.published.readAt < this.refreshMs) return this.published.value;
-    const readAt = this.now();
-    await this.activeKey(); // on a fresh store, the first key exists before it is listed
-    const keys = (await this.store.listSigningKeys()).filter((k) => k.state !== "retired").map(jwkOf);
-    this.published = { value: { keys }, readAt };
-    return this.published.value;
+  jwks(): Promise<Jwks> {
+    return this.published.get();
   }
 
-  private async activeKey(): Promise<{ kid: string; key: KeyObject }> {
-    if (this.active && this.now() - this.active.readAt < this.refreshMs) return this.active.value;
-    // One read in flight per process, however many requests are waiting.
-    this.loading ??= this.load().finally(() => (this.loading = undefined));
-    return this.loading;
-  }
-
-  private async load(): Promise<{ kid: string; key: KeyObject }> {
-    const readAt = this.now();
+  private async load(readAt: number): Promise<{ kid: string; key: KeyObject }> {
     const record = (await this.store.activeSigningKey()) ?? (await this.store.ensureSigningKey(await newSigningKey(readAt, this.options.secret)));
     let key = this.opened.get(record.kid);
     if (!key) {
       key = openPrivateKey(record, this.options.secret);
       this.opened.set(record.kid, key);
     }
-    this.active = { value: { kid: record.kid, key }, readAt };
-    return this.active.value;
+    return { kid: record.kid, key };
   }
 }
 
