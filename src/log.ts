@@ -47,7 +47,7 @@ function redact(value: unknown, depth = 0): unknown {
  * receipt's kid, paths): neither writes these raw (issue 18).
  */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is this expression's job.
-export const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 const escapeControl = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
 
 /**

@@ -2,7 +2,7 @@
 // usage errors that print the command's help and exit 2.
 import { readFileSync } from "node:fs";
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { CONTROL_CHARACTERS, escapeControls } from "../log";
+import { escapeControls } from "../log";
 
 export class UsageError extends Error {}
 
@@ -81,6 +81,3 @@ export async function secretOption(values: Record<string, unknown>, name: string
   if (typeof inline !== "string" || inline === "") throw new UsageError(`--${name} or --${name}-file is required`);
   return inline;
 }
-
-/** Text from outside (a file, a zkey, the network) made safe for a terminal: the characters shown() escapes (CONTROL_CHARACTERS, src/log.ts) become U+FFFD. */
-export const printable = (text: string): string => text.replace(CONTROL_CHARACTERS, "\ufffd");

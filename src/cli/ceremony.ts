@@ -12,7 +12,7 @@ import {
   verifyCeremony,
 } from "../ceremony/ceremony";
 import { PtauMismatchError } from "../ceremony/ptau";
-import { nonNegativeInteger, parse, printable, printJson, say, UsageError } from "./args";
+import { nonNegativeInteger, parse, printJson, say, shown, UsageError, warn } from "./args";
 
 export const ceremonyHelp = `zkagent ceremony — phase 2 of the Groth16 setup, on snarkjs's zkey functions
 
@@ -36,10 +36,10 @@ function printReport(report: CeremonyReport, json: boolean): void {
     printJson(report);
     return;
   }
-  for (const c of report.checks) say(`${c.ok ? "ok  " : "FAIL"}  ${c.check.padEnd(13)} ${printable(c.detail)}`);
+  for (const c of report.checks) say(`${c.ok ? "ok  " : "FAIL"}  ${c.check.padEnd(13)} ${shown(c.detail)}`);
   for (const c of report.contributions) {
     const beacon = c.beacon === undefined ? "" : `  (beacon ${c.beacon}, 2^${c.iterations_exp} iterations)`;
-    say(`contribution #${c.index} ${printable(c.name)}: ${c.hash}${beacon}`);
+    say(`contribution #${c.index} ${shown(c.name)}: ${c.hash}${beacon}`);
   }
   say(report.ok ? `The ceremony holds. vk_hash ${report.vk_hash}` : "The ceremony does NOT verify.");
 }
@@ -101,7 +101,7 @@ export async function ceremonyCommand(argv: string[]): Promise<number> {
   } catch (error) {
     if (!(error instanceof CeremonyError) && !(error instanceof PtauMismatchError)) throw error;
     if (json) printJson({ error: error.message });
-    else process.stderr.write(`zkagent: ${printable(error.message)}\n`);
+    else warn(`zkagent: ${shown(error.message)}`);
     return 1;
   }
 }

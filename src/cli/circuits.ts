@@ -6,7 +6,7 @@ import type { Config } from "../config";
 import { CHALLENGE_LIFETIME_MS } from "../modules/challenges/lifecycle";
 import { circuitViewOf } from "../modules/circuits/service";
 import { openStore } from "../store";
-import { parse, printable, printJson, say, UsageError } from "./args";
+import { parse, printJson, say, shown, UsageError, warn } from "./args";
 
 const refresh = CIRCUIT_REFRESH_MS / 1000;
 
@@ -33,7 +33,7 @@ export async function circuitsCommand(argv: string[], config: Config): Promise<n
   if (sub !== "list" && !arg) throw new UsageError(`circuits ${sub} needs the ${sub === "add" ? "DIR" : "ID"}`);
   const fail = (message: string, extra: Record<string, unknown> = {}) => {
     if (values.json) printJson({ error: message, ...extra });
-    else process.stderr.write(`zkagent: ${printable(message)}\n`);
+    else warn(`zkagent: ${shown(message)}`);
     return 1;
   };
 

@@ -1,7 +1,7 @@
 import { CircuitSourceError, loadCircuit, prove, sign } from "../agent";
 import { isValidSecret, SECRET_RANGE } from "../identity/commitment";
 import { parseFieldElement } from "../identity/field";
-import { parse, parseContext, printable, printJson, requireString, say, secretOption, UsageError } from "./args";
+import { parse, parseContext, printJson, requireString, say, secretOption, shown, UsageError, warn } from "./args";
 
 export const proveHelp = `zkagent prove (--secret S | --secret-file PATH) --nonce N --action A [--context JSON] [--circuit SOURCE [--cache-dir DIR]] [--json]
   Proves knowledge of the identity secret for one challenge, bound to its
@@ -35,7 +35,7 @@ export async function proveCommand(argv: string[]): Promise<number> {
     circuit = await loadCircuit(values.circuit, { cacheDir: values["cache-dir"] });
   } catch (error) {
     if (!(error instanceof CircuitSourceError)) throw error;
-    process.stderr.write(`zkagent: ${printable(error.message)}\n`);
+    warn(`zkagent: ${shown(error.message)}`);
     return 1;
   }
   // One proof per process: no window tables (they pay back only over several proofs).
