@@ -22,26 +22,13 @@ import {
 } from "../../src/agent";
 import { SEMAPHORE_PINS } from "../../src/groups/semaphore-pins";
 import { semaphoreHash } from "../../src/groups/statement";
-import { ARTIFACTS_DIR, stockSemaphore } from "./stock-semaphore";
+import { ARTIFACTS_DIR, semaphoreGroup, stockSemaphore } from "./stock-semaphore";
 
 // Proofs at four depths and one node process on a shared two-core machine.
 setDefaultTimeout(60_000);
 
 const ids: SemaphoreIdentityKeys[] = Array.from({ length: 9 }, () => createSemaphoreIdentity());
 const commitments = ids.map((id) => id.identity_commitment);
-
-/**
- * The group as Semaphore's own API makes it: every leaf added, then each "0"
- * leaf removed with removeMember (the value added there first is irrelevant:
- * removal sets the leaf to 0). The independent reference for the root.
- */
-export function semaphoreGroup(members: string[]): Group {
-  const group = new Group(members.map((m, i) => (m === "0" ? BigInt(i + 1) : BigInt(m))));
-  members.forEach((m, i) => {
-    if (m === "0") group.removeMember(i);
-  });
-  return group;
-}
 
 function challengeFor(members: string[], depth: number, message = "4242", scope = "77"): GroupChallenge {
   return {

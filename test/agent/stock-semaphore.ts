@@ -4,6 +4,7 @@
 // under Bun. Artifacts are passed explicitly from @zk-kit/semaphore-artifacts
 // (generateProof would otherwise download them, and tests have no network).
 import { dirname, join } from "node:path";
+import { Group } from "@semaphore-protocol/group";
 
 export const ROOT = join(import.meta.dir, "../..");
 export const ARTIFACTS_DIR = dirname(Bun.resolveSync("@zk-kit/semaphore-artifacts/package.json", ROOT));
@@ -41,4 +42,17 @@ export async function stockSemaphore(jobs: StockJob[]): Promise<unknown[]> {
   const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
   if (code !== 0) throw new Error(`the stock Semaphore client under node exited ${code}: ${stderr}`);
   return JSON.parse(stdout);
+}
+
+/**
+ * The group as Semaphore's own API makes it: every leaf added, then each "0"
+ * leaf removed with removeMember (the value added there first is irrelevant:
+ * removal sets the leaf to 0). The independent reference for the root.
+ */
+export function semaphoreGroup(members: string[]): Group {
+  const group = new Group(members.map((m, i) => (m === "0" ? BigInt(i + 1) : BigInt(m))));
+  members.forEach((m, i) => {
+    if (m === "0") group.removeMember(i);
+  });
+  return group;
 }
