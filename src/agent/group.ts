@@ -26,6 +26,7 @@ import { packGroth16Proof } from "@zk-kit/utils/proof-packing";
 import { poseidon2 } from "poseidon-lite/poseidon2";
 import { parseSemaphoreValue, semaphoreHash, semaphoreNullifier, semaphorePublicSignals } from "../groups/statement";
 import { parseFieldElement } from "../identity/field";
+import type { CircuitInput, ProofResult, Prover } from "../prover";
 import type { JsonObject } from "../identity/encoding";
 import { isSemaphoreDepth, semaphoreProver } from "./semaphore-artifacts";
 
@@ -187,17 +188,18 @@ export async function proveGroupMembership(request: GroupProveRequest, options: 
   const nullifier = semaphoreNullifier(scope, identity.secretScalar);
   const expected = semaphorePublicSignals({ merkleTreeRoot: root, nullifier, message, scope });
   const prover = await semaphoreProver(depth, options);
-  const { proof, publicSignals } = await prover.prove({
-    secret: identity.secretScalar.toString(),
-    merkleProofLength: path.siblings.length.toString(),
-    merkleProofIndex: path.index.toString(),
-    merkleProofSiblings: siblings,
-    scope: semaphoreHash(scope).toString(),
-    message: semaphoreHash(message).toString(),
-  });
-  if (publicSignals.length !== expected.length || publicSignals.some((signal, i) => signal !== expected[i])) {
-    throw new GroupProofError("statement", `the prover's public signals [${publicSignals}] are not the statement [${expected}]: no proof returned`);
-  }
+  const { proof } = await proveStatement(
+    prover,
+    {
+      secret: identity.secretScalar.toString(),
+      merkleProofLength: path.siblings.length.toString(),
+      merkleProofIndex: path.index.toString(),
+      merkleProofSiblings: siblings,
+      scope: semaphoreHash(scope).toString(),
+      message: semaphoreHash(message).toString(),
+    },
+    expected,
+  );
   return {
     merkleTreeDepth: depth,
     merkleTreeRoot: root.toString(),
@@ -206,6 +208,18 @@ export async function proveGroupMembership(request: GroupProveRequest, options: 
     scope: challenge.scope,
     points: packGroth16Proof(proof as Parameters<typeof packGroth16Proof>[0]),
   };
+}
+
+// --- internals, exported for test/agent (not part of the API) ---
+
+/** The prover's result, only if its public signals are exactly `expected` (GroupProofError "statement" otherwise). */
+export async function proveStatement(prover: Prover, input: CircuitInput, expected: readonly string[]): Promise<ProofResult> {
+  const result = await prover.prove(input);
+  const { publicSignals } = result;
+  if (publicSignals.length !== expected.length || publicSignals.some((signal, i) => signal !== expected[i])) {
+    throw new GroupProofError("statement", `the prover's public signals [${publicSignals}] are not the statement [${expected}]: no proof returned`);
+  }
+  return result;
 }
 
 export interface FetchMembersOptions {
