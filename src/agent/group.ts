@@ -141,6 +141,36 @@ export interface GroupProveOptions {
   precompute?: boolean;
 }
 
+const poseidonPair = (a: bigint, b: bigint) => poseidon2([a, b]);
+
+// The last trees built, by group id, so that a process proving again for a
+// group whose list changed a little (members added, a few removed) updates
+// the tree with lean-imt's own update and insertMany instead of rebuilding it:
+// a rebuild costs a Poseidon hash per member (≈ 0.1–0.5 ms each,
+// docs/performance.md), an update `depth` hashes per changed leaf. Whatever
+// the path, the root is checked against the challenge's before any use.
+const MAX_CACHED_TREES = 4;
+const trees = new Map<string, { leaves: bigint[]; tree: LeanIMT<bigint> }>();
+
+function treeOf(groupId: string, leaves: bigint[]): LeanIMT<bigint> {
+  const cached = trees.get(groupId);
+  trees.delete(groupId); // taken out while it changes: an exception leaves no half-updated tree behind
+  let tree: LeanIMT<bigint> | undefined;
+  if (cached && cached.leaves.length > 0 && leaves.length >= cached.leaves.length) {
+    const changed: number[] = [];
+    for (let i = 0; i < cached.leaves.length; i++) if (cached.leaves[i] !== leaves[i]) changed.push(i);
+    if (changed.length * Math.max(cached.tree.depth, 1) < leaves.length) {
+      tree = cached.tree;
+      for (const i of changed) tree.update(i, leaves[i]!);
+      if (leaves.length > cached.leaves.length) tree.insertMany(leaves.slice(cached.leaves.length));
+    }
+  }
+  tree ??= new LeanIMT<bigint>(poseidonPair, leaves);
+  trees.set(groupId, { leaves, tree });
+  if (trees.size > MAX_CACHED_TREES) trees.delete(trees.keys().next().value!);
+  return tree;
+}
+
 function leaves(members: readonly (string | bigint)[]): bigint[] {
   return members.map((member, index) => {
     const value = typeof member === "bigint" ? member : parseFieldElement(member);
@@ -169,7 +199,7 @@ export async function proveGroupMembership(request: GroupProveRequest, options: 
   // whose insertMany takes a 0 leaf for a missing one, so a list with a
   // removed member would not give the root Semaphore's removeMember gives
   // (test/agent/group.test.ts shows both).
-  const group = new LeanIMT<bigint>((a, b) => poseidon2([a, b]), leaves(request.members));
+  const group = treeOf(challenge.group_id, leaves(request.members));
   if (group.size === 0 || group.root !== root) {
     throw new GroupProofError(
       "root_mismatch",

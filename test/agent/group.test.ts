@@ -237,6 +237,37 @@ describe("refusals", () => {
   });
 });
 
+describe("a process proving again for a changed group", () => {
+  // An identity outside every list: the refusal says not_member when the tree's root is right, root_mismatch when not.
+  const outsider = createSemaphoreIdentity();
+  const extra = Array.from({ length: 24 }, (_, i) => String(10_000 + i));
+  const treeIsRight = async (members: string[]) => {
+    const error = await proveGroupMembership({
+      privateKey: outsider.private_key,
+      members,
+      challenge: { ...challengeFor(members, 10), group_id: "changing" },
+    }).catch((e: unknown) => e);
+    expect((error as GroupProofError).code).toBe("not_member");
+  };
+
+  test("members added and removed (updated in place), reordered or fewer (rebuilt): every root is Semaphore's", async () => {
+    const first = commitments.slice(0, 8);
+    await treeIsRight(first);
+    const grown = [...first.slice(0, 2), "0", ...first.slice(3), ...extra.slice(0, 20)];
+    await treeIsRight(grown);
+    const removedMore = grown.map((m, i) => (i === 9 ? "0" : m));
+    await treeIsRight(removedMore);
+    await treeIsRight([...removedMore].reverse());
+    await treeIsRight(removedMore.slice(0, 11));
+    const last = [...removedMore.slice(0, 11), ...extra.slice(20)];
+    const proof = await proveGroupMembership(
+      { privateKey: ids[7]!.private_key, members: last, challenge: { ...challengeFor(last, 10), group_id: "changing" } },
+      { precompute: false },
+    );
+    expect(proof.merkleTreeRoot).toBe(semaphoreGroup(last).root.toString());
+  });
+});
+
 describe("pinned artifacts", () => {
   let dir: string;
   beforeAll(() => {
