@@ -348,6 +348,7 @@ export async function fetchGroupMembers(service: string, groupId: string, option
     if (typeof page.next === "string") {
       url = new URL(page.next, previous);
       if (url.origin !== first.origin) throw new GroupProofError("members", `GET ${previous}: the next page ${page.next} is on another origin: refused`);
+      if (url.href === previous.href) throw new GroupProofError("members", `GET ${previous}: the next page is this page`);
     } else if (typeof page.next === "number") {
       if (page.next !== members.length) throw new GroupProofError("members", `GET ${previous}: the next page starts at ${page.next}, not at ${members.length}`);
       url = new URL(first);

@@ -95,6 +95,11 @@ describe("refused", () => {
     expect(seen).toHaveLength(1);
   });
 
+  test("a `next` that names the same page again", async () => {
+    serve((url) => Response.json({ members: ["1"], next: `${url.pathname}${url.search}` }));
+    expect((await refused(fetchGroupMembers(base, "g"))).message).toContain("this page");
+  });
+
   test("a redirect is not followed", async () => {
     serve((url) => (url.pathname.startsWith("/elsewhere") ? Response.json({ members: ["1"] }) : Response.redirect(`${base}/elsewhere`, 302)));
     await refused(fetchGroupMembers(base, "g"));
