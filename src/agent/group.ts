@@ -25,7 +25,7 @@ import { LeanIMT } from "@zk-kit/lean-imt";
 import { packGroth16Proof } from "@zk-kit/utils/proof-packing";
 import { poseidon2 } from "poseidon-lite/poseidon2";
 import { parseSemaphoreValue, semaphoreHash, semaphoreNullifier, semaphorePublicSignals } from "../groups/statement";
-import { parseFieldElement } from "../identity/field";
+import { FIELD_ORDER_R, parseFieldElement } from "../identity/field";
 import type { CircuitInput, ProofResult, Prover } from "../prover";
 import type { JsonObject } from "../identity/encoding";
 import { isSemaphoreDepth, semaphoreProver } from "./semaphore-artifacts";
@@ -174,7 +174,7 @@ function treeOf(groupId: string, leaves: bigint[]): LeanIMT<bigint> {
 function leaves(members: readonly (string | bigint)[]): bigint[] {
   return members.map((member, index) => {
     const value = typeof member === "bigint" ? member : parseFieldElement(member);
-    if (value === null || value < 0n) throw new GroupProofError("members", `member ${index} is not a decimal field element`);
+    if (value === null || value < 0n || value >= FIELD_ORDER_R) throw new GroupProofError("members", `member ${index} is not a decimal field element`);
     return value;
   });
 }

@@ -231,6 +231,17 @@ describe("refusals", () => {
     expect(parseGroupChallenge(good)).toEqual(good);
   });
 
+  test("a member outside the field is refused, as a string or a bigint", async () => {
+    const r = 21888242871839275222246405745257275088548364400416034343698204186575808495617n;
+    for (const bad of [r.toString(), r, -1n, "1e3"]) {
+      const error = (await refusal(
+        proveGroupMembership({ privateKey: ids[0]!.private_key, members: [...members, bad], challenge: challengeFor(members, 2) }),
+      )) as GroupProofError;
+      expect(error.code).toBe("members");
+      expect(error.message).toContain("member 4");
+    }
+  });
+
   test("a private key that is not base64 is refused", async () => {
     const error = (await refusal(proveGroupMembership({ privateKey: "not base64!", members, challenge: challengeFor(members, 2) }))) as GroupProofError;
     expect(error.code).toBe("identity");
