@@ -7,6 +7,7 @@
 //   // or with the circuit the challenge names (its circuit_id):
 //   const circuit = await loadCircuit(`${url}/v1/circuits/${challenge.circuit_id}`);
 //   const proof = await prove({ secret: id.secret, nonce, action, context, circuit });
+//   // private verification (a group challenge): ./group.ts
 //   const agent_signature = sign({ signingSecret: id.signing_secret, challengeId, nonce, action, context });
 import { createHash } from "node:crypto";
 import { identityCommitment, isValidSecret, newSecret, SECRET_RANGE } from "../identity/commitment";
@@ -123,4 +124,24 @@ export interface SignRequest {
 /** The `agent_signature` for a challenge: Ed25519 over the canonical message. */
 export const sign = (request: SignRequest): string => signChallenge(request.signingSecret, request);
 
+export {
+  createSemaphoreIdentity,
+  type FetchMembersOptions,
+  fetchGroupMembers,
+  type GroupChallenge,
+  type GroupChallengeRequest,
+  GroupProofError,
+  type GroupProofErrorCode,
+  type GroupProveOptions,
+  type GroupProveRequest,
+  importSemaphoreIdentity,
+  loadSemaphoreArtifacts,
+  parseGroupChallenge,
+  proveGroupChallenge,
+  proveGroupMembership,
+  SemaphoreArtifactError,
+  type SemaphoreArtifacts,
+  type SemaphoreIdentityKeys,
+  type SemaphoreProof,
+} from "./group";
 export { createPrincipal, type PrincipalKeyPair, signMandate, type SignMandateRequest } from "./mandate";

@@ -25,8 +25,8 @@ Usage: zkagent <command> [options]     (zkagent <command> --help for details)
   ceremony init|contribute|beacon|verify    phase 2 of the trusted setup (docs/trust.md)
   circuits list|add|activate|retire         manage the circuit versions agents prove with
   receipt verify         check a signed verification receipt against a JWKS
-  identity new           create an agent identity (secret, commitment, signing keys)
-  prove                  prove an identity for a challenge (nonce, action, context)
+  identity new           create an agent identity (secret, commitment, signing keys; --semaphore: for groups)
+  prove                  prove an identity for a challenge (nonce, action, context), or group membership (--group-challenge)
   sign                   sign a challenge with the agent's Ed25519 key
   principal new          create a principal's Ed25519 key pair (signs the agent's mandates)
   mandate sign           sign a mandate for an agent with the principal's key
@@ -66,7 +66,7 @@ async function main(argv: string[]): Promise<number> {
     case "identity":
       return identityCommand(rest);
     case "prove":
-      return proveCommand(rest);
+      return proveCommand(rest, config);
     case "sign":
       return signCommand(rest);
     case "verify":

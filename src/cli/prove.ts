@@ -1,6 +1,8 @@
 import { CircuitSourceError, loadCircuit, prove, sign } from "../agent";
 import { isValidSecret, SECRET_RANGE } from "../identity/commitment";
 import { parseFieldElement } from "../identity/field";
+import type { Config } from "../config";
+import { proveGroupCommand, proveGroupHelp } from "./prove-group";
 import { parse, parseContext, printJson, requireString, say, secretOption, shown, UsageError, warn } from "./args";
 
 export const proveHelp = `zkagent prove (--secret S | --secret-file PATH) --nonce N --action A [--context JSON] [--circuit SOURCE [--cache-dir DIR]] [--json]
@@ -13,9 +15,13 @@ export const proveHelp = `zkagent prove (--secret S | --secret-file PATH) --nonc
   https://…/v1/circuits/{id} (artifacts checked against the SHA-256 the service
   publishes, cached in --cache-dir, default ~/.cache/zkagent/circuits, and
   checked again when read from it) or a ceremony directory. Default: the
-  development circuit built in.`;
+  development circuit built in.
 
-export async function proveCommand(argv: string[]): Promise<number> {
+${proveGroupHelp}`;
+
+export async function proveCommand(argv: string[], config: Config): Promise<number> {
+  // A challenge for a group is answered with a Semaphore proof: another set of options.
+  if (argv.some((arg) => arg === "--group-challenge" || arg.startsWith("--group-challenge="))) return proveGroupCommand(argv, config);
   const { values } = parse(argv, {
     secret: { type: "string" },
     "secret-file": { type: "string" },

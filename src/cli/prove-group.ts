@@ -1,0 +1,107 @@
+// `zkagent prove --group-challenge`: the agent's side of private verification
+// (src/agent/group.ts) as a command.
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { constants } from "node:fs";
+import { GroupProofError, parseGroupChallenge, proveGroupChallenge, SemaphoreArtifactError } from "../agent";
+import type { Config } from "../config";
+import { parse, printJson, say, shown, UsageError, warn } from "./args";
+
+export const proveGroupHelp = `zkagent prove --group-challenge FILE --identity FILE [--service URL] [--artifacts DIR] [--json]
+  Proves, for a challenge made for a group (its JSON as the service returned
+  it), that the Semaphore identity is one of the group's members, without
+  saying which. Prints the Semaphore v4 proof object (JSON, the same with
+  --json) to submit as the proof.
+  --identity: the JSON of zkagent identity new --semaphore --json, or the
+  bare base64 private key. Either file may be - (standard input), not both.
+  --service: the zkagent service the group lives on (default
+  http://localhost:$PORT); its members are read from
+  /v1/groups/{group_id}/members without an API key and the tree is rebuilt
+  here: the proof is refused unless its root is the challenge's.
+  --artifacts: a directory holding semaphore-<depth>.wasm and .zkey; default
+  the installed @zk-kit/semaphore-artifacts. Either way each file must have
+  the SHA-256 pinned in zkagent, or it is refused before it is used.`;
+
+// Both files are a few hundred bytes; anything far larger is not one of them.
+const MAX_INPUT_BYTES = 1 << 20;
+
+async function readInput(path: string, option: string): Promise<string> {
+  if (path === "-") {
+    const text = await Bun.stdin.text();
+    if (text.length > MAX_INPUT_BYTES) throw new UsageError(`--${option}: standard input holds more than ${MAX_INPUT_BYTES} bytes`);
+    return text;
+  }
+  let fd: number;
+  try {
+    // Not blocking: a FIFO is refused below rather than waited on.
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    throw new UsageError(`--${option}: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw new UsageError(`--${option}: ${path} is not a regular file`);
+    if (stat.size > MAX_INPUT_BYTES) throw new UsageError(`--${option}: ${path} has more than ${MAX_INPUT_BYTES} bytes`);
+    const bytes = Buffer.alloc(stat.size);
+    let offset = 0;
+    while (offset < bytes.length) {
+      const read = readSync(fd, bytes, offset, bytes.length - offset, offset);
+      if (read === 0) break;
+      offset += read;
+    }
+    return bytes.subarray(0, offset).toString("utf8");
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The private key from the identity file: `{"private_key": …}` (identity new --semaphore --json) or the bare key. */
+function privateKeyOf(text: string): string {
+  const trimmed = text.trim();
+  if (!trimmed.startsWith("{")) return trimmed;
+  let value: unknown;
+  try {
+    value = JSON.parse(trimmed);
+  } catch {
+    throw new UsageError("--identity: the file is neither JSON nor a bare private key");
+  }
+  const key = (value as { private_key?: unknown }).private_key;
+  if (typeof key !== "string") throw new UsageError('--identity: the JSON has no "private_key" string (zkagent identity new --semaphore --json writes it)');
+  return key;
+}
+
+export async function proveGroupCommand(argv: string[], config: Config): Promise<number> {
+  const { values } = parse(argv, {
+    "group-challenge": { type: "string" },
+    identity: { type: "string" },
+    service: { type: "string" },
+    artifacts: { type: "string" },
+    json: { type: "boolean" },
+  });
+  if (values.help) return (say(proveGroupHelp), 0);
+  const challengePath = values["group-challenge"];
+  const identityPath = values.identity;
+  if (!challengePath) throw new UsageError("--group-challenge is required");
+  if (!identityPath) throw new UsageError("--identity is required");
+  if (challengePath === "-" && identityPath === "-") throw new UsageError("only one of --group-challenge and --identity can be standard input");
+  let challengeJson: unknown;
+  try {
+    challengeJson = JSON.parse(await readInput(challengePath, "group-challenge"));
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError("--group-challenge: the file is not JSON");
+  }
+  const privateKey = privateKeyOf(await readInput(identityPath, "identity"));
+  try {
+    const proof = await proveGroupChallenge(
+      { privateKey, challenge: parseGroupChallenge(challengeJson), service: values.service ?? `http://localhost:${config.port}` },
+      // One proof per process: no window tables.
+      { artifactsDir: values.artifacts, precompute: false },
+    );
+    printJson(proof);
+    return 0;
+  } catch (error) {
+    if (!(error instanceof GroupProofError || error instanceof SemaphoreArtifactError)) throw error;
+    warn(`zkagent: ${shown(error.message)}`);
+    return 1;
+  }
+}

@@ -1,0 +1,159 @@
+// The agent's private-verification commands end to end, as separate
+// processes: `identity new --semaphore` and `prove --group-challenge` against
+// a local HTTP server on a real port that serves a group's members. That
+// server is a stand-in for the one route the agent reads (GET
+// /v1/groups/{id}/members, built on the service side of issue 24); the
+// interop test against the real service routes runs after the merge. The
+// printed proof is checked by the stock Semaphore v4 verifyProof under node.
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Identity } from "@semaphore-protocol/identity";
+import { createSemaphoreIdentity } from "../../src/agent";
+import { ROOT, semaphoreGroup, stockSemaphore } from "../agent/stock-semaphore";
+
+// Every test starts processes that prove; a loaded two-core machine is slow.
+setDefaultTimeout(60_000);
+
+async function cli(args: string[], stdin?: string) {
+  const proc = Bun.spawn(["bun", "src/cli/index.ts", ...args], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: "silent", ZKAGENT_API_KEY: "" },
+    stdin: stdin === undefined ? "ignore" : new TextEncoder().encode(stdin),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return { stdout, stderr, code };
+}
+
+let dir: string;
+let server: ReturnType<typeof Bun.serve>;
+let service: string;
+let served: Record<string, string[]> = {};
+const requests: Request[] = [];
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), "zkagent-cli-group-"));
+  server = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    fetch(request) {
+      requests.push(request);
+      const match = /^\/v1\/groups\/([^/]+)\/members$/.exec(new URL(request.url).pathname);
+      const members = match ? served[decodeURIComponent(match[1]!)] : undefined;
+      return members ? Response.json({ members }) : Response.json({ error: "Group not found" }, { status: 404 });
+    },
+  });
+  service = `http://127.0.0.1:${server.port}`;
+});
+afterAll(() => {
+  server.stop(true);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+interface Keys {
+  private_key: string;
+  identity_commitment: string;
+}
+
+describe("zkagent identity new --semaphore", () => {
+  test("--json: a private key Semaphore's Identity.import reads, and its commitment", async () => {
+    const { stdout, stderr, code } = await cli(["identity", "new", "--semaphore", "--json"]);
+    expect([code, stderr]).toEqual([0, ""]);
+    const keys = JSON.parse(stdout) as Keys;
+    expect(Object.keys(keys)).toEqual(["private_key", "identity_commitment"]);
+    expect(Identity.import(keys.private_key).commitment.toString()).toBe(keys.identity_commitment);
+  });
+
+  test("without --json: one line per field, as identity new prints", async () => {
+    const { stdout, code } = await cli(["identity", "new", "--semaphore"]);
+    expect(code).toBe(0);
+    const lines = stdout.trim().split("\n");
+    expect(lines.map((l) => l.split(/\s+/)[0])).toEqual(["private_key", "identity_commitment"]);
+    const [key, commitment] = lines.map((l) => l.split(/\s+/)[1]!);
+    expect(Identity.import(key!).commitment.toString()).toBe(commitment!);
+  });
+});
+
+describe("zkagent prove --group-challenge", () => {
+  let members: Keys[];
+  let challengePath: string;
+  let challenge: Record<string, unknown>;
+
+  beforeAll(async () => {
+    // The SDK's identities: the command that makes them is tested above, and every process costs a second here.
+    members = [0, 1, 2].map(() => createSemaphoreIdentity());
+    const leaves = [members[0]!.identity_commitment, "0", members[1]!.identity_commitment];
+    served = { "fleet-1": leaves };
+    challenge = {
+      challenge_id: "ch_cli",
+      nonce: "ab".repeat(31),
+      action: "purchase",
+      context: { amount: 20 },
+      expires_in: 300,
+      timestamp: 1,
+      group_id: "fleet-1",
+      merkle_tree_root: semaphoreGroup(leaves).root.toString(),
+      merkle_tree_depth: 2,
+      message: "8080808080808080",
+      scope: "4141414141",
+      circuit_id: "semaphore-2",
+    };
+    challengePath = join(dir, "challenge.json");
+    writeFileSync(challengePath, JSON.stringify(challenge));
+    for (const [i, m] of members.entries()) writeFileSync(join(dir, `id${i}.json`), JSON.stringify(m));
+  });
+
+  test("prints the stock proof object; the stock verifyProof accepts it; only the members route was asked, without a key", async () => {
+    requests.length = 0;
+    const { stdout, stderr, code } = await cli(["prove", "--group-challenge", challengePath, "--identity", join(dir, "id1.json"), "--service", service]);
+    expect([code, stderr]).toEqual([0, ""]);
+    const lines = stdout.split("\n").filter(Boolean);
+    expect(lines).toHaveLength(1);
+    const proof = JSON.parse(lines[0]!);
+    expect(Object.keys(proof)).toEqual(["merkleTreeDepth", "merkleTreeRoot", "nullifier", "message", "scope", "points"]);
+    expect([proof.merkleTreeDepth, proof.merkleTreeRoot, proof.message, proof.scope]).toEqual([
+      2,
+      challenge.merkle_tree_root,
+      challenge.message,
+      challenge.scope,
+    ]);
+    expect(requests.map((r) => [r.method, new URL(r.url).pathname, r.headers.get("x-api-key")])).toEqual([["GET", "/v1/groups/fleet-1/members", null]]);
+    expect(await stockSemaphore([{ verify: proof }, { verify: { ...proof, message: "8080808080808081" } }])).toEqual([true, false]);
+  });
+
+  test("the identity as a bare private key on standard input", async () => {
+    const { stdout, code } = await cli(["prove", "--group-challenge", challengePath, "--identity", "-", "--service", service], `${members[0]!.private_key}\n`);
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout).merkleTreeRoot).toBe(challenge.merkle_tree_root);
+  });
+
+  test("a non-member: exit 1, naming its commitment, nothing on stdout", async () => {
+    const { stdout, stderr, code } = await cli(["prove", "--group-challenge", challengePath, "--identity", join(dir, "id2.json"), "--service", service]);
+    expect(code).toBe(1);
+    expect(stdout).toBe("");
+    expect(stderr).toContain(members[2]!.identity_commitment);
+    expect(stderr).toContain("not a member");
+  });
+
+  test("members that do not give the challenge's root: exit 1, naming it", async () => {
+    served = { "fleet-1": [members[0]!.identity_commitment, members[2]!.identity_commitment, members[1]!.identity_commitment] };
+    const { stdout, stderr, code } = await cli(["prove", "--group-challenge", challengePath, "--identity", join(dir, "id1.json"), "--service", service]);
+    served = { "fleet-1": [members[0]!.identity_commitment, "0", members[1]!.identity_commitment] };
+    expect([code, stdout]).toEqual([1, ""]);
+    expect(stderr).toContain(`not the challenge's ${challenge.merkle_tree_root}`);
+  });
+
+  test("no --identity is a usage error (exit 2); an agent challenge is refused naming group_id (exit 1)", async () => {
+    const usage = await cli(["prove", "--group-challenge", challengePath]);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toContain("--identity is required");
+    const agentChallenge = join(dir, "agent-challenge.json");
+    writeFileSync(agentChallenge, JSON.stringify({ challenge_id: "ch_1", nonce: "ab".repeat(31) }));
+    const { code, stderr } = await cli(["prove", "--group-challenge", agentChallenge, "--identity", join(dir, "id0.json"), "--service", service]);
+    expect(code).toBe(1);
+    expect(stderr).toContain("group_id");
+  });
+});
