@@ -65,7 +65,7 @@ export interface AgentFetchOptions {
   /** Decide whether to prove for this challenge at all (e.g. the amount); false returns the 401 as it is. */
   approve?: (challenge: ZkAgentChallenge) => boolean | Promise<boolean>;
   /** The fetch underneath (default the global one). */
-  fetch?: (request: Request) => Promise<Response>;
+  fetch?: (request: Request) => Response | Promise<Response>;
 }
 
 /** A challenge that cannot be answered: malformed, or a circuit the agent does not trust. */
@@ -151,7 +151,7 @@ export function zkagentFetch(options: AgentFetchOptions) {
     const original = new Request(input, init);
     // Buffered once: the same bytes go out on every attempt.
     const body = original.body === null ? null : await original.arrayBuffer();
-    const attempt = (authorization?: string) => {
+    const attempt = async (authorization?: string): Promise<Response> => {
       const headers = new Headers(original.headers);
       if (authorization !== undefined) headers.set("authorization", authorization);
       return send(new Request(original, { headers, body }));

@@ -47,7 +47,7 @@ export interface GuardOptions {
   /** The service's URL as agents reach it, for the circuit's URL in a challenge. Default `url`. */
   publicUrl?: string;
   /** For tests and custom transports: the global fetch by default. */
-  fetch?: (input: Request) => Promise<Response>;
+  fetch?: (input: Request) => Response | Promise<Response>;
   /** How long a call to the service may take, ms. Default 10 000. */
   timeoutMs?: number;
 }
