@@ -80,6 +80,24 @@ export type GuardResult = { ok: true; session: VerifiedSession } | { ok: false; 
 /** Thrown by a context or action function: the request cannot be challenged as it is (400, with this message). */
 export class BadRequest extends Error {}
 
+/**
+ * A context function that takes `names` from the JSON body, each required
+ * (400 naming the first one missing), and adds `extra` (e.g. the merchant's
+ * name): `context: bodyFields(["amount", "currency"], { merchant: "shop" })`.
+ */
+export function bodyFields(names: string[], extra: JsonObject = {}): (input: RequestInput) => JsonObject {
+  return ({ body }) => {
+    if (typeof body !== "object" || body === null || Array.isArray(body)) throw new BadRequest("the body must be a JSON object");
+    const context: JsonObject = {};
+    for (const name of names) {
+      const value = (body as JsonObject)[name];
+      if (value === undefined || value === null) throw new BadRequest(`${name} is required`);
+      context[name] = value;
+    }
+    return { ...context, ...extra };
+  };
+}
+
 export interface Guard {
   verify(request: Request): Promise<GuardResult>;
 }

@@ -11,7 +11,7 @@ import { parseAuth } from "../../src/http-auth/scheme";
 import { contextHash } from "../../src/identity/encoding";
 import { zkagent as elysiaGuard } from "../../src/merchant/adapters/elysia";
 import { zkagent as honoGuard } from "../../src/merchant/adapters/hono";
-import { BadRequest, type GuardOptions, zkagentGuard } from "../../src/merchant";
+import { BadRequest, bodyFields, type GuardOptions, zkagentGuard } from "../../src/merchant";
 import { createHarness } from "../support/harness";
 
 const order = { amount: "20", currency: "EUR" };
@@ -226,5 +226,15 @@ describe("the wire grammar", () => {
     expect(parseAuth('ZKAgent agent="x", agent="y"')).toBeNull();
     expect(parseAuth("ZKAgent abc==")).toBeNull();
     expect(parseAuth('Basic realm="r"')).toEqual([]);
+  });
+});
+
+describe("bodyFields", () => {
+  test("takes the named fields, adds the merchant's, and refuses a missing one by name", () => {
+    const request = new Request("http://shop.test/");
+    const fields = bodyFields(["amount", "currency"], { merchant: "m" });
+    expect(fields({ request, body: { amount: "1", currency: "EUR", note: "ignored" } })).toEqual({ amount: "1", currency: "EUR", merchant: "m" });
+    expect(() => fields({ request, body: { amount: "1" } })).toThrow(new BadRequest("currency is required"));
+    expect(() => fields({ request, body: [1] })).toThrow(new BadRequest("the body must be a JSON object"));
   });
 });

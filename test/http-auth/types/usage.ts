@@ -50,3 +50,10 @@ export async function placeOrder(): Promise<number> {
   const again = await send("https://shop.example.com/orders");
   return response.status + again.status;
 }
+
+// The README's two merchant lines.
+import { bodyFields } from "zkagent/merchant";
+const guardReadme = honoGuard({ url: "https://zkagent.example.com", apiKey: "zka_x", action: "purchase", context: bodyFields(["amount", "currency"]) });
+export const readme = new Hono().post("/orders", guardReadme, (c) =>
+  c.json({ agent: c.get("zkagent").agent_id, amount: c.get("zkagent").context.amount }, 201),
+);
