@@ -235,6 +235,9 @@ export function zkagentGuard(options: GuardOptions): Guard {
       if (challengeId === undefined) return await challenge(claim!, action, context);
       const proofText = credentials.proof === undefined ? null : fromBase64url(credentials.proof);
       const signature = credentials.signature;
+      // The service's ids are URL-safe; anything else is refused before it reaches a URL.
+      if (!/^[A-Za-z0-9_-]{1,256}$/.test(challengeId))
+        return refuse(400, "Invalid ZKAgent credentials", "invalid_credentials", { message: "challenge_id is not a challenge id" });
       if (proofText === null || proofText === "")
         return refuse(400, "Invalid ZKAgent credentials", "invalid_credentials", { message: "proof must be base64url of the proof's text" });
 
