@@ -3,16 +3,19 @@
 // the group path (private verification, issue 24) against a test double of
 // the service, since the service on this branch has no group challenges yet;
 // and the service being unreachable.
-import { describe, expect, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { Elysia } from "elysia";
 import { Hono } from "hono";
-import { ChallengeError, createIdentity, zkagentFetch } from "../../src/agent";
+import { answerChallenge, ChallengeError, createIdentity, readChallenge, zkagentFetch } from "../../src/agent";
 import { parseAuth } from "../../src/http-auth/scheme";
 import { contextHash } from "../../src/identity/encoding";
 import { zkagent as elysiaGuard } from "../../src/merchant/adapters/elysia";
 import { zkagent as honoGuard } from "../../src/merchant/adapters/hono";
 import { BadRequest, bodyFields, type GuardOptions, zkagentGuard } from "../../src/merchant";
 import { createHarness } from "../support/harness";
+
+// The first proof of the process builds the prover (seconds on a loaded machine).
+setDefaultTimeout(30_000);
 
 const order = { amount: "20", currency: "EUR" };
 const context: GuardOptions["context"] = ({ body }) => {
@@ -101,6 +104,28 @@ describe("adapters in front of the real service", () => {
     expect(crashed.response.status).toBe(500);
     const text = await crashed.response.text();
     expect(JSON.parse(text)).toEqual({ error: "Internal server error", reason: "internal_error" });
+  });
+
+  test("credentials whose claim is not the challenge's agent, or whose challenge_id is not an id: refused, the proof not spent", async () => {
+    const { harness, identity, options } = await service();
+    const guard = zkagentGuard(options);
+    const request = (authorization: string) =>
+      new Request("http://shop.test/orders", { method: "POST", headers: { "content-type": "application/json", authorization }, body: JSON.stringify(order) });
+    const first = await guard.verify(request('ZKAgent agent="bot"'));
+    if (first.ok) throw new Error("served");
+    const challenge = readChallenge(first.response);
+    if (challenge === null || challenge === "claim") throw new Error("no challenge");
+    const credentials = await answerChallenge(challenge, { identity });
+    const other = await guard.verify(request(credentials.replace('agent="bot"', 'agent="someone-else"')));
+    if (other.ok) throw new Error("served");
+    expect(other.response.status).toBe(403);
+    expect((await other.response.json()).reason).toBe("request_mismatch");
+    const traversal = await guard.verify(request(credentials.replace(/challenge_id="[^"]+"/, 'challenge_id="../../v1/usage"')));
+    if (traversal.ok) throw new Error("served");
+    expect(traversal.response.status).toBe(400);
+    const status = await harness.call("GET", `/v1/verify/status/${challenge.challenge_id}`, { key: options.apiKey });
+    expect(status.body.status).toBe("pending");
+    expect((await guard.verify(request(credentials))).ok).toBe(true);
   });
 
   test("the service unreachable: 502 verifier_unavailable, no detail and no key", async () => {
