@@ -64,6 +64,8 @@ export interface AgentFetchOptions {
   announce?: boolean;
   /** Decide whether to prove for this challenge at all (e.g. the amount); false returns the 401 as it is. */
   approve?: (challenge: ZkAgentChallenge) => boolean | Promise<boolean>;
+  /** prove()'s window tables (default true); false for a process that proves once, such as `zkagent fetch`. */
+  precompute?: boolean;
   /** The fetch underneath (default the global one). */
   fetch?: (request: Request) => Response | Promise<Response>;
 }
@@ -129,7 +131,10 @@ export async function answerChallenge(challenge: ZkAgentChallenge, options: Agen
     proof = await options.groupProver(challenge, identity);
   } else {
     const circuit = await (options.circuit ?? ((c: ZkAgentChallenge) => defaultCircuit(c, options)))(challenge);
-    proof = await prove({ secret: identity.secret, nonce: challenge.nonce, action: challenge.action, context: challenge.context, circuit });
+    proof = await prove(
+      { secret: identity.secret, nonce: challenge.nonce, action: challenge.action, context: challenge.context, circuit },
+      { precompute: options.precompute },
+    );
   }
   const credentials: Record<string, string> = { ...claim, challenge_id: challenge.challenge_id, proof: toBase64url(proof) };
   if (claim.agent !== undefined && identity.signing_secret && options.sign !== false) {

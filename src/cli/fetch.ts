@@ -96,6 +96,8 @@ export async function fetchCommand(argv: string[]): Promise<number> {
     cacheDir: values["cache-dir"],
     announce: values.announce,
     sign: !values.unsigned,
+    // One proof per process: no window tables (as zkagent prove).
+    precompute: false,
   });
   let response: Response;
   try {
