@@ -178,6 +178,16 @@ describe("what is refused, and not served", () => {
     expect(await response.json()).toMatchObject({ error: "Proof verification failed", reason: "agent_revoked" });
   });
 
+  test("an agent whose mandate caps the amount: 403 mandate_violation, naming the limit", async () => {
+    const capped = await world.agent("capped-bot", { mandate: { limits: [{ action: "purchase", currency: "EUR", max_amount: "50.00" }] } });
+    const send = zkagentFetch({ identity: capped.identity, fetch: world.observe });
+    const within = await send(`${world.shopUrl}/orders`, { method: "POST", headers: json, body: order("50.00") });
+    expect(within.status).toBe(201);
+    const above = await send(`${world.shopUrl}/orders`, { method: "POST", headers: json, body: order("50.01") });
+    expect(above.status).toBe(403);
+    expect(await above.json()).toEqual({ error: "Proof verification failed", reason: "mandate_violation", detail: "max_amount" });
+  });
+
   test("an expired challenge: 401 challenge_expired with a fresh challenge", async () => {
     const challenge = await challengeFor("shopper", order(9));
     const authorization = await answerChallenge(challenge, { identity: shopper.identity });

@@ -21,7 +21,7 @@ export interface World {
   statuses: number[];
   observe: (request: Request) => Promise<Response>;
   /** A registered agent (with its signing key), its identity file written to `${tmp}/<id>.json`. */
-  agent(id: string): Promise<{ identity: AgentIdentity & { agent_id: string }; file: string }>;
+  agent(id: string, extra?: Record<string, unknown>): Promise<{ identity: AgentIdentity & { agent_id: string }; file: string }>;
   stop(): Promise<void>;
 }
 
@@ -57,12 +57,13 @@ export async function startWorld(name: string): Promise<World> {
       statuses.push(response.status);
       return response;
     },
-    async agent(id) {
+    async agent(id, extra = {}) {
       const identity = { ...(await createIdentity()), agent_id: id };
       const registered = await call(node, "POST", "/v1/agents", key, {
         agent_id: id,
         identity_commitment: identity.identity_commitment,
         signing_key: identity.signing_key,
+        ...extra,
       });
       if (registered.status !== 201) throw new Error(`registering ${id}: ${registered.status}`);
       const file = join(tmp, `${id}.json`);
