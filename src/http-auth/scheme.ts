@@ -12,12 +12,18 @@ export type AuthParams = Record<string, string>;
 
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
-/** One parameter as `name="value"`: always a quoted-string, with `"` and `\` escaped (§5.6.4). */
+/**
+ * One parameter: `name="value"` (a quoted-string, `"` and `\` escaped,
+ * RFC 9110 §5.6.4) when the value is printable ASCII; else the RFC 8187
+ * extended form `name*=UTF-8''<percent-encoded>`, since header values carry
+ * no control characters and no reliable charset beyond ASCII.
+ */
 function param(name: string, value: string): string {
   if (!TOKEN.test(name)) throw new TypeError(`auth-param name "${name}" is not a token`);
-  // Header values carry no control characters; quoted-string has no escape for them either.
-  if ([...value].some((c) => (c < " " && c !== "\t") || c === "\u007f")) throw new TypeError(`auth-param ${name} holds a control character`);
-  return `${name}="${value.replace(/["\\]/g, "\\$&")}"`;
+  if (/^[\x20-\x7e]*$/.test(value)) return `${name}="${value.replace(/["\\]/g, "\\$&")}"`;
+  // encodeURIComponent leaves ' ( ) * unescaped; RFC 8187's attr-char does not allow them.
+  const encoded = encodeURIComponent(value).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `${name}*=UTF-8''${encoded}`;
 }
 
 /** `ZKAgent name="value", …` (a challenge or credentials). */
@@ -74,9 +80,20 @@ export function parseAuth(header: string): AuthParams[] | null {
         value = token();
         if (value === "") return null;
       }
-      const key = name.toLowerCase();
+      let key = name.toLowerCase();
+      if (key.endsWith("*")) {
+        // RFC 8187 ext-value: UTF-8'[language]'percent-encoded.
+        const ext = /^UTF-8'[^']*'(.*)$/i.exec(value);
+        if (!ext) return null;
+        try {
+          value = decodeURIComponent(ext[1]!);
+        } catch {
+          return null;
+        }
+        key = key.slice(0, -1);
+      }
       if (ours) {
-        // A parameter given twice is ambiguous: refused (RFC 9110 §11.2, "MUST NOT occur more than once").
+        // A parameter given twice (also once plain, once extended) is ambiguous: refused (RFC 9110 §11.2).
         if (Object.hasOwn(current, key)) return null;
         current[key] = value;
       }

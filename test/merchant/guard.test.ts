@@ -5,9 +5,10 @@
 // and the service being unreachable.
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { Elysia } from "elysia";
+import fc from "fast-check";
 import { Hono } from "hono";
 import { answerChallenge, ChallengeError, createIdentity, readChallenge, zkagentFetch } from "../../src/agent";
-import { parseAuth } from "../../src/http-auth/scheme";
+import { formatAuth, parseAuth } from "../../src/http-auth/scheme";
 import { contextHash } from "../../src/identity/encoding";
 import { zkagent as elysiaGuard } from "../../src/merchant/adapters/elysia";
 import { zkagent as honoGuard } from "../../src/merchant/adapters/hono";
@@ -244,6 +245,12 @@ describe("a group claim (private verification), against a test double of the ser
   });
 });
 
+// Any well-formed text: ASCII (controls too) and every code point outside the surrogates.
+// (fc.string's "binary" unit takes seconds to set up on first use.)
+const anyText = fc
+  .array(fc.oneof(fc.integer({ min: 0, max: 0x7f }), fc.integer({ min: 0x80, max: 0xd7ff }), fc.integer({ min: 0xe000, max: 0x10ffff })))
+  .map((points) => String.fromCodePoint(...points));
+
 describe("the wire grammar", () => {
   test("parameters are quoted-strings with escapes; several schemes in one header; duplicates refused", () => {
     expect(parseAuth('Bearer abc/+==, ZKAgent agent="a\\"b", challenge_id=ch_1')).toEqual([{ agent: 'a"b', challenge_id: "ch_1" }]);
@@ -251,6 +258,19 @@ describe("the wire grammar", () => {
     expect(parseAuth('ZKAgent agent="x", agent="y"')).toBeNull();
     expect(parseAuth("ZKAgent abc==")).toBeNull();
     expect(parseAuth('Basic realm="r"')).toEqual([]);
+  });
+
+  test("any text round-trips through a header: printable ASCII quoted, the rest in RFC 8187's extended form", () => {
+    expect(formatAuth({ action: "購入", realm: 'a"b' })).toBe(`ZKAgent action*=UTF-8''%E8%B3%BC%E5%85%A5, realm="a\\"b"`);
+    expect(parseAuth("ZKAgent a*=UTF-8''%E2%82%AC")).toEqual([{ a: "€" }]);
+    expect(parseAuth(`ZKAgent a="1", a*=UTF-8''2`)).toBeNull();
+    fc.assert(
+      fc.property(anyText, fc.string(), (a, b) => {
+        const header = formatAuth({ a, b });
+        expect(new Headers({ authorization: header }).get("authorization")).toBe(header); // a valid header value
+        expect(parseAuth(header)).toEqual([{ a, b }]);
+      }),
+    );
   });
 });
 
