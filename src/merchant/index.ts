@@ -182,6 +182,7 @@ export function zkagentGuard(options: GuardOptions): Guard {
     const params: Record<string, string> = { realm };
     if (error) params.error = error;
     for (const [name, value] of Object.entries(created.body)) {
+      if (name === "realm" || name === "error") continue; // the guard's own parameters
       if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") params[name] = String(value);
     }
     params.action = action;
