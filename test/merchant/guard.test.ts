@@ -283,3 +283,46 @@ describe("bodyFields", () => {
     expect(() => fields({ request, body: [1] })).toThrow(new BadRequest("the body must be a JSON object"));
   });
 });
+
+describe("the agent's fetch, against a merchant it need not trust", () => {
+  const challengeHeader = (circuitId: string, circuit: string) =>
+    formatAuth({
+      realm: "r",
+      challenge_id: "ch_1",
+      nonce: "ab".repeat(31),
+      action: "purchase",
+      context: Buffer.from('{"amount":"5"}').toString("base64url"),
+      circuit_id: circuitId,
+      circuit,
+    });
+
+  test("a circuit from a service it does not trust is refused: the witness code would be the merchant's choice", async () => {
+    const identity = { ...(await createIdentity()), agent_id: "bot" };
+    const sent: string[] = [];
+    const merchant = (request: Request) => {
+      sent.push(request.headers.get("authorization") ?? "");
+      return new Response("{}", {
+        status: 401,
+        headers: { "www-authenticate": challengeHeader("evil-circuit", "https://evil.example/v1/circuits/evil-circuit") },
+      });
+    };
+    const untrusted = zkagentFetch({ identity, announce: true, fetch: merchant });
+    await expect(untrusted("http://shop.test/orders")).rejects.toThrow(/not from a trusted zkagent service/);
+    expect(sent).toEqual(['ZKAgent agent="bot"']); // nothing proved, nothing sent after the challenge
+  });
+
+  test("approve: false returns the 401 as it came, unproved", async () => {
+    const identity = { ...(await createIdentity()), agent_id: "bot" };
+    const seen: string[] = [];
+    const response = await zkagentFetch({
+      identity,
+      announce: true,
+      approve: (challenge) => (seen.push(JSON.stringify(challenge.context)), false),
+      fetch: () =>
+        new Response("nope", { status: 401, headers: { "www-authenticate": challengeHeader("agent_identity-x", "https://z.example/v1/circuits/x") } }),
+    })("http://shop.test/orders");
+    expect(response.status).toBe(401);
+    expect(await response.text()).toBe("nope");
+    expect(seen).toEqual(['{"amount":"5"}']);
+  });
+});
