@@ -18,7 +18,7 @@ export function layerOf(file: string): Layer {
   if (/^modules\/[^/]+\/index\.ts$/.test(file) || file.startsWith("http/")) return "http";
   if (file === "app.ts") return "app";
   if (file === "main.ts" || file.startsWith("cli/")) return "entry";
-  if (file.startsWith("agent/")) return "sdk";
+  if (file.startsWith("agent/") || file.startsWith("merchant/")) return "sdk"; // merchant/: runs in the merchant's server, a client of the service
   // identity/, verifier/, store/, observability/, clock, log, errors, config, lifecycle, deps (types of the domain only)
   return "domain";
 }
@@ -34,6 +34,7 @@ function mayImport(from: Layer, to: Layer): boolean {
 function forbiddenPackage(file: string, layer: Layer, specifier: string): boolean {
   const http = specifier === "elysia" || specifier.startsWith("@elysiajs/");
   if (!http) return false;
+  if (file.startsWith("merchant/adapters/")) return false; // the framework adapters exist to speak their framework
   if (layer === "domain" || layer === "sdk") return true;
   return layer === "service" && !file.endsWith("/model.ts");
 }
@@ -106,5 +107,8 @@ describe("layers point down", () => {
     expect(forbiddenPackage("modules/keys/service.ts", "service", "elysia")).toBe(true);
     expect(forbiddenPackage("verifier/index.ts", "domain", "@elysiajs/openapi")).toBe(true);
     expect(forbiddenPackage("modules/keys/model.ts", "service", "elysia")).toBe(false);
+    expect(layerOf("merchant/index.ts")).toBe("sdk");
+    expect(forbiddenPackage("merchant/index.ts", "sdk", "elysia")).toBe(true); // the core stays framework-neutral
+    expect(forbiddenPackage("merchant/adapters/elysia.ts", "sdk", "elysia")).toBe(false);
   });
 });

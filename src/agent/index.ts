@@ -145,3 +145,20 @@ export {
   type SemaphoreProof,
 } from "./group";
 export { createPrincipal, type PrincipalKeyPair, signMandate, type SignMandateRequest } from "./mandate";
+
+export {
+  type AgentFetchOptions,
+  answerChallenge,
+  ChallengeError,
+  type FetchIdentity,
+  readChallenge,
+  type ZkAgentChallenge,
+  zkagentFetch,
+} from "./fetch";
+import { type AgentFetchOptions, zkagentFetch } from "./fetch";
+
+/** fetch, answering ZKAgent challenges with `init.zkagent` (docs/http-auth.md): `fetch(url, { method, body, zkagent: { identity } })`. */
+export function fetch(input: RequestInfo | URL, init: RequestInit & { zkagent: AgentFetchOptions }): Promise<Response> {
+  const { zkagent, ...rest } = init;
+  return zkagentFetch(zkagent)(input, rest);
+}

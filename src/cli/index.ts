@@ -6,9 +6,11 @@ import { auditCommand, auditHelp } from "./audit";
 import { ceremonyCommand, ceremonyHelp } from "./ceremony";
 import { circuitsCommand, circuitsHelp } from "./circuits";
 import { demoCommand, demoHelp } from "./demo";
+import { fetchCommand, fetchHelp } from "./fetch";
 import { identityCommand, identityHelp } from "./identity";
 import { keysCommand, keysHelp } from "./keys";
 import { mandateCommand, mandateHelp } from "./mandate";
+import { mcpCommand, mcpHelp } from "./mcp";
 import { principalCommand, principalHelp } from "./principal";
 import { proveCommand, proveHelp, signCommand, signHelp } from "./prove";
 import { receiptCommand, receiptHelp, receiptsCommand, receiptsHelp } from "./receipts";
@@ -28,6 +30,8 @@ Usage: zkagent <command> [options]     (zkagent <command> --help for details)
   identity new           create an agent identity (secret, commitment, signing keys; --semaphore: for groups)
   prove                  prove an identity for a challenge (nonce, action, context), or group membership (--group-challenge)
   sign                   sign a challenge with the agent's Ed25519 key
+  fetch                  an HTTP request that answers ZKAgent challenges (a curl for agents)
+  mcp                    an MCP server (stdio) with the agent's tools: identity, fetch, prove
   principal new          create a principal's Ed25519 key pair (signs the agent's mandates)
   mandate sign           sign a mandate for an agent with the principal's key
   verify                 verify a snarkjs Groth16 proof (drop-in for snarkjs groth16 verify)
@@ -40,6 +44,8 @@ const helps: Record<string, string> = {
   identity: identityHelp,
   prove: proveHelp,
   sign: signHelp,
+  fetch: fetchHelp,
+  mcp: mcpHelp,
   demo: demoHelp,
   audit: auditHelp,
   verify: verifyHelp,
@@ -69,6 +75,10 @@ async function main(argv: string[]): Promise<number> {
       return proveCommand(rest, config);
     case "sign":
       return signCommand(rest);
+    case "fetch":
+      return fetchCommand(rest);
+    case "mcp":
+      return mcpCommand(rest);
     case "verify":
       return verifyCommand(rest);
     case "principal":

@@ -1,0 +1,178 @@
+// fetch for agents: behaves as fetch, and answers a ZKAgent challenge
+// (docs/http-auth.md) by itself. On a 401 with `WWW-Authenticate: ZKAgent`:
+//
+//   no challenge yet (realm only)  → repeat with the claim, agent="<id>"
+//   a challenge (challenge_id …)   → prove for its nonce, action and exact
+//                                    context, sign if the identity can, and
+//                                    repeat once with the credentials
+//
+// Anything else (another status, another scheme, a second challenge after
+// the proof) is returned as it came. The request's body is buffered so it can
+// be sent again unchanged.
+import { SHIPPED_CIRCUIT_ID } from "../circuits/version";
+import { formatAuth, fromBase64url, parseAuth, toBase64url } from "../http-auth/scheme";
+import type { JsonObject } from "../identity/encoding";
+import { CircuitSourceError, type LoadedCircuit, loadCircuit } from "./circuit";
+import { prove, sign } from "./index";
+
+/** What the agent proves with: the JSON `zkagent identity new --json` prints, with agent_id (or group_id) added. */
+export interface FetchIdentity {
+  agent_id?: string;
+  /** For private verification (a group claim): proved by `groupProver`. */
+  group_id?: string;
+  secret: string;
+  identity_commitment?: string;
+  signing_key?: string;
+  signing_secret?: string;
+}
+
+/** A ZKAgent challenge as the 401 carries it, parameters decoded. */
+export interface ZkAgentChallenge {
+  challenge_id: string;
+  nonce: string;
+  action: string;
+  context: JsonObject;
+  circuit_id?: string;
+  /** The circuit's URL at the zkagent service. */
+  circuit?: string;
+  /** Every parameter as sent (a group challenge's merkle_tree_root, scope, message, … among them). */
+  params: Record<string, string>;
+}
+
+export interface AgentFetchOptions {
+  identity: FetchIdentity;
+  /**
+   * The circuit for a challenge. Default: the development circuit built in
+   * when the challenge names it; else the challenge's circuit URL, only when
+   * its origin is one of `trustedServices` (a merchant must not choose the
+   * code the agent runs: the witness wasm).
+   */
+  circuit?: (challenge: ZkAgentChallenge) => Promise<LoadedCircuit>;
+  /** Origins of zkagent services whose circuits the default `circuit` loads. */
+  trustedServices?: string[];
+  /** Where the default `circuit` caches downloads (loadCircuit's cacheDir). */
+  cacheDir?: string;
+  /**
+   * The proof for a group claim (private verification): given the challenge,
+   * returns the `proof` text the service verifies (a Semaphore proof's JSON).
+   * Required for an identity with group_id and no agent_id.
+   */
+  groupProver?: (challenge: ZkAgentChallenge, identity: FetchIdentity) => Promise<string>;
+  /** Sign the challenge when the identity has a signing_secret (default true; the service then needs its signing_key). */
+  sign?: boolean;
+  /** Send the claim on the first request (saves one round trip; tells every URL the agent id). Default false. */
+  announce?: boolean;
+  /** Decide whether to prove for this challenge at all (e.g. the amount); false returns the 401 as it is. */
+  approve?: (challenge: ZkAgentChallenge) => boolean | Promise<boolean>;
+  /** prove()'s window tables (default true); false for a process that proves once, such as `zkagent fetch`. */
+  precompute?: boolean;
+  /** The fetch underneath (default the global one). */
+  fetch?: (request: Request) => Response | Promise<Response>;
+}
+
+/** A challenge that cannot be answered: malformed, or a circuit the agent does not trust. */
+export class ChallengeError extends Error {}
+
+/** The ZKAgent challenge a 401 carries: null when it carries none, "claim" when it asks who the agent is. */
+export function readChallenge(response: Response): ZkAgentChallenge | "claim" | null {
+  if (response.status !== 401) return null;
+  const header = response.headers.get("www-authenticate");
+  const found = header === null ? null : parseAuth(header);
+  const params = found?.[0];
+  if (!params) return null;
+  if (params.challenge_id === undefined) return "claim";
+  const contextText = params.context === undefined ? "{}" : fromBase64url(params.context);
+  let context: unknown;
+  try {
+    context = contextText === null ? null : JSON.parse(contextText);
+  } catch {
+    context = null;
+  }
+  if (typeof context !== "object" || context === null || Array.isArray(context))
+    throw new ChallengeError("the challenge's context is not base64url of a JSON object");
+  if (params.nonce === undefined || params.action === undefined) throw new ChallengeError("the challenge lacks nonce or action");
+  return {
+    challenge_id: params.challenge_id,
+    nonce: params.nonce,
+    action: params.action,
+    context: context as JsonObject,
+    circuit_id: params.circuit_id,
+    circuit: params.circuit,
+    params,
+  };
+}
+
+function claimOf(identity: FetchIdentity): Record<string, string> {
+  if (identity.agent_id) return { agent: identity.agent_id };
+  if (identity.group_id) return { group: identity.group_id };
+  throw new TypeError("the identity needs agent_id (or group_id)");
+}
+
+async function defaultCircuit(challenge: ZkAgentChallenge, options: AgentFetchOptions): Promise<LoadedCircuit> {
+  if (challenge.circuit_id === undefined || challenge.circuit_id === SHIPPED_CIRCUIT_ID) return loadCircuit();
+  const url = challenge.circuit;
+  const origin = url && URL.canParse(url) ? new URL(url).origin : null;
+  const trusted = (options.trustedServices ?? []).map((service) => new URL(service).origin);
+  if (!url || !origin || !trusted.includes(origin)) {
+    throw new ChallengeError(`the challenge names circuit ${challenge.circuit_id} at ${url ?? "no URL"}, not from a trusted zkagent service`);
+  }
+  const circuit = await loadCircuit(url, { cacheDir: options.cacheDir });
+  if (circuit.id !== challenge.circuit_id) throw new CircuitSourceError(`${url} is circuit ${circuit.id}, not ${challenge.circuit_id}`);
+  return circuit;
+}
+
+/** The credentials for a challenge: `ZKAgent agent=…, challenge_id=…, proof=…[, signature=…]`. */
+export async function answerChallenge(challenge: ZkAgentChallenge, options: AgentFetchOptions): Promise<string> {
+  const { identity } = options;
+  const claim = claimOf(identity);
+  let proof: string;
+  if (claim.group !== undefined) {
+    if (!options.groupProver) throw new ChallengeError("a group claim needs the groupProver option");
+    proof = await options.groupProver(challenge, identity);
+  } else {
+    const circuit = await (options.circuit ?? ((c: ZkAgentChallenge) => defaultCircuit(c, options)))(challenge);
+    proof = await prove(
+      { secret: identity.secret, nonce: challenge.nonce, action: challenge.action, context: challenge.context, circuit },
+      { precompute: options.precompute },
+    );
+  }
+  const credentials: Record<string, string> = { ...claim, challenge_id: challenge.challenge_id, proof: toBase64url(proof) };
+  if (claim.agent !== undefined && identity.signing_secret && options.sign !== false) {
+    credentials.signature = sign({
+      signingSecret: identity.signing_secret,
+      challengeId: challenge.challenge_id,
+      nonce: challenge.nonce,
+      action: challenge.action,
+      context: challenge.context,
+    });
+  }
+  return formatAuth(credentials);
+}
+
+/** A fetch that answers ZKAgent challenges with `options.identity`. */
+export function zkagentFetch(options: AgentFetchOptions) {
+  const send = options.fetch ?? ((request: Request) => fetch(request));
+  return async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+    const original = new Request(input, init);
+    // Buffered once: the same bytes go out on every attempt.
+    const body = original.body === null ? null : await original.arrayBuffer();
+    const attempt = async (authorization?: string): Promise<Response> => {
+      const headers = new Headers(original.headers);
+      if (authorization !== undefined) headers.set("authorization", authorization);
+      return send(new Request(original, { headers, body }));
+    };
+    let response = await attempt(options.announce ? formatAuth(claimOf(options.identity)) : undefined);
+    let challenge = readChallenge(response);
+    if (challenge === "claim") {
+      if (options.announce) return response; // it was claimed already
+      await response.body?.cancel();
+      response = await attempt(formatAuth(claimOf(options.identity)));
+      challenge = readChallenge(response);
+    }
+    if (challenge === null || challenge === "claim") return response;
+    if (options.approve && !(await options.approve(challenge))) return response;
+    const authorization = await answerChallenge(challenge, options);
+    await response.body?.cancel();
+    return attempt(authorization);
+  };
+}

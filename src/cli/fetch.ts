@@ -1,0 +1,121 @@
+import { readFileSync } from "node:fs";
+import { ChallengeError, CircuitSourceError, type FetchIdentity, zkagentFetch } from "../agent";
+import { isValidSecret } from "../identity/commitment";
+import { parseFieldElement } from "../identity/field";
+import { parse, shown, UsageError, warn } from "./args";
+
+export const fetchHelp = `zkagent fetch URL [-X METHOD] [-H 'Name: value']... [-d BODY] --identity FILE [--trust URL]... [--announce] [--unsigned]
+  A curl for agents: sends the request and answers a ZKAgent challenge
+  (docs/http-auth.md) by itself: claims the identity's agent_id, proves for
+  the challenge's nonce, action and exact context, signs it, repeats once.
+  The response body goes to standard output; exit 0 for a 2xx answer, else 1
+  with the status on standard error.
+  --identity   the JSON that \`zkagent identity new --json\` prints, with an
+               "agent_id" member added (the id the merchant registered)
+  -d BODY      the body (- = standard input); Content-Type defaults to
+               application/json when a body is given
+  --trust URL  a zkagent service whose circuits may be downloaded when a
+               challenge names a circuit other than the built-in one
+  --announce   claim the agent on the first request (one round trip fewer;
+               every URL then learns the agent id)
+  --unsigned   do not sign (the agent registered no signing_key)`;
+
+/** The identity file: secrets are read here and never printed, even in an error. */
+export function readIdentityFile(path: string): FetchIdentity {
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(path, "utf8"));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(`--identity: cannot read ${path}${code ? ` (${code})` : ": not JSON"}`);
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new UsageError(`--identity: ${path} is not a JSON object`);
+  const identity = value as Record<string, unknown>;
+  const text = (name: string) => (typeof identity[name] === "string" && identity[name] !== "" ? (identity[name] as string) : undefined);
+  const agent_id = text("agent_id");
+  const group_id = text("group_id");
+  const secret = text("secret");
+  if (!agent_id && !group_id) throw new UsageError(`--identity: ${path} has no "agent_id" (add the id the merchant registered)`);
+  const parsed = secret === undefined ? null : parseFieldElement(secret);
+  if (parsed === null || !isValidSecret(parsed)) throw new UsageError(`--identity: ${path} has no valid "secret"`);
+  return {
+    agent_id,
+    group_id,
+    secret: secret!,
+    identity_commitment: text("identity_commitment"),
+    signing_key: text("signing_key"),
+    signing_secret: text("signing_secret"),
+  };
+}
+
+/** http(s) only: a confused caller must not make the agent read file: or data: URLs. */
+export function httpUrl(text: string): URL {
+  if (!URL.canParse(text)) throw new UsageError(`not a URL: ${text}`);
+  const url = new URL(text);
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new UsageError(`only http and https URLs are fetched, not ${url.protocol}`);
+  return url;
+}
+
+export async function fetchCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parse(
+    argv,
+    {
+      request: { type: "string", short: "X" },
+      header: { type: "string", short: "H", multiple: true },
+      data: { type: "string", short: "d" },
+      identity: { type: "string" },
+      trust: { type: "string", multiple: true },
+      "cache-dir": { type: "string" },
+      announce: { type: "boolean" },
+      unsigned: { type: "boolean" },
+    },
+    true,
+  );
+  if (values.help) return (process.stdout.write(`${fetchHelp}\n`), 0);
+  if (positionals.length !== 1) throw new UsageError("fetch needs exactly one URL");
+  const url = httpUrl(positionals[0]!);
+  if (!values.identity) throw new UsageError("--identity is required");
+  const identity = readIdentityFile(values.identity);
+  const headers = new Headers();
+  for (const line of values.header ?? []) {
+    const colon = line.indexOf(":");
+    if (colon <= 0) throw new UsageError(`-H must be 'Name: value', not ${line}`);
+    try {
+      headers.append(line.slice(0, colon).trim(), line.slice(colon + 1).trim());
+    } catch {
+      throw new UsageError(`-H: not a valid header: ${line}`);
+    }
+  }
+  const body = values.data === undefined ? undefined : values.data === "-" ? await Bun.stdin.text() : values.data;
+  if (body !== undefined && !headers.has("content-type")) headers.set("content-type", "application/json");
+  const method = values.request ?? (body === undefined ? "GET" : "POST");
+  for (const service of values.trust ?? []) httpUrl(service);
+  const send = zkagentFetch({
+    identity,
+    trustedServices: values.trust,
+    cacheDir: values["cache-dir"],
+    announce: values.announce,
+    sign: !values.unsigned,
+    // One proof per process: no window tables (as zkagent prove).
+    precompute: false,
+  });
+  let response: Response;
+  try {
+    response = await send(url, { method, headers, body });
+  } catch (error) {
+    if (error instanceof ChallengeError || error instanceof CircuitSourceError) {
+      warn(`zkagent: cannot answer the challenge: ${shown(error.message)}`);
+      return 1;
+    }
+    if (error instanceof TypeError) {
+      warn(`zkagent: ${shown(error.message)}`);
+      return 1;
+    }
+    throw error;
+  }
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  await new Promise<void>((resolve) => process.stdout.write(bytes, () => resolve()));
+  if (response.ok) return 0;
+  warn(`zkagent: HTTP ${response.status}`);
+  return 1;
+}

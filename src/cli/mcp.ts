@@ -1,0 +1,48 @@
+// `zkagent mcp`: the agent's side of zkagent as an MCP server on standard
+// input and output, for agent runtimes. Three tools: zkagent_identity (the
+// public identity), zkagent_fetch (an HTTP request that answers ZKAgent
+// challenges) and zkagent_prove (the proof for a challenge given as JSON).
+//
+// The identity file is read once, at start, from the command line: no tool
+// takes a path or a secret, the input schemas are strict (an unknown member
+// such as "identity" is refused), and every text a tool returns, success or
+// error, passes through redact(), which removes the secrets should a server
+// ever echo them. Standard output is the protocol's; nothing else is written
+// there.
+import { parse, say, UsageError } from "./args";
+import { httpUrl, readIdentityFile } from "./fetch";
+
+export const mcpHelp = `zkagent mcp --identity FILE [--trust URL]... [--unsigned]
+  An MCP server on standard input and output (the official MCP SDK) for
+  agent runtimes, acting as the agent in FILE (the JSON that \`zkagent
+  identity new --json\` prints with "agent_id" added). Tools:
+    zkagent_identity   the agent's public identity (never its secrets)
+    zkagent_fetch      {url, method?, headers?, body?} → {status, headers, body},
+                       answering ZKAgent challenges as \`zkagent fetch\` does
+    zkagent_prove      {challenge} → the Authorization value for it
+  Secrets are read from FILE only; no tool takes a path or returns a secret.
+  --trust and --unsigned as for \`zkagent fetch\`.`;
+
+export async function mcpCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parse(
+    argv,
+    { identity: { type: "string" }, trust: { type: "string", multiple: true }, "cache-dir": { type: "string" }, unsigned: { type: "boolean" } },
+    true,
+  );
+  if (values.help) return (say(mcpHelp), 0);
+  if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
+  if (!values.identity) throw new UsageError("--identity is required");
+  const identity = readIdentityFile(values.identity);
+  for (const service of values.trust ?? []) httpUrl(service);
+  const options = { identity, trustedServices: values.trust, cacheDir: values["cache-dir"], sign: !values.unsigned };
+  // The MCP SDK is loaded only here: its import costs ≈ 0.3–0.6 s, which no other command should pay.
+  const { serveMcp } = await import("./mcp-server");
+  const server = await serveMcp(identity, options);
+  // Serve until the client closes standard input.
+  await new Promise<void>((resolve) => {
+    process.stdin.on("close", resolve);
+    process.stdin.on("end", resolve);
+  });
+  await server.close();
+  return 0;
+}

@@ -1,0 +1,328 @@
+// The merchant guard in process: its Elysia and Hono adapters in front of a
+// real zkagent app (app.handle, no port), the agent's fetch answering them;
+// the group path (private verification, issue 24) against a test double of
+// the service, since the service on this branch has no group challenges yet;
+// and the service being unreachable.
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
+import { Elysia } from "elysia";
+import fc from "fast-check";
+import { Hono } from "hono";
+import { answerChallenge, ChallengeError, createIdentity, readChallenge, zkagentFetch } from "../../src/agent";
+import { formatAuth, parseAuth } from "../../src/http-auth/scheme";
+import { contextHash } from "../../src/identity/encoding";
+import { zkagent as elysiaGuard } from "../../src/merchant/adapters/elysia";
+import { zkagent as honoGuard } from "../../src/merchant/adapters/hono";
+import { BadRequest, bodyFields, type GuardOptions, zkagentGuard } from "../../src/merchant";
+import { createHarness } from "../support/harness";
+
+// The first proof of the process builds the prover (seconds on a loaded machine).
+setDefaultTimeout(30_000);
+
+const order = { amount: "20", currency: "EUR" };
+const context: GuardOptions["context"] = ({ body }) => {
+  const { amount, currency } = (body ?? {}) as Record<string, unknown>;
+  if (typeof amount !== "string" || typeof currency !== "string") throw new BadRequest("amount and currency are required");
+  return { amount, currency };
+};
+
+async function service() {
+  const harness = await createHarness();
+  const apiKey = await harness.newKey();
+  const identity = { ...(await createIdentity()), agent_id: "bot" };
+  const registered = await harness.call("POST", "/v1/agents", {
+    key: apiKey,
+    body: { agent_id: "bot", identity_commitment: identity.identity_commitment, signing_key: identity.signing_key },
+  });
+  expect(registered.status).toBe(201);
+  const options: GuardOptions = { url: "http://zkagent.test", apiKey, action: "purchase", context, fetch: (request) => harness.app.handle(request) };
+  return { harness, identity, options };
+}
+
+describe("adapters in front of the real service", () => {
+  test("Elysia: the handler receives the verified session; a plain request is refused before it runs", async () => {
+    const { identity, options } = await service();
+    let served = 0;
+    const shop = new Elysia().use(elysiaGuard(options)).post("/orders", ({ zkagent }) => {
+      served++;
+      return { agent: zkagent.agent_id, amount: zkagent.context.amount, confidence: zkagent.confidence };
+    });
+    const plain = await shop.handle(
+      new Request("http://shop.test/orders", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(order) }),
+    );
+    expect(plain.status).toBe(401);
+    expect(plain.headers.get("www-authenticate")).toBe('ZKAgent realm="zkagent"');
+    expect(served).toBe(0);
+    const agentFetch = zkagentFetch({ identity, fetch: (request) => shop.handle(request) });
+    const response = await agentFetch("http://shop.test/orders", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(order),
+    });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ agent: "bot", amount: "20", confidence: 0.999 });
+    expect(served).toBe(1);
+  });
+
+  test("Hono: the same, with announce (the claim on the first request: two round trips)", async () => {
+    const { identity, options } = await service();
+    const shop = new Hono().post("/orders", honoGuard(options), (c) => c.json({ agent: c.get("zkagent").agent_id, target: c.get("zkagent").request.target }));
+    const sent: string[] = [];
+    const agentFetch = zkagentFetch({
+      identity,
+      announce: true,
+      fetch: (request) => (sent.push(request.headers.get("authorization") ?? ""), shop.fetch(request)),
+    });
+    const response = await agentFetch("http://shop.test/orders?x=1", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(order),
+    });
+    expect(await response.json()).toEqual({ agent: "bot", target: "/orders?x=1" });
+    expect(sent.length).toBe(2);
+    expect(sent[0]).toBe('ZKAgent agent="bot"');
+  });
+
+  test("a body with no context is 400 naming the problem; a context function's bug is 500 with nothing of it", async () => {
+    const { options } = await service();
+    const guard = zkagentGuard(options);
+    const request = (body: string) =>
+      new Request("http://shop.test/orders", { method: "POST", headers: { "content-type": "application/json", authorization: 'ZKAgent agent="bot"' }, body });
+    const missing = await guard.verify(request("{}"));
+    expect(missing.ok).toBe(false);
+    if (missing.ok) return;
+    expect(missing.response.status).toBe(400);
+    expect(await missing.response.json()).toEqual({ error: "Invalid request", reason: "invalid_request", message: "amount and currency are required" });
+    const notJson = await guard.verify(request("{"));
+    expect(notJson.ok ? 0 : notJson.response.status).toBe(400);
+    const buggy = zkagentGuard({
+      ...options,
+      context: () => {
+        throw new Error("secret internals at /srv/app.ts:12");
+      },
+    });
+    const crashed = await buggy.verify(request(JSON.stringify(order)));
+    if (crashed.ok) throw new Error("served");
+    expect(crashed.response.status).toBe(500);
+    const text = await crashed.response.text();
+    expect(JSON.parse(text)).toEqual({ error: "Internal server error", reason: "internal_error" });
+  });
+
+  test("credentials whose claim is not the challenge's agent, or whose challenge_id is not an id: refused, the proof not spent", async () => {
+    const { harness, identity, options } = await service();
+    const guard = zkagentGuard(options);
+    const request = (authorization: string) =>
+      new Request("http://shop.test/orders", { method: "POST", headers: { "content-type": "application/json", authorization }, body: JSON.stringify(order) });
+    const first = await guard.verify(request('ZKAgent agent="bot"'));
+    if (first.ok) throw new Error("served");
+    const challenge = readChallenge(first.response);
+    if (challenge === null || challenge === "claim") throw new Error("no challenge");
+    const credentials = await answerChallenge(challenge, { identity });
+    const other = await guard.verify(request(credentials.replace('agent="bot"', 'agent="someone-else"')));
+    if (other.ok) throw new Error("served");
+    expect(other.response.status).toBe(403);
+    expect((await other.response.json()).reason).toBe("request_mismatch");
+    const traversal = await guard.verify(request(credentials.replace(/challenge_id="[^"]+"/, 'challenge_id="../../v1/usage"')));
+    if (traversal.ok) throw new Error("served");
+    expect(traversal.response.status).toBe(400);
+    const status = await harness.call("GET", `/v1/verify/status/${challenge.challenge_id}`, { key: options.apiKey });
+    expect(status.body.status).toBe("pending");
+    expect((await guard.verify(request(credentials))).ok).toBe(true);
+  });
+
+  test("the service unreachable: 502 verifier_unavailable, no detail and no key", async () => {
+    const { options } = await service();
+    const guard = zkagentGuard({ ...options, fetch: () => Promise.reject(new Error("ECONNREFUSED 10.0.0.1")) });
+    const result = await guard.verify(
+      new Request("http://shop.test/orders", {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: 'ZKAgent agent="bot"' },
+        body: JSON.stringify(order),
+      }),
+    );
+    if (result.ok) throw new Error("served");
+    expect(result.response.status).toBe(502);
+    const text = await result.response.text();
+    expect(JSON.parse(text)).toEqual({ error: "Verification service unavailable", reason: "verifier_unavailable" });
+    expect(text).not.toContain(options.apiKey);
+  });
+});
+
+describe("a group claim (private verification), against a test double of the service", () => {
+  // What issue 24's service answers for a group challenge, as the guard must pass it through.
+  const GROUP_FIELDS = { group_id: "grp_1", merkle_tree_root: "123", merkle_tree_depth: 20, message: "456", scope: "789", circuit_id: "semaphore-v4" };
+  function double() {
+    const calls: { method: string; path: string; body: any; key: string | null }[] = [];
+    let decided = false;
+    const stored = { action: "", context: {} as Record<string, unknown> };
+    const fetch = async (request: Request) => {
+      const body = request.body ? await request.json() : undefined;
+      const path = new URL(request.url).pathname;
+      calls.push({ method: request.method, path, body, key: request.headers.get("x-api-key") });
+      const reply = (status: number, value: unknown) => Response.json(value, { status });
+      if (path === "/v1/verify/challenge") {
+        Object.assign(stored, { action: body.action, context: body.context });
+        return reply(200, { challenge_id: "ch_group", nonce: "ab".repeat(31), expires_in: 300, timestamp: 1, ...GROUP_FIELDS });
+      }
+      if (path === "/v1/verify/status/ch_group") {
+        return reply(200, {
+          session_id: "ch_group",
+          status: decided ? "verified" : "pending",
+          agent_id: "pseud_9",
+          action: stored.action,
+          context_hash: contextHash(stored.context).toString(),
+        });
+      }
+      if (path === "/v1/verify/proof") {
+        decided = true;
+        return reply(200, {
+          verified: true,
+          agent_id: "pseud_9",
+          pseudonym: "pseud_9",
+          group_id: "grp_1",
+          action: stored.action,
+          confidence: 0.99,
+          timestamp: "t",
+          session_id: "ch_group",
+          receipt: "r.r.r",
+        });
+      }
+      return reply(404, { error: "Not found" });
+    };
+    return { calls, fetch };
+  }
+
+  test("the claim becomes group_id, the challenge's group fields reach the agent, the proof object passes through verbatim", async () => {
+    const service = double();
+    const guard = zkagentGuard({ url: "http://zkagent.test", apiKey: "zka_merchant", action: "purchase", context, fetch: service.fetch });
+    const shop = async (request: Request) => {
+      const result = await guard.verify(request);
+      return result.ok ? Response.json(result.session) : result.response;
+    };
+    const semaphoreProof = JSON.stringify({
+      merkleTreeDepth: 20,
+      merkleTreeRoot: "123",
+      nullifier: "9",
+      message: "456",
+      scope: "789",
+      points: ["1", "2", "3", "4", "5", "6", "7", "8"],
+    });
+    const seen: Record<string, string>[] = [];
+    const identity = { group_id: "grp_1", secret: "12345" };
+    const agentFetch = zkagentFetch({
+      identity,
+      fetch: shop,
+      groupProver: async (challenge) => {
+        seen.push(challenge.params);
+        return semaphoreProof;
+      },
+    });
+    const response = await agentFetch("http://shop.test/orders", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(order),
+    });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ agent_id: "pseud_9", pseudonym: "pseud_9", group_id: "grp_1", action: "purchase", context: order });
+    expect(seen[0]).toMatchObject({ group_id: "grp_1", merkle_tree_root: "123", merkle_tree_depth: "20", message: "456", scope: "789" });
+    expect(service.calls[0]!.body).toEqual({ group_id: "grp_1", action: "purchase", context: { ...order, "@request": { method: "POST", target: "/orders" } } });
+    const proofCall = service.calls.find((c) => c.path === "/v1/verify/proof")!;
+    expect(proofCall.body).toEqual({ challenge_id: "ch_group", proof: semaphoreProof }); // no signature for a group: it would name the agent
+    expect(service.calls.every((c) => c.key === "zka_merchant")).toBe(true);
+  });
+
+  test("a group identity without a groupProver cannot answer: ChallengeError, nothing sent", async () => {
+    const service = double();
+    const guard = zkagentGuard({ url: "http://zkagent.test", apiKey: "k", action: "purchase", context, fetch: service.fetch });
+    const shop = async (request: Request) => {
+      const result = await guard.verify(request);
+      return result.ok ? new Response("served") : result.response;
+    };
+    const agentFetch = zkagentFetch({ identity: { group_id: "grp_1", secret: "1" }, fetch: shop });
+    await expect(
+      agentFetch("http://shop.test/orders", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(order) }),
+    ).rejects.toBeInstanceOf(ChallengeError);
+    expect(service.calls.some((c) => c.path === "/v1/verify/proof")).toBe(false);
+  });
+});
+
+// Any well-formed text: ASCII (controls too) and every code point outside the surrogates.
+// (fc.string's "binary" unit takes seconds to set up on first use.)
+const anyText = fc
+  .array(fc.oneof(fc.integer({ min: 0, max: 0x7f }), fc.integer({ min: 0x80, max: 0xd7ff }), fc.integer({ min: 0xe000, max: 0x10ffff })))
+  .map((points) => String.fromCodePoint(...points));
+
+describe("the wire grammar", () => {
+  test("parameters are quoted-strings with escapes; several schemes in one header; duplicates refused", () => {
+    expect(parseAuth('Bearer abc/+==, ZKAgent agent="a\\"b", challenge_id=ch_1')).toEqual([{ agent: 'a"b', challenge_id: "ch_1" }]);
+    expect(parseAuth('zkagent AGENT="x"')).toEqual([{ agent: "x" }]);
+    expect(parseAuth('ZKAgent agent="x", agent="y"')).toBeNull();
+    expect(parseAuth("ZKAgent abc==")).toBeNull();
+    expect(parseAuth('Basic realm="r"')).toEqual([]);
+  });
+
+  test("any text round-trips through a header: printable ASCII quoted, the rest in RFC 8187's extended form", () => {
+    expect(formatAuth({ action: "購入", realm: 'a"b' })).toBe(`ZKAgent action*=UTF-8''%E8%B3%BC%E5%85%A5, realm="a\\"b"`);
+    expect(parseAuth("ZKAgent a*=UTF-8''%E2%82%AC")).toEqual([{ a: "€" }]);
+    expect(parseAuth(`ZKAgent a="1", a*=UTF-8''2`)).toBeNull();
+    fc.assert(
+      fc.property(anyText, fc.string(), (a, b) => {
+        const header = formatAuth({ a, b });
+        expect(new Headers({ authorization: header }).get("authorization")).toBe(header); // a valid header value
+        expect(parseAuth(header)).toEqual([{ a, b }]);
+      }),
+    );
+  });
+});
+
+describe("bodyFields", () => {
+  test("takes the named fields, adds the merchant's, and refuses a missing one by name", () => {
+    const request = new Request("http://shop.test/");
+    const fields = bodyFields(["amount", "currency"], { merchant: "m" });
+    expect(fields({ request, body: { amount: "1", currency: "EUR", note: "ignored" } })).toEqual({ amount: "1", currency: "EUR", merchant: "m" });
+    expect(() => fields({ request, body: { amount: "1" } })).toThrow(new BadRequest("currency is required"));
+    expect(() => fields({ request, body: [1] })).toThrow(new BadRequest("the body must be a JSON object"));
+  });
+});
+
+describe("the agent's fetch, against a merchant it need not trust", () => {
+  const challengeHeader = (circuitId: string, circuit: string) =>
+    formatAuth({
+      realm: "r",
+      challenge_id: "ch_1",
+      nonce: "ab".repeat(31),
+      action: "purchase",
+      context: Buffer.from('{"amount":"5"}').toString("base64url"),
+      circuit_id: circuitId,
+      circuit,
+    });
+
+  test("a circuit from a service it does not trust is refused: the witness code would be the merchant's choice", async () => {
+    const identity = { ...(await createIdentity()), agent_id: "bot" };
+    const sent: string[] = [];
+    const merchant = (request: Request) => {
+      sent.push(request.headers.get("authorization") ?? "");
+      return new Response("{}", {
+        status: 401,
+        headers: { "www-authenticate": challengeHeader("evil-circuit", "https://evil.example/v1/circuits/evil-circuit") },
+      });
+    };
+    const untrusted = zkagentFetch({ identity, announce: true, fetch: merchant });
+    await expect(untrusted("http://shop.test/orders")).rejects.toThrow(/not from a trusted zkagent service/);
+    expect(sent).toEqual(['ZKAgent agent="bot"']); // nothing proved, nothing sent after the challenge
+  });
+
+  test("approve: false returns the 401 as it came, unproved", async () => {
+    const identity = { ...(await createIdentity()), agent_id: "bot" };
+    const seen: string[] = [];
+    const response = await zkagentFetch({
+      identity,
+      announce: true,
+      approve: (challenge) => (seen.push(JSON.stringify(challenge.context)), false),
+      fetch: () =>
+        new Response("nope", { status: 401, headers: { "www-authenticate": challengeHeader("agent_identity-x", "https://z.example/v1/circuits/x") } }),
+    })("http://shop.test/orders");
+    expect(response.status).toBe(401);
+    expect(await response.text()).toBe("nope");
+    expect(seen).toEqual(['{"amount":"5"}']);
+  });
+});
