@@ -3,7 +3,7 @@ import { isValidSecret, SECRET_RANGE } from "../identity/commitment";
 import { parseFieldElement } from "../identity/field";
 import { parse, parseContext, printJson, requireString, say, secretOption, shown, UsageError, warn } from "./args";
 
-export const proveHelp = `zkagent prove (--secret S | --secret-file PATH) --nonce N --action A [--context JSON] [--circuit SOURCE [--cache-dir DIR]] [--json]
+export const proveHelp = `zkagent prove (--secret S | --secret-file PATH) --nonce N --action A [--context JSON] [--circuit SOURCE [--cache-dir DIR] [--allow-insecure-loopback]] [--json]
   Proves knowledge of the identity secret for one challenge, bound to its
   nonce, the action and the context. Prints the string to submit as "proof"
   (with --json: {"proof": "…", "circuit_id": "…"}). The secret is a decimal field element in
@@ -12,8 +12,12 @@ export const proveHelp = `zkagent prove (--secret S | --secret-file PATH) --nonc
   --circuit: the circuit the challenge names (its circuit_id), as a URL
   https://…/v1/circuits/{id} (artifacts checked against the SHA-256 the service
   publishes, cached in --cache-dir, default ~/.cache/zkagent/circuits, and
-  checked again when read from it) or a ceremony directory. Default: the
-  development circuit built in.`;
+  checked again when read from it) or a ceremony directory. Whatever the
+  source, the witness wasm must be one this build pins and the zkey must be
+  for that circuit, with a key hashing to the circuit's vk_hash.
+  --allow-insecure-loopback: accept an http:// URL to this machine
+  (localhost, 127.0.0.0/8, ::1); other http:// URLs are always refused.
+  Default: the development circuit built in.`;
 
 export async function proveCommand(argv: string[]): Promise<number> {
   const { values } = parse(argv, {
@@ -24,6 +28,7 @@ export async function proveCommand(argv: string[]): Promise<number> {
     context: { type: "string" },
     circuit: { type: "string" },
     "cache-dir": { type: "string" },
+    "allow-insecure-loopback": { type: "boolean" },
     json: { type: "boolean" },
   });
   if (values.help) return (say(proveHelp), 0);
@@ -32,7 +37,7 @@ export async function proveCommand(argv: string[]): Promise<number> {
   if (secret === null || !isValidSecret(secret)) throw new UsageError(`the secret must be a decimal field element in ${SECRET_RANGE}`);
   let circuit: Awaited<ReturnType<typeof loadCircuit>>;
   try {
-    circuit = await loadCircuit(values.circuit, { cacheDir: values["cache-dir"] });
+    circuit = await loadCircuit(values.circuit, { cacheDir: values["cache-dir"], allowInsecureLoopback: values["allow-insecure-loopback"] === true });
   } catch (error) {
     if (!(error instanceof CircuitSourceError)) throw error;
     warn(`zkagent: ${shown(error.message)}`);

@@ -38,7 +38,8 @@ async function cli(args: string[], env: Record<string, string> = {}, stdin?: str
 /** `zkagent prove` for a challenge, the secret on stdin; with `circuit`, from that source. */
 async function proveCli(secret: string, challenge: { nonce: string }, circuit?: string) {
   const args = ["prove", "--secret-file", "-", "--nonce", challenge.nonce, "--action", "purchase", "--context", JSON.stringify(context), "--json"];
-  if (circuit) args.push("--circuit", circuit, "--cache-dir", cacheDir);
+  // The node listens on 127.0.0.1: plain http is accepted for loopback only when asked.
+  if (circuit) args.push("--circuit", circuit, "--cache-dir", cacheDir, "--allow-insecure-loopback");
   return cli(args, {}, secret);
 }
 
