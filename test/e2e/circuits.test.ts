@@ -10,6 +10,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createIdentity } from "../../src/agent";
+import { cacheDirOf } from "../../src/agent/circuit";
 import { call, newKey, type Node, startNode } from "../multinode/nodes";
 
 setDefaultTimeout(60_000);
@@ -144,7 +145,7 @@ describe("an operator's own phase 2, then a rotation on a running service", () =
   });
 
   test("an artifact altered in the client's cache is refused", async () => {
-    const cached = join(cacheDir, newId, "zkey");
+    const cached = join(cacheDirOf(cacheDir, new URL(node.url).origin, newId), "zkey");
     const bytes = new Uint8Array(readFileSync(cached));
     bytes[bytes.length - 1]! ^= 0x01;
     writeFileSync(cached, bytes);
