@@ -23,43 +23,17 @@
 // fields only (parseTranscript) and written back from them.
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { lstat, mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CEREMONY_FILES, CIRCUIT_NAME, type CeremonyFile, shippedFile } from "../circuits/shipped";
 import { sha256Hex as sha256, vkHash as vkHashOf } from "../receipts/circuit";
+import { CeremonyError, parseTranscript, TRANSCRIPT_FORMAT, type Transcript, type TranscriptStep, transcriptText } from "./transcript";
 import { type ZkeyContribution, ZkeyContributionsError, zkeyContributions } from "./contributions";
 import { CeremonyDirError, checkCeremonyDir, readCeremonyFile, stepArea } from "./files";
+export { CeremonyError, parseTranscript, TRANSCRIPT_FORMAT, type Transcript, type TranscriptStep, transcriptText } from "./transcript";
 import { PTAU_BLAKE2B512, PTAU_NAME, PTAU_SOURCE, PtauMismatchError, readPinnedPtau } from "./ptau";
 import { type SnarkjsLogger, zKey } from "./snarkjs";
-
-export const TRANSCRIPT_FORMAT = "zkagent-ceremony/1";
-
-export interface TranscriptStep {
-  step: "init" | "contribution" | "beacon";
-  /** ISO 8601 time the step was made (as the participant's clock says). */
-  at: string;
-  /** The contributor's name as stored in the zkey (contribution and beacon). */
-  name?: string;
-  /** BLAKE2b-512 contribution hash, hex, as snarkjs computes it (contribution and beacon). */
-  hash?: string;
-  /** The beacon value, hex, and 2^iterations_exp hash rounds (beacon only). */
-  beacon?: string;
-  iterations_exp?: number;
-  /** SHA-256 of the zkey this step wrote. */
-  zkey_sha256: string;
-}
-
-export interface Transcript {
-  format: typeof TRANSCRIPT_FORMAT;
-  circuit: string;
-  r1cs_sha256: string;
-  wasm_sha256: string;
-  ptau: { name: string; blake2b512: string; source: string };
-  steps: TranscriptStep[];
-}
-
-export class CeremonyError extends Error {}
 
 const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString("hex");
 const mem = (data: Uint8Array) => ({ type: "mem" as const, data });
@@ -93,63 +67,9 @@ async function checkDir(dir: string): Promise<void> {
   }
 }
 
-export const STEP_LABELS = ["init", "contribution", "beacon"] as const;
-const HEX64 = /^[0-9a-f]{64}$/;
-const HEX128 = /^[0-9a-f]{128}$/;
-
-/**
- * A transcript's known fields, each checked for form; anything else in the
- * file is dropped, so a transcript written back holds only these. Throws
- * CeremonyError naming the first field that is wrong.
- */
-export function parseTranscript(bytes: Uint8Array, where: string = CEREMONY_FILES.transcript): Transcript {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(new TextDecoder().decode(bytes));
-  } catch {
-    throw new CeremonyError(`${where} is not JSON`);
-  }
-  const bad = (what: string): never => {
-    throw new CeremonyError(`${where}: ${what}`);
-  };
-  const t = raw as Record<string, unknown>;
-  if (typeof t !== "object" || t === null || t.format !== TRANSCRIPT_FORMAT) bad(`not a ${TRANSCRIPT_FORMAT} transcript`);
-  const str = (value: unknown, name: string, form?: RegExp): string =>
-    typeof value === "string" && (!form || form.test(value)) ? value : bad(`${name} is missing or malformed`);
-  const ptau = (t.ptau ?? {}) as Record<string, unknown>;
-  if (!Array.isArray(t.steps) || t.steps.length === 0) bad("it lists no steps");
-  const steps = (t.steps as Record<string, unknown>[]).map((raw, i): TranscriptStep => {
-    const label = raw?.step;
-    if (!STEP_LABELS.includes(label as TranscriptStep["step"])) bad(`step ${i + 1} has the unknown label ${JSON.stringify(label)}`);
-    const step: TranscriptStep = { step: label as TranscriptStep["step"], at: str(raw.at, `step ${i + 1}'s at`), zkey_sha256: "" };
-    if (label !== "init") {
-      step.name = str(raw.name, `step ${i + 1}'s name`);
-      step.hash = str(raw.hash, `step ${i + 1}'s hash`, HEX128);
-    }
-    if (label === "beacon") {
-      step.beacon = str(raw.beacon, `step ${i + 1}'s beacon`, /^([0-9a-f]{2}){1,64}$/);
-      if (!Number.isInteger(raw.iterations_exp)) bad(`step ${i + 1}'s iterations_exp is missing or malformed`);
-      step.iterations_exp = raw.iterations_exp as number;
-    }
-    step.zkey_sha256 = str(raw.zkey_sha256, `step ${i + 1}'s zkey_sha256`, HEX64);
-    return step;
-  });
-  return {
-    format: TRANSCRIPT_FORMAT,
-    circuit: str(t.circuit, "circuit"),
-    r1cs_sha256: str(t.r1cs_sha256, "r1cs_sha256", HEX64),
-    wasm_sha256: str(t.wasm_sha256, "wasm_sha256", HEX64),
-    ptau: { name: str(ptau.name, "ptau.name"), blake2b512: str(ptau.blake2b512, "ptau.blake2b512", HEX128), source: str(ptau.source, "ptau.source") },
-    steps,
-  };
-}
-
 export async function readTranscript(dir: string): Promise<Transcript> {
   return parseTranscript(await readDir(dir, "transcript"), join(dir, CEREMONY_FILES.transcript));
 }
-
-/** The transcript as a step writes it: its known fields only, in this order. */
-export const transcriptText = (transcript: Transcript): string => `${JSON.stringify(transcript, null, 2)}\n`;
 
 async function exportVk(zkey: Uint8Array): Promise<Record<string, unknown>> {
   return zKey.exportVerificationKey(mem(zkey), quiet);

@@ -15,15 +15,9 @@ import { CEREMONY_FILES, type CeremonyFile } from "../circuits/shipped";
 
 export class CeremonyDirError extends Error {}
 
-const MiB = 1024 * 1024;
-/** The most bytes a ceremony file may have: the agent circuit's are ≈ 50 KB (r1cs), 1.6 MB (wasm), 190 KB (zkey). */
-export const CEREMONY_FILE_LIMITS: Readonly<Record<CeremonyFile, number>> = {
-  r1cs: 16 * MiB,
-  wasm: 16 * MiB,
-  zkey: 64 * MiB,
-  vk: 1 * MiB,
-  transcript: 1 * MiB,
-};
+import { CEREMONY_FILE_LIMITS } from "./limits";
+
+export { CEREMONY_FILE_LIMITS };
 
 const kindOf = (stats: { isSymbolicLink(): boolean; isFIFO(): boolean; isSocket(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean }) =>
   stats.isSymbolicLink()
