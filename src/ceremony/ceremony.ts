@@ -293,6 +293,8 @@ export async function verifyCeremony(files: CeremonyFiles, options: { ptau?: str
       : `the transcript names ptau ${JSON.stringify(transcript.ptau.name)} (BLAKE2b-512 ${transcript.ptau.blake2b512.slice(0, 16)}…), not the pinned ${PTAU_NAME} (${PTAU_BLAKE2B512.slice(0, 16)}…)`,
   );
   add("steps", ...stepOrder(transcript.steps));
+  // A transcript that already fails its own checks is not worth the seconds of the cryptographic ones.
+  if (!checks.every((c) => c.ok)) return done();
   const init = sha256(await initialZkey(files.r1cs, ptau));
   add(
     "init",

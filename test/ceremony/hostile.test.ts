@@ -9,6 +9,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync }
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { contribute, initCeremony, readCeremonyDir, verifyCeremony } from "../../src/ceremony/ceremony";
+import { zkeyContributions } from "../../src/ceremony/contributions";
 import { zKey } from "../../src/ceremony/snarkjs";
 import { transcriptText } from "../../src/ceremony/transcript";
 import { sha256Hex } from "../../src/receipts/circuit";
@@ -140,7 +141,7 @@ describe("the transcript is checked, not trusted", () => {
   test("a name written into the zkey cannot make verify print another participant's hash", async () => {
     const dir = copy("forged-name");
     const files = await readCeremonyDir(dir);
-    const alice = (await verifyCeremony(files)).contributions[0]!.hash;
+    const alice = (await zkeyContributions(files.zkey))[0]!.hash;
     // Mallory contributes with a name that, in a log, would read as "alice:" and 57 digits of alice's hash.
     const forged = `alice:\n${alice.slice(0, 57)}`;
     const out = join(dir, "next.zkey");
@@ -154,13 +155,13 @@ describe("the transcript is checked, not trusted", () => {
     const vk = await zKey.exportVerificationKey({ type: "mem", data: zkey });
     writeFileSync(join(dir, "verification_key.json"), `${JSON.stringify(vk, null, 1)}\n`);
 
-    const report = await verifyCeremony(await readCeremonyDir(dir));
-    expect(report.contributions.map((c) => c.name)).toEqual(["alice", forged]);
-    expect(report.contributions[1]!.hash).toBe(Buffer.from(result).toString("hex"));
-    expect(report.contributions[1]!.hash.startsWith(alice.slice(0, 57))).toBe(false);
+    const read = await zkeyContributions(zkey);
+    expect(read.map((c) => c.name)).toEqual(["alice", forged]);
+    expect(read[1]!.hash).toBe(Buffer.from(result).toString("hex"));
     const printed = await cli("ceremony", "verify", dir);
     // Every printed line that starts with hex digits is no prefix of alice's hash: the name stays on its own escaped line.
     for (const line of printed.stdout.split("\n")) expect(line.startsWith(alice.slice(0, 57))).toBe(false);
     expect(printed.stdout).toContain(`: ${Buffer.from(result).toString("hex")}`);
+    expect(printed.stdout).toContain("The ceremony holds.");
   });
 });
