@@ -24,7 +24,7 @@
 // asked), never redirected to another origin. The cache is keyed by the
 // service's origin and the validated id, so nothing lands outside it and one
 // service cannot plant entries for another.
-import { createHash } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve, sep } from "node:path";
@@ -322,7 +322,8 @@ async function cached(
   if (downloaded.sha256 !== expected) throw new CircuitSourceError(`GET ${url}: the ${name} does not hash to the published SHA-256 ${expected}: refused`);
   await check?.(downloaded.bytes);
   await mkdir(dir, { recursive: true });
-  await writeFile(`${path}.${process.pid}.tmp`, downloaded.bytes, { flag: "wx" });
-  await rename(`${path}.${process.pid}.tmp`, path);
+  const temporary = `${path}.${randomUUID()}.tmp`;
+  await writeFile(temporary, downloaded.bytes, { flag: "wx" });
+  await rename(temporary, path);
   return downloaded.bytes;
 }
