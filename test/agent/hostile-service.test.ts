@@ -187,6 +187,7 @@ describe("downloads are bounded", () => {
       /more than the \d+ bytes accepted: refused while downloading/,
     );
     const grown = (process.memoryUsage.rss() - before) / (1024 * 1024);
+    if (process.env.SHOW_RSS) console.log(`RSS growth ${grown.toFixed(1)} MiB, ${big.counter.sent()} bytes produced`);
     expect(grown).toBeLessThan(64);
     // Refused early: the server produced a little more than the limit, nowhere near 1.5 GiB.
     expect(big.counter.sent()).toBeLessThan(DOWNLOAD_LIMITS.zkey + 64 * 1024 * 1024);

@@ -136,6 +136,10 @@ describe("the transcript is checked, not trusted", () => {
     const result = await cli("ceremony", "verify", dir);
     expect(result.code).toBe(1);
     expect(result.stdout).toContain('unknown label "review"');
+    // circuits add refuses it too, before it opens any store.
+    const add = await cli("circuits", "add", dir);
+    expect(add.code).toBe(1);
+    expect(add.stderr).toContain('unknown label "review"');
   });
 
   test("a name written into the zkey cannot make verify print another participant's hash", async () => {
