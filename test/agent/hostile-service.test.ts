@@ -9,8 +9,10 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { CircuitSourceError, type LoadedCircuit, loadCircuit, prove } from "../../src/agent";
 import { cacheDirOf, DOWNLOAD_LIMITS } from "../../src/agent/circuit";
+import { PINNED_CIRCUITS, type PinnedCircuit } from "../../src/agent/pins";
 import { zKey } from "../../src/ceremony/snarkjs";
 import { circuitIdOf, SHIPPED_CIRCUIT_ID, SHIPPED_VK_HASH } from "../../src/circuits/version";
+import { parseZkey } from "../../src/prover/zkey";
 import { vkHash as vkHashOf } from "../../src/receipts/circuit";
 import { secondCeremony } from "../support/ceremony";
 
@@ -85,7 +87,9 @@ beforeAll(async () => {
   const r1cs = new Uint8Array(readFileSync(join(out, "leak.r1cs")));
   const ptau = new Uint8Array(readFileSync("circuits/ptau/powersOfTau28_hez_final_09.ptau"));
   const zkeyPath = join(out, "leak.zkey");
-  await zKey.newZKey({ type: "mem", data: r1cs }, { type: "mem", data: ptau }, zkeyPath);
+  await zKey.newZKey({ type: "mem", data: r1cs }, { type: "mem", data: ptau }, join(out, "leak_0.zkey"));
+  // One contribution: a usable key (an initial zkey has γ = δ, which the prover refuses).
+  await zKey.contribute({ type: "mem", data: new Uint8Array(readFileSync(join(out, "leak_0.zkey"))) }, zkeyPath, "hostile", "hostile entropy");
   const zkey = new Uint8Array(readFileSync(zkeyPath));
   leak = {
     zkey,
@@ -157,6 +161,28 @@ describe("the agent runs only what it pins", () => {
     );
     await expect(loadCircuit(s.url(SHIPPED_CIRCUIT_ID), options(join(sandbox, "cache-redirect")))).rejects.toThrow(/redirected to another origin/);
     expect(target.requests).toEqual([]);
+  });
+});
+
+describe("prove() returns only a proof of the statement", () => {
+  test("a circuit pinned by mistake whose public signals are more than the statement: no proof is returned", async () => {
+    // Pin the leak circuit for this test only, as a careless table entry would.
+    const shape = parseZkey(leak.zkey);
+    const entry = {
+      name: "agent_identity",
+      wasmSha256: sha256(leak.wasm),
+      wasmBytes: leak.wasm.length,
+      zkey: { nVars: shape.nVars, nPublic: shape.nPublic, domainSize: shape.domainSize, nCoef: shape.nCoef, coefsSha256: sha256(shape.coefs) },
+    };
+    (PINNED_CIRCUITS as PinnedCircuit[]).push(entry);
+    try {
+      const circuit: LoadedCircuit = { id: circuitIdOf(leak.vkHash), zkey: leak.zkey, wasm: leak.wasm, vkHash: leak.vkHash };
+      await expect(prove({ secret: "123456789", nonce: "ab".repeat(31), action: "purchase", circuit })).rejects.toThrow(
+        /proves public signals other than the statement: refused, no proof returned/,
+      );
+    } finally {
+      (PINNED_CIRCUITS as PinnedCircuit[]).pop();
+    }
   });
 });
 
