@@ -153,7 +153,7 @@ describe("the agent runs only what it pins", () => {
     expect((await loadCircuit(s.url(SHIPPED_CIRCUIT_ID), options(cacheDir))).vkHash).toBe(SHIPPED_VK_HASH);
   });
 
-  test("a redirect to another origin is refused and the other origin never asked", async () => {
+  test("a redirect to another origin is refused and the other origin never asked; one within the origin is followed", async () => {
     const target = start(() => ({ id: SHIPPED_CIRCUIT_ID, vk_hash: SHIPPED_VK_HASH, zkey: shippedZkey, wasm: shippedWasm }));
     const s = start(
       () => ({ id: SHIPPED_CIRCUIT_ID, vk_hash: SHIPPED_VK_HASH, zkey: shippedZkey, wasm: shippedWasm }),
@@ -161,6 +161,15 @@ describe("the agent runs only what it pins", () => {
     );
     await expect(loadCircuit(s.url(SHIPPED_CIRCUIT_ID), options(join(sandbox, "cache-redirect")))).rejects.toThrow(/redirected to another origin/);
     expect(target.requests).toEqual([]);
+    // Within its origin a redirect is followed.
+    let redirected = 0;
+    const entry = { id: SHIPPED_CIRCUIT_ID, vk_hash: SHIPPED_VK_HASH, zkey_sha256: sha256(shippedZkey), wasm_sha256: sha256(shippedWasm) };
+    const same = start(
+      () => ({ id: SHIPPED_CIRCUIT_ID, vk_hash: SHIPPED_VK_HASH, zkey: shippedZkey, wasm: shippedWasm }),
+      () => (redirected++ === 0 ? Response.redirect(`${same.origin}/v1/circuits?moved`, 302) : Response.json({ circuits: [entry] })),
+    );
+    expect((await loadCircuit(same.url(SHIPPED_CIRCUIT_ID), options(join(sandbox, "cache-redirect")))).vkHash).toBe(SHIPPED_VK_HASH);
+    expect(redirected).toBe(2);
   });
 });
 
