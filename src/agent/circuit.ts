@@ -11,15 +11,30 @@
 //                                 kept in a cache directory, and checked
 //                                 again every time they are read from it
 //
-// An artifact whose hash is not the published one is refused, never used: a
-// zkey swapped in the cache would make proofs the service rejects at best,
-// and the wasm is code the agent runs.
+// The service is not trusted with the circuit (docs/trust.md, "What the agent
+// pins"): whatever the source, the witness wasm must be one this SDK pins
+// (src/agent/pins.ts) byte for byte, and the zkey must be for that pinned
+// circuit (its header's counts and its constraint section) with a
+// verification key that hashes to the vk_hash the id is derived from. The
+// wasm is code the agent runs with its secret as input; a zkey for another
+// circuit could make public what that circuit computes from the secret.
+//
+// Downloads are bounded (DOWNLOAD_LIMITS, enforced while the body streams,
+// hashed as it streams), only https:// (http:// to a loopback host only when
+// asked), never redirected to another origin. The cache is keyed by the
+// service's origin and the validated id, so nothing lands outside it and one
+// service cannot plant entries for another.
+import { createHash, randomUUID } from "node:crypto";
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { join, resolve, sep } from "node:path";
+import { zKey } from "../ceremony/snarkjs";
 import { CEREMONY_FILES, shippedFile } from "../circuits/shipped";
 import { circuitIdOf, SHIPPED_CIRCUIT_ID, SHIPPED_VK_HASH } from "../circuits/version";
+import { ProverError } from "../prover";
+import { parseZkey } from "../prover/zkey";
 import { sha256Hex as sha256, vkHash as vkHashOf } from "../receipts/circuit";
+import { PINNED_CIRCUITS, type PinnedCircuit, pinnedByWasm } from "./pins";
 
 /** What prove() needs of a circuit: its id (the challenge's circuit_id), the proving artifacts and the key hash they match. */
 export interface LoadedCircuit {
@@ -35,12 +50,31 @@ export interface LoadCircuitOptions {
   cacheDir?: string;
   /** For tests and custom transports; the global fetch by default. */
   fetch?: typeof fetch;
+  /**
+   * Accept an http:// source whose host is loopback (127.0.0.0/8, ::1,
+   * localhost): a service on the same machine, as in tests and the demo.
+   * Any other http:// source is refused whatever this says.
+   */
+  allowInsecureLoopback?: boolean;
 }
 
-/** An artifact that is not what the service published (a download or a cached copy), or a source that names no circuit. */
+/** An artifact that is not what the service published or the SDK pins (a download or a cached copy), or a source that names no circuit. */
 export class CircuitSourceError extends Error {}
 
 export const DEFAULT_CACHE_DIR = join(homedir(), ".cache", "zkagent", "circuits");
+
+const MiB = 1024 * 1024;
+/** The most bytes read for each download: the list, a zkey (the agent circuit's is ≈ 190 KB), a wasm (exactly a pinned one's size at most). */
+export const DOWNLOAD_LIMITS = {
+  list: 1 * MiB,
+  zkey: 16 * MiB,
+  wasm: Math.max(...PINNED_CIRCUITS.map((pin) => pin.wasmBytes)),
+} as const;
+const MAX_REDIRECTS = 3;
+
+const ID = /^([a-z_]+)-[0-9a-f]{16}$/;
+const VK_HASH = /^sha256:[0-9a-f]{64}$/;
+const HEX64 = /^[0-9a-f]{64}$/;
 
 let builtIn: Promise<LoadedCircuit> | undefined;
 
@@ -55,8 +89,59 @@ export function loadCircuit(source?: string, options: LoadCircuitOptions = {}): 
     }));
     return builtIn;
   }
-  if (/^https?:\/\//i.test(source)) return fromService(source, options);
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(source)) return fromService(source, options);
   return fromDirectory(source);
+}
+
+/** The pinned circuit `wasm` is, or CircuitSourceError: the check made before any witness code is compiled. */
+export function pinnedCircuitOf(wasm: Uint8Array, where: string): PinnedCircuit {
+  const pin = pinnedByWasm(sha256(wasm));
+  if (!pin) throw new CircuitSourceError(`${where}: the witness wasm (SHA-256 ${sha256(wasm)}) is not one this SDK pins: refused, not run`);
+  return pin;
+}
+
+// A zkey checked once per process against a vk_hash (exporting its key takes ≈ 0.4 s).
+const checkedZkeys = new Map<string, Promise<void>>();
+
+/**
+ * Refuses a zkey that is not for `pin`'s circuit (header counts, constraint
+ * section) or whose exported verification key does not hash to `vkHash`.
+ */
+export function checkZkey(zkey: Uint8Array, pin: PinnedCircuit, vkHash: string, where: string): Promise<void> {
+  const key = `${sha256(zkey)}:${pin.name}:${vkHash}`;
+  let checked = checkedZkeys.get(key);
+  if (!checked) {
+    checked = checkZkeyOnce(zkey, pin, vkHash, where);
+    checkedZkeys.set(key, checked);
+    checked.catch(() => checkedZkeys.delete(key));
+  }
+  return checked;
+}
+
+async function checkZkeyOnce(zkey: Uint8Array, pin: PinnedCircuit, vkHash: string, where: string): Promise<void> {
+  let parsed: ReturnType<typeof parseZkey>;
+  try {
+    parsed = parseZkey(zkey);
+  } catch (error) {
+    if (error instanceof ProverError) throw new CircuitSourceError(`${where}: the zkey is not a valid Groth16 key: ${error.message}`);
+    throw error;
+  }
+  const shape = { nVars: parsed.nVars, nPublic: parsed.nPublic, domainSize: parsed.domainSize, nCoef: parsed.nCoef, coefsSha256: sha256(parsed.coefs) };
+  for (const [field, expected] of Object.entries(pin.zkey)) {
+    const actual = shape[field as keyof typeof shape];
+    if (actual !== expected) {
+      throw new CircuitSourceError(`${where}: the zkey is not for the pinned ${pin.name} circuit (${field} ${actual}, pinned ${expected}): refused`);
+    }
+  }
+  const exported = vkHashOf(await zKey.exportVerificationKey({ type: "mem", data: zkey }));
+  if (exported !== vkHash) throw new CircuitSourceError(`${where}: the zkey's verification key hashes to ${exported}, not ${vkHash}: refused`);
+}
+
+/** The pinned circuit of `id` and `vkHash` after checking their forms and that the id is derived from the hash. */
+function checkId(id: string, vkHash: string, where: string): void {
+  if (!ID.test(id)) throw new CircuitSourceError(`${where}: ${JSON.stringify(id)} is not a circuit id (<name>-<16 hex digits>)`);
+  if (!VK_HASH.test(vkHash)) throw new CircuitSourceError(`${where}: vk_hash ${JSON.stringify(vkHash)} is not sha256:<64 hex digits>`);
+  if (circuitIdOf(vkHash) !== id) throw new CircuitSourceError(`${where}: ${id} does not match its vk_hash ${vkHash}`);
 }
 
 async function fromDirectory(dir: string): Promise<LoadedCircuit> {
@@ -72,6 +157,7 @@ async function fromDirectory(dir: string): Promise<LoadedCircuit> {
   const transcript = JSON.parse(new TextDecoder().decode(transcriptBytes)) as { steps?: { zkey_sha256?: string }[] };
   if (transcript.steps?.at(-1)?.zkey_sha256 !== sha256(zkey)) throw new CircuitSourceError(`${dir}: the zkey is not the one its transcript ends with`);
   const vkHash = vkHashOf(JSON.parse(new TextDecoder().decode(vkBytes)));
+  await checkZkey(zkey, pinnedCircuitOf(wasm, dir), vkHash, dir);
   return { id: circuitIdOf(vkHash), zkey, wasm, vkHash };
 }
 
@@ -82,34 +168,141 @@ interface Published {
   wasm_sha256: string;
 }
 
-/** `…/v1/circuits/{id}` → the list's URL and the id. */
-function parseCircuitUrl(source: string): { list: string; id: string } {
-  const url = new URL(source);
+const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/;
+
+/** `…/v1/circuits/{id}` → the list's URL and the id, once the source's scheme and host are acceptable. */
+function parseCircuitUrl(source: string, options: LoadCircuitOptions): { origin: string; list: string; id: string } {
+  let url: URL;
+  try {
+    url = new URL(source);
+  } catch {
+    throw new CircuitSourceError(`${source} is not a URL`);
+  }
+  const loopbackAllowed = url.protocol === "http:" && options.allowInsecureLoopback === true && LOOPBACK.test(url.hostname);
+  if (url.protocol !== "https:" && !loopbackAllowed) {
+    throw new CircuitSourceError(`${url.origin}: only https:// circuit sources are accepted (http:// only to a loopback host, with allowInsecureLoopback)`);
+  }
   const match = /^(.*)\/v1\/circuits\/([^/]+)\/?$/.exec(url.pathname);
   if (!match) throw new CircuitSourceError(`${source} is not a …/v1/circuits/{id} URL`);
-  return { list: `${url.origin}${match[1]}/v1/circuits`, id: decodeURIComponent(match[2]!) };
+  // The id goes into a cache path: only the form ids have, never a decoded "%2F".
+  const id = match[2]!;
+  if (!ID.test(id)) throw new CircuitSourceError(`${source}: ${JSON.stringify(id)} is not a circuit id (<name>-<16 hex digits>)`);
+  return { origin: url.origin, list: `${url.origin}${match[1]}/v1/circuits`, id };
+}
+
+/**
+ * GET `url`, at most `limit` bytes (refused as soon as the header or the
+ * streamed body says more), following redirects only within its origin.
+ * Returns the body and its SHA-256, hashed as it arrived.
+ */
+async function download(url: string, limit: number, what: string, get: typeof fetch, timeoutMs: number): Promise<{ bytes: Uint8Array; sha256: string }> {
+  const origin = new URL(url).origin;
+  let current = url;
+  const signal = AbortSignal.timeout(timeoutMs);
+  for (let hop = 0; ; hop++) {
+    const response = await get(current, { redirect: "manual", signal });
+    if (response.status >= 300 && response.status < 400) {
+      await response.body?.cancel();
+      const location = response.headers.get("location");
+      if (!location || hop >= MAX_REDIRECTS) throw new CircuitSourceError(`GET ${current}: HTTP ${response.status} without a usable redirect`);
+      const next = new URL(location, current);
+      if (next.origin !== origin) throw new CircuitSourceError(`GET ${current}: redirected to another origin (${next.origin}): refused`);
+      current = next.href;
+      continue;
+    }
+    if (!response.ok) {
+      await response.body?.cancel();
+      throw new CircuitSourceError(`GET ${current}: HTTP ${response.status}`);
+    }
+    const declared = Number(response.headers.get("content-length") ?? Number.NaN);
+    if (declared > limit) {
+      await response.body?.cancel();
+      throw new CircuitSourceError(`GET ${current}: the ${what} is ${declared} bytes, more than the ${limit} accepted: refused`);
+    }
+    const hash = createHash("sha256");
+    const chunks: Uint8Array[] = [];
+    let total = 0;
+    if (response.body) {
+      const reader = response.body.getReader();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        total += value.byteLength;
+        if (total > limit) {
+          await reader.cancel();
+          throw new CircuitSourceError(`GET ${current}: the ${what} is more than the ${limit} bytes accepted: refused while downloading`);
+        }
+        hash.update(value);
+        chunks.push(value);
+      }
+    }
+    const bytes = new Uint8Array(total);
+    let at = 0;
+    for (const chunk of chunks) {
+      bytes.set(chunk, at);
+      at += chunk.byteLength;
+    }
+    return { bytes, sha256: hash.digest("hex") };
+  }
+}
+
+/** The list's entry for `id`, its fields checked for form. */
+function publishedEntry(body: Uint8Array, list: string, id: string): Published {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(new TextDecoder().decode(body));
+  } catch {
+    throw new CircuitSourceError(`GET ${list}: not JSON`);
+  }
+  const circuits = (parsed as { circuits?: unknown }).circuits;
+  if (!Array.isArray(circuits)) throw new CircuitSourceError(`GET ${list}: no circuits array`);
+  const entry = circuits.find((c) => (c as Published | null)?.id === id) as Published | undefined;
+  if (!entry) throw new CircuitSourceError(`${list} lists no circuit ${id}`);
+  checkId(id, String(entry.vk_hash), list);
+  for (const field of ["zkey_sha256", "wasm_sha256"] as const) {
+    if (typeof entry[field] !== "string" || !HEX64.test(entry[field])) throw new CircuitSourceError(`${list}: ${id}'s ${field} is not 64 hex digits`);
+  }
+  return entry;
+}
+
+/** The cache directory of one circuit of one service: under `root`, named by a hash of the origin and by the (validated) id. */
+export function cacheDirOf(root: string, origin: string, id: string): string {
+  const dir = resolve(root, createHash("sha256").update(origin).digest("hex").slice(0, 32), id);
+  if (!ID.test(id) || !dir.startsWith(resolve(root) + sep)) throw new CircuitSourceError(`${id}: not a cache entry`);
+  return dir;
 }
 
 async function fromService(source: string, options: LoadCircuitOptions): Promise<LoadedCircuit> {
   const get = options.fetch ?? fetch;
-  const { list, id } = parseCircuitUrl(source);
-  const response = await get(list, { signal: AbortSignal.timeout(30_000) });
-  if (!response.ok) throw new CircuitSourceError(`GET ${list}: HTTP ${response.status}`);
-  const { circuits } = (await response.json()) as { circuits: Published[] };
-  const published = circuits.find((c) => c.id === id);
-  if (!published) throw new CircuitSourceError(`${list} lists no circuit ${id}`);
-  // The id is derived from the key: a list that pairs them otherwise is not to be believed.
-  if (circuitIdOf(published.vk_hash) !== id) throw new CircuitSourceError(`${id} does not match its published vk_hash ${published.vk_hash}`);
-  const dir = join(options.cacheDir ?? DEFAULT_CACHE_DIR, id);
-  const [zkey, wasm] = await Promise.all([
-    cached(dir, "zkey", published.zkey_sha256, `${list}/${encodeURIComponent(id)}/zkey`, get),
-    cached(dir, "wasm", published.wasm_sha256, `${list}/${encodeURIComponent(id)}/wasm`, get),
-  ]);
+  const { origin, list, id } = parseCircuitUrl(source, options);
+  const published = publishedEntry((await download(list, DOWNLOAD_LIMITS.list, "list", get, 30_000)).bytes, list, id);
+  // The wasm is refused by its published hash before a byte of it is downloaded.
+  const pin = pinnedByWasm(published.wasm_sha256);
+  if (!pin || `${pin.name}-` !== id.slice(0, pin.name.length + 1)) {
+    throw new CircuitSourceError(`${list}: ${id}'s wasm (SHA-256 ${published.wasm_sha256}) is not a witness generator this SDK pins: refused`);
+  }
+  const dir = cacheDirOf(options.cacheDir ?? DEFAULT_CACHE_DIR, origin, id);
+  const base = `${list}/${id}`;
+  const wasm = await cached(dir, "wasm", published.wasm_sha256, `${base}/wasm`, pin.wasmBytes, get);
+  pinnedCircuitOf(wasm, `${base}/wasm`);
+  const zkey = await cached(dir, "zkey", published.zkey_sha256, `${base}/zkey`, DOWNLOAD_LIMITS.zkey, get, (bytes) =>
+    checkZkey(bytes, pin, published.vk_hash, `${base}/zkey`),
+  );
+  // Checked again when read from the cache: the list's vk_hash may have changed since.
+  await checkZkey(zkey, pin, published.vk_hash, `${base}/zkey`);
   return { id, zkey, wasm, vkHash: published.vk_hash };
 }
 
 /** The artifact from the cache if it is there (refused when it no longer hashes to `expected`), else downloaded, checked and cached. */
-async function cached(dir: string, name: "zkey" | "wasm", expected: string, url: string, get: typeof fetch): Promise<Uint8Array> {
+async function cached(
+  dir: string,
+  name: "zkey" | "wasm",
+  expected: string,
+  url: string,
+  limit: number,
+  get: typeof fetch,
+  check?: (bytes: Uint8Array) => Promise<void>,
+): Promise<Uint8Array> {
   const path = join(dir, name);
   let bytes: Uint8Array | null = null;
   try {
@@ -125,12 +318,12 @@ async function cached(dir: string, name: "zkey" | "wasm", expected: string, url:
     }
     return bytes;
   }
-  const response = await get(url, { signal: AbortSignal.timeout(60_000) });
-  if (!response.ok) throw new CircuitSourceError(`GET ${url}: HTTP ${response.status}`);
-  bytes = new Uint8Array(await response.arrayBuffer());
-  if (sha256(bytes) !== expected) throw new CircuitSourceError(`GET ${url}: the ${name} does not hash to the published SHA-256 ${expected}: refused`);
+  const downloaded = await download(url, limit, name, get, 60_000);
+  if (downloaded.sha256 !== expected) throw new CircuitSourceError(`GET ${url}: the ${name} does not hash to the published SHA-256 ${expected}: refused`);
+  await check?.(downloaded.bytes);
   await mkdir(dir, { recursive: true });
-  await writeFile(`${path}.${process.pid}.tmp`, bytes);
-  await rename(`${path}.${process.pid}.tmp`, path);
-  return bytes;
+  const temporary = `${path}.${randomUUID()}.tmp`;
+  await writeFile(temporary, downloaded.bytes, { flag: "wx" });
+  await rename(temporary, path);
+  return downloaded.bytes;
 }

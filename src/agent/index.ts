@@ -14,7 +14,7 @@ import { identityCommitment, isValidSecret, newSecret, SECRET_RANGE } from "../i
 import { publicSignals, type JsonObject } from "../identity/encoding";
 import { parseFieldElement } from "../identity/field";
 import { newSigningKeyPair, signChallenge } from "../identity/signature";
-import { type LoadedCircuit, loadCircuit } from "./circuit";
+import { CircuitSourceError, type LoadedCircuit, loadCircuit, pinnedCircuitOf } from "./circuit";
 import { createProver, type Prover } from "../prover";
 
 export { verificationKey } from "../verifier/circuit-key";
@@ -83,6 +83,8 @@ function proverFor(circuit: LoadedCircuit, precompute: boolean): Promise<Prover>
   const key = `${circuit.id}:${digest(circuit.zkey)}:${digest(circuit.wasm)}:${precompute}`;
   let prover = provers.get(key);
   if (!prover) {
+    // However the circuit object was made, the witness code run with the secret is a pinned one.
+    pinnedCircuitOf(circuit.wasm, circuit.id);
     prover = createProver({ zkey: circuit.zkey, wasm: circuit.wasm }, { precompute });
     provers.set(key, prover);
     // A failed load is not cached: the next call tries again.
@@ -109,7 +111,12 @@ export async function prove(request: ProveRequest, options: ProveOptions = {}): 
   });
   const circuit = request.circuit ?? (await loadCircuit());
   const prover = await proverFor(circuit, options.precompute ?? true);
-  const { proof } = await prover.prove({ secret: secret.toString(), identity_commitment, nonce, action_hash, context_hash });
+  const statement = [identity_commitment, nonce, action_hash, context_hash];
+  const { proof, publicSignals: proved } = await prover.prove({ secret: secret.toString(), identity_commitment, nonce, action_hash, context_hash });
+  // A proof whose public signals are not exactly the statement would make public something else (a value derived from the secret): none is returned.
+  if (proved.length !== statement.length || proved.some((signal, i) => signal !== statement[i])) {
+    throw new CircuitSourceError(`the circuit ${circuit.id} proves public signals other than the statement: refused, no proof returned`);
+  }
   return JSON.stringify({ pi_a: proof.pi_a, pi_b: proof.pi_b, pi_c: proof.pi_c, protocol: "groth16", curve: "bn128" });
 }
 

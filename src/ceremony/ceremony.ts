@@ -17,42 +17,23 @@
 // and one in phase 2: whoever contributed honestly (and forgot their
 // entropy) can trust the key. verify shows what each participant needs to
 // see: their own contribution hash in the chain snarkjs recomputes.
+//
+// The directory is hostile input (src/ceremony/files.ts): checked whole before
+// a step reads or writes it, and the transcript is parsed into its known
+// fields only (parseTranscript) and written back from them.
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CEREMONY_FILES, CIRCUIT_NAME, type CeremonyFile, shippedFile } from "../circuits/shipped";
 import { sha256Hex as sha256, vkHash as vkHashOf } from "../receipts/circuit";
+import { CeremonyError, parseTranscript, TRANSCRIPT_FORMAT, type Transcript, type TranscriptStep, transcriptText } from "./transcript";
+import { type ZkeyContribution, ZkeyContributionsError, zkeyContributions } from "./contributions";
+import { CeremonyDirError, checkCeremonyDir, readCeremonyFile, stepArea } from "./files";
+export { CeremonyError, parseTranscript, TRANSCRIPT_FORMAT, type Transcript, type TranscriptStep, transcriptText } from "./transcript";
 import { PTAU_BLAKE2B512, PTAU_NAME, PTAU_SOURCE, PtauMismatchError, readPinnedPtau } from "./ptau";
 import { type SnarkjsLogger, zKey } from "./snarkjs";
-
-export const TRANSCRIPT_FORMAT = "zkagent-ceremony/1";
-
-export interface TranscriptStep {
-  step: "init" | "contribution" | "beacon";
-  /** ISO 8601 time the step was made (as the participant's clock says). */
-  at: string;
-  /** The contributor's name as stored in the zkey (contribution and beacon). */
-  name?: string;
-  /** BLAKE2b-512 contribution hash, hex, as snarkjs computes it (contribution and beacon). */
-  hash?: string;
-  /** The beacon value, hex, and 2^iterations_exp hash rounds (beacon only). */
-  beacon?: string;
-  iterations_exp?: number;
-  /** SHA-256 of the zkey this step wrote. */
-  zkey_sha256: string;
-}
-
-export interface Transcript {
-  format: typeof TRANSCRIPT_FORMAT;
-  circuit: string;
-  r1cs_sha256: string;
-  wasm_sha256: string;
-  ptau: { name: string; blake2b512: string; source: string };
-  steps: TranscriptStep[];
-}
-
-export class CeremonyError extends Error {}
 
 const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString("hex");
 const mem = (data: Uint8Array) => ({ type: "mem" as const, data });
@@ -69,47 +50,61 @@ export function checkName(name: string): string {
 
 async function readDir(dir: string, file: CeremonyFile): Promise<Uint8Array> {
   try {
-    return new Uint8Array(await readFile(join(dir, CEREMONY_FILES[file])));
+    return await readCeremonyFile(dir, file);
   } catch (error) {
-    throw new CeremonyError(`${join(dir, CEREMONY_FILES[file])}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    if (error instanceof CeremonyDirError) throw new CeremonyError(error.message);
+    throw error;
   }
 }
 
-/** Writes beside, then renames: a reader never sees half a file, an interrupted step leaves the last good one. */
-async function writeDir(dir: string, file: CeremonyFile, data: Uint8Array | string): Promise<void> {
-  const path = join(dir, CEREMONY_FILES[file]);
-  await writeFile(`${path}.tmp`, data);
-  await rename(`${path}.tmp`, path);
+/** Refuses a directory with anything but regular files and directories in it (before a step reads or writes anything). */
+async function checkDir(dir: string): Promise<void> {
+  try {
+    await checkCeremonyDir(dir);
+  } catch (error) {
+    if (error instanceof CeremonyDirError) throw new CeremonyError(error.message);
+    throw error;
+  }
 }
 
 export async function readTranscript(dir: string): Promise<Transcript> {
-  const text = new TextDecoder().decode(await readDir(dir, "transcript"));
-  let parsed: Transcript;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw new CeremonyError(`${join(dir, CEREMONY_FILES.transcript)} is not JSON`);
-  }
-  if (parsed?.format !== TRANSCRIPT_FORMAT || !Array.isArray(parsed.steps) || parsed.steps.length === 0) {
-    throw new CeremonyError(`${join(dir, CEREMONY_FILES.transcript)} is not a ${TRANSCRIPT_FORMAT} transcript`);
-  }
-  return parsed;
+  return parseTranscript(await readDir(dir, "transcript"), join(dir, CEREMONY_FILES.transcript));
 }
-
-const writeTranscript = (dir: string, transcript: Transcript) => writeDir(dir, "transcript", `${JSON.stringify(transcript, null, 2)}\n`);
 
 async function exportVk(zkey: Uint8Array): Promise<Record<string, unknown>> {
   return zKey.exportVerificationKey(mem(zkey), quiet);
 }
 
-/** A temporary file snarkjs writes its output zkey to (fastfile's memory files are for reading). */
-async function runToZkey(dir: string, step: (out: string) => Promise<unknown>): Promise<{ zkey: Uint8Array; result: unknown }> {
-  const out = join(dir, `${CEREMONY_FILES.zkey}.next`);
-  const result = await step(out);
-  if (result === false) throw new CeremonyError("snarkjs refused the step");
-  const zkey = new Uint8Array(await readFile(out));
-  await rename(out, join(dir, CEREMONY_FILES.zkey));
-  return { zkey, result };
+/** The initial zkey of the circuit on the pinned ptau: deterministic, so anyone can recompute a transcript's init hash. */
+async function initialZkey(r1cs: Uint8Array, ptau: Uint8Array): Promise<Uint8Array> {
+  const scratch = await mkdtemp(join(tmpdir(), "zkagent-init-"));
+  try {
+    const out = join(scratch, CEREMONY_FILES.zkey);
+    await zKey.newZKey(mem(r1cs), mem(ptau), out, quiet);
+    return new Uint8Array(await readFile(out));
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+/** One step's outputs, written in a fresh area of `dir` and renamed into place: the zkey (snarkjs writes it), the vk and the transcript. */
+async function writeStep(dir: string, run: (out: string) => Promise<unknown>, transcript: (zkey: Uint8Array, result: unknown) => Transcript) {
+  const area = await stepArea(dir);
+  try {
+    const out = area.path(CEREMONY_FILES.zkey);
+    const result = await run(out);
+    if (result === false) throw new CeremonyError("snarkjs refused the step");
+    const zkey = new Uint8Array(await readFile(out));
+    await area.write("vk", `${JSON.stringify(await exportVk(zkey), null, 1)}\n`);
+    const next = transcript(zkey, result);
+    await area.write("transcript", transcriptText(next));
+    // snarkjs wrote the zkey itself (in the fresh area); it is committed with the others.
+    await area.adopt("zkey");
+    await area.commit();
+    return next;
+  } finally {
+    await area.discard();
+  }
 }
 
 /** init: the circuit and the pinned ptau → DIR with the initial zkey (no contribution: not usable yet). */
@@ -118,23 +113,31 @@ export async function initCeremony(dir: string, options: { ptau?: string; now?: 
   const ptau = await readPinnedPtau(options.ptau);
   const [r1cs, wasm] = await Promise.all([shippedFile("r1cs"), shippedFile("wasm")]);
   await mkdir(dir, { recursive: true });
-  await writeDir(dir, "r1cs", r1cs);
-  await writeDir(dir, "wasm", wasm);
-  const { zkey } = await runToZkey(dir, (out) => zKey.newZKey(mem(r1cs), mem(ptau), out, quiet));
-  await writeDir(dir, "vk", `${JSON.stringify(await exportVk(zkey), null, 1)}\n`);
-  const transcript: Transcript = {
-    format: TRANSCRIPT_FORMAT,
-    circuit: CIRCUIT_NAME,
-    r1cs_sha256: sha256(r1cs),
-    wasm_sha256: sha256(wasm),
-    ptau: { name: PTAU_NAME, blake2b512: PTAU_BLAKE2B512, source: PTAU_SOURCE },
-    steps: [{ step: "init", at: (options.now?.() ?? new Date()).toISOString(), zkey_sha256: sha256(zkey) }],
-  };
-  await writeTranscript(dir, transcript);
-  return transcript;
+  await checkDir(dir);
+  const area = await stepArea(dir);
+  try {
+    await area.write("r1cs", r1cs);
+    await area.write("wasm", wasm);
+    await area.commit();
+  } finally {
+    await area.discard();
+  }
+  return writeStep(
+    dir,
+    (out) => zKey.newZKey(mem(r1cs), mem(ptau), out, quiet),
+    (zkey) => ({
+      format: TRANSCRIPT_FORMAT,
+      circuit: CIRCUIT_NAME,
+      r1cs_sha256: sha256(r1cs),
+      wasm_sha256: sha256(wasm),
+      ptau: { name: PTAU_NAME, blake2b512: PTAU_BLAKE2B512, source: PTAU_SOURCE },
+      steps: [{ step: "init", at: (options.now?.() ?? new Date()).toISOString(), zkey_sha256: sha256(zkey) }],
+    }),
+  );
 }
 
 async function lastZkey(dir: string): Promise<{ transcript: Transcript; zkey: Uint8Array }> {
+  await checkDir(dir);
   const transcript = await readTranscript(dir);
   const zkey = await readDir(dir, "zkey");
   if (sha256(zkey) !== transcript.steps.at(-1)!.zkey_sha256) throw new CeremonyError(`${CEREMONY_FILES.zkey} is not the zkey of the transcript's last step`);
@@ -152,18 +155,16 @@ export async function contribute(dir: string, name: string, options: { now?: () 
   checkName(name);
   const { transcript, zkey } = await lastZkey(dir);
   const entropy = randomBytes(64).toString("hex");
-  const { zkey: next, result } = await runToZkey(dir, (out) => zKey.contribute(mem(zkey), out, name, entropy, quiet));
-  const step: TranscriptStep = {
-    step: "contribution",
-    at: (options.now?.() ?? new Date()).toISOString(),
-    name,
-    hash: hex(result as Uint8Array),
-    zkey_sha256: sha256(next),
-  };
-  await writeDir(dir, "vk", `${JSON.stringify(await exportVk(next), null, 1)}\n`);
-  transcript.steps.push(step);
-  await writeTranscript(dir, transcript);
-  return step;
+  const at = (options.now?.() ?? new Date()).toISOString();
+  const next = await writeStep(
+    dir,
+    (out) => zKey.contribute(mem(zkey), out, name, entropy, quiet),
+    (written, result) => ({
+      ...transcript,
+      steps: [...transcript.steps, { step: "contribution", at, name, hash: hex(result as Uint8Array), zkey_sha256: sha256(written) }],
+    }),
+  );
+  return next.steps.at(-1)!;
 }
 
 /** beacon: the closing contribution from a public value, 2^iterationsExp hash rounds (snarkjs zkey beacon). */
@@ -180,29 +181,19 @@ export async function applyBeacon(
   const { transcript, zkey } = await lastZkey(dir);
   if (!transcript.steps.some((s) => s.step === "contribution")) throw new CeremonyError("contribute at least once before the beacon");
   const beacon = beaconHex.toLowerCase();
-  const { zkey: next, result } = await runToZkey(dir, (out) => zKey.beacon(mem(zkey), out, name, beacon, iterationsExp, quiet));
-  const step: TranscriptStep = {
-    step: "beacon",
-    at: (options.now?.() ?? new Date()).toISOString(),
-    name,
-    hash: hex(result as Uint8Array),
-    beacon,
-    iterations_exp: iterationsExp,
-    zkey_sha256: sha256(next),
-  };
-  await writeDir(dir, "vk", `${JSON.stringify(await exportVk(next), null, 1)}\n`);
-  transcript.steps.push(step);
-  await writeTranscript(dir, transcript);
-  return step;
-}
-
-/** One contribution as snarkjs's verification reads it back out of the zkey. */
-export interface VerifiedContribution {
-  index: number;
-  name: string;
-  hash: string;
-  beacon?: string;
-  iterations_exp?: number;
+  const at = (options.now?.() ?? new Date()).toISOString();
+  const next = await writeStep(
+    dir,
+    (out) => zKey.beacon(mem(zkey), out, name, beacon, iterationsExp, quiet),
+    (written, result) => ({
+      ...transcript,
+      steps: [
+        ...transcript.steps,
+        { step: "beacon", at, name, hash: hex(result as Uint8Array), beacon, iterations_exp: iterationsExp, zkey_sha256: sha256(written) },
+      ],
+    }),
+  );
+  return next.steps.at(-1)!;
 }
 
 export interface Check {
@@ -214,9 +205,10 @@ export interface Check {
 export interface CeremonyReport {
   ok: boolean;
   checks: Check[];
-  contributions: VerifiedContribution[];
+  contributions: ZkeyContribution[];
   vk_hash: string | null;
   zkey_sha256: string | null;
+
   wasm_sha256: string | null;
 }
 
@@ -235,42 +227,29 @@ async function ceremonyFiles(read: (file: CeremonyFile) => Promise<Uint8Array>):
   return { r1cs: r1cs!, wasm: wasm!, zkey: zkey!, vk: vk!, transcript: transcript! };
 }
 
-export const readCeremonyDir = (dir: string): Promise<CeremonyFiles> => ceremonyFiles((file) => readDir(dir, file));
+/** A ceremony directory's files, once the directory is checked (files.ts): nothing is read from one holding a link, a FIFO or a device. */
+export async function readCeremonyDir(dir: string): Promise<CeremonyFiles> {
+  await checkDir(dir);
+  return ceremonyFiles((file) => readDir(dir, file));
+}
 export const shippedCeremony = (): Promise<CeremonyFiles> => ceremonyFiles(shippedFile);
 
 /**
- * snarkjs's log of verifyFromR1cs, read back: it prints every contribution
- * (newest first) as "contribution #i NAME:" and its hash in four rows of
- * 32-bit words, and, for a beacon, the beacon value and its iterations.
- */
-export function parseVerifyLog(lines: readonly string[]): VerifiedContribution[] {
-  const found: VerifiedContribution[] = [];
-  for (const line of lines) {
-    const head = /^contribution #(\d+) ?([\s\S]*?):\n([\s\S]*)$/.exec(line);
-    if (head) {
-      found.push({ index: Number(head[1]), name: head[2]!, hash: head[3]!.replace(/\s+/g, "") });
-      continue;
-    }
-    const last = found.at(-1);
-    const beacon = /^Beacon generator: ([0-9a-f]+)$/.exec(line);
-    if (beacon && last) last.beacon = beacon[1];
-    const iterations = /^Beacon iterations Exp: (\d+)$/.exec(line);
-    if (iterations && last) last.iterations_exp = Number(iterations[1]);
-  }
-  return found.sort((a, b) => a.index - b.index);
-}
-
-/**
  * verify: every link from the circuit to the verification key, each a check
- * in the report (ok only when all hold):
- *   r1cs        the repository's circuit (its SHA-256 is the shipped r1cs's)
- *   wasm        the repository's witness generator
- *   ptau        BLAKE2b-512 is the pinned public phase 1
+ * in the report (ok only when all hold). The transcript is checked, not
+ * trusted: everything it says is compared with what is recomputed.
+ *   transcript  a zkagent-ceremony/1 transcript (known step labels, well-formed fields)
+ *   circuit     the transcript names this circuit
+ *   r1cs        the repository's circuit (its SHA-256 is the shipped r1cs's, as the transcript says)
+ *   wasm        the repository's witness generator, likewise
+ *   ptau        the file is the pinned public phase 1, and the transcript names it (name and BLAKE2b-512)
+ *   steps       init first and once, a beacon only last, times well-formed and in order
+ *   init        the init step's zkey is the one r1cs + ptau give (recomputed)
  *   zkey        snarkjs zkey verify: the zkey derives from r1cs + ptau
  *               through every contribution recorded in it
- *   contributions  at least one, and the transcript lists exactly those
- *               (names, hashes, beacon) in that order
- *   transcript  the final zkey is the one the transcript's last step wrote
+ *   contributions  at least one, read from the zkey itself (names, hashes,
+ *               beacon), and the transcript lists exactly those in that order
+ *   transcript  (last) the final zkey is the one the transcript's last step wrote
  *   vk          verification_key.json is the zkey's
  */
 export async function verifyCeremony(files: CeremonyFiles, options: { ptau?: string } = {}): Promise<CeremonyReport> {
@@ -281,12 +260,17 @@ export async function verifyCeremony(files: CeremonyFiles, options: { ptau?: str
 
   let transcript: Transcript;
   try {
-    transcript = JSON.parse(new TextDecoder().decode(files.transcript));
-    if (transcript?.format !== TRANSCRIPT_FORMAT || !Array.isArray(transcript.steps)) throw new Error();
-  } catch {
-    add("transcript", false, `not a ${TRANSCRIPT_FORMAT} transcript`);
+    transcript = parseTranscript(files.transcript);
+  } catch (error) {
+    if (!(error instanceof CeremonyError)) throw error;
+    add("transcript", false, error.message);
     return done();
   }
+  add(
+    "circuit",
+    transcript.circuit === CIRCUIT_NAME,
+    `transcript names ${JSON.stringify(transcript.circuit)}${transcript.circuit === CIRCUIT_NAME ? "" : `, not ${CIRCUIT_NAME}`}`,
+  );
   const [shippedR1cs, shippedWasm] = await Promise.all([shippedFile("r1cs"), shippedFile("wasm")]);
   const r1csHash = sha256(files.r1cs);
   add("r1cs", r1csHash === sha256(shippedR1cs) && r1csHash === transcript.r1cs_sha256, `sha256 ${r1csHash}`);
@@ -295,16 +279,31 @@ export async function verifyCeremony(files: CeremonyFiles, options: { ptau?: str
   let ptau: Uint8Array;
   try {
     ptau = await readPinnedPtau(options.ptau);
-    add("ptau", true, `BLAKE2b-512 ${PTAU_BLAKE2B512.slice(0, 32)}… (${PTAU_NAME})`);
   } catch (error) {
     if (!(error instanceof PtauMismatchError) && !(error as NodeJS.ErrnoException).code) throw error;
     add("ptau", false, (error as Error).message);
     return done();
   }
+  const namesPinned = transcript.ptau.name === PTAU_NAME && transcript.ptau.blake2b512 === PTAU_BLAKE2B512;
+  add(
+    "ptau",
+    namesPinned,
+    namesPinned
+      ? `BLAKE2b-512 ${PTAU_BLAKE2B512.slice(0, 32)}… (${PTAU_NAME})`
+      : `the transcript names ptau ${JSON.stringify(transcript.ptau.name)} (BLAKE2b-512 ${transcript.ptau.blake2b512.slice(0, 16)}…), not the pinned ${PTAU_NAME} (${PTAU_BLAKE2B512.slice(0, 16)}…)`,
+  );
+  add("steps", ...stepOrder(transcript.steps));
+  // A transcript that already fails its own checks is not worth the seconds of the cryptographic ones.
+  if (!checks.every((c) => c.ok)) return done();
+  const init = sha256(await initialZkey(files.r1cs, ptau));
+  add(
+    "init",
+    transcript.steps[0]!.zkey_sha256 === init,
+    `the initial zkey is ${init}${transcript.steps[0]!.zkey_sha256 === init ? "" : `, the transcript says ${transcript.steps[0]!.zkey_sha256}`}`,
+  );
 
-  const log: string[] = [];
   const errors: string[] = [];
-  const logger: SnarkjsLogger = { debug() {}, info: (m) => log.push(m), warn: (m) => errors.push(m), error: (m) => errors.push(m) };
+  const logger: SnarkjsLogger = { debug() {}, info() {}, warn: (m) => errors.push(m), error: (m) => errors.push(m) };
   let zkeyOk = false;
   try {
     zkeyOk = await zKey.verifyFromR1cs(mem(files.r1cs), mem(ptau), mem(files.zkey), logger);
@@ -314,31 +313,37 @@ export async function verifyCeremony(files: CeremonyFiles, options: { ptau?: str
   add("zkey", zkeyOk, zkeyOk ? "snarkjs zkey verify: ZKey Ok!" : `snarkjs zkey verify failed: ${errors.join("; ") || "invalid"}`);
   if (!zkeyOk) return done();
 
-  const contributions = parseVerifyLog(log);
+  let contributions: ZkeyContribution[];
+  try {
+    contributions = await zkeyContributions(files.zkey);
+  } catch (error) {
+    if (!(error instanceof ZkeyContributionsError)) throw error;
+    add("contributions", false, error.message);
+    return done();
+  }
   report.contributions = contributions;
   const recorded = transcript.steps.filter((s) => s.step !== "init");
-  const same =
-    recorded.length === contributions.length &&
-    recorded.every((s, i) => {
-      const c = contributions[i]!;
-      return (
-        s.name === c.name &&
-        s.hash === c.hash &&
-        (s.step === "beacon") === (c.beacon !== undefined) &&
-        s.beacon === c.beacon &&
-        s.iterations_exp === c.iterations_exp
-      );
-    });
+  const mismatch =
+    recorded.length !== contributions.length
+      ? `the transcript lists ${recorded.length} contributions, the zkey holds ${contributions.length}`
+      : recorded
+          .map((s, i) => {
+            const c = contributions[i]!;
+            const same =
+              s.name === c.name &&
+              s.hash === c.hash &&
+              (s.step === "beacon") === (c.beacon !== undefined) &&
+              s.beacon === c.beacon &&
+              s.iterations_exp === c.iterations_exp;
+            return same ? null : `contribution #${c.index} in the transcript is not the zkey's`;
+          })
+          .find((m) => m !== null);
   add(
     "contributions",
-    contributions.length > 0 && same,
-    contributions.length === 0
-      ? "none: the key's toxic waste is known"
-      : same
-        ? `${contributions.length} in the zkey, as the transcript lists them`
-        : "the transcript does not list the zkey's contributions",
+    contributions.length > 0 && !mismatch,
+    contributions.length === 0 ? "none: the key's toxic waste is known" : (mismatch ?? `${contributions.length} in the zkey, as the transcript lists them`),
   );
-  add("transcript", transcript.steps.at(-1)?.zkey_sha256 === report.zkey_sha256, `final zkey sha256 ${report.zkey_sha256}`);
+  add("transcript", transcript.steps.at(-1)!.zkey_sha256 === report.zkey_sha256, `final zkey sha256 ${report.zkey_sha256}`);
 
   const exported = await exportVk(files.zkey);
   let committed: unknown = null;
@@ -348,4 +353,20 @@ export async function verifyCeremony(files: CeremonyFiles, options: { ptau?: str
   report.vk_hash = vkHashOf(exported);
   add("vk", committed !== null && vkHashOf(committed) === report.vk_hash, `vk_hash ${report.vk_hash}`);
   return done();
+}
+
+/** Whether the steps are in a ceremony's order (init once and first, a beacon only last) with well-formed, non-decreasing times. */
+function stepOrder(steps: readonly TranscriptStep[]): [boolean, string] {
+  if (steps[0]!.step !== "init" || steps.slice(1).some((s) => s.step === "init")) return [false, "init must be the first step and only that"];
+  if (steps.slice(0, -1).some((s) => s.step === "beacon")) return [false, "a beacon may only be the last step"];
+  let previous = "";
+  for (const [i, s] of steps.entries()) {
+    const time = Date.parse(s.at);
+    if (!Number.isFinite(time) || new Date(time).toISOString() !== s.at)
+      return [false, `step ${i + 1}'s time ${JSON.stringify(s.at)} is not an ISO 8601 UTC time`];
+    if (s.at < previous) return [false, `step ${i + 1}'s time ${s.at} is before the step it follows`];
+    if (time > Date.now() + 24 * 3600_000) return [false, `step ${i + 1}'s time ${s.at} is in the future`];
+    previous = s.at;
+  }
+  return [true, `${steps.length} steps, in order`];
 }

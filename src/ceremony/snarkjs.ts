@@ -27,6 +27,22 @@ export async function singleThreadCurve(): Promise<void> {
   global.curve_bn128 = await curve;
 }
 
+/** The single-threaded BN254 curve of ffjavascript (for reading points as snarkjs stores them). */
+export async function bn128(): Promise<Bn128> {
+  await singleThreadCurve();
+  return (await curve) as Bn128;
+}
+
+/** The part of ffjavascript's curve used here: a group's points from their stored (Montgomery, little-endian) form to the uncompressed big-endian one snarkjs hashes. */
+interface CurveGroup {
+  fromRprLEM(buffer: Uint8Array, offset: number): unknown;
+  toRprUncompressed(buffer: Uint8Array, offset: number, point: unknown): void;
+}
+export interface Bn128 {
+  G1: CurveGroup;
+  G2: CurveGroup;
+}
+
 /** snarkjs's logger interface; messages are collected, never printed by snarkjs itself. */
 export interface SnarkjsLogger {
   debug(message: string): void;

@@ -9,6 +9,8 @@
 // instance with that circuit's key), built on first use: the shipped
 // circuit's is the one main.ts wires (batched, maybe threaded); the others
 // come from `verifierFor`.
+import { CEREMONY_FILE_LIMITS } from "../ceremony/limits";
+import { CeremonyError, parseTranscript, transcriptText } from "../ceremony/transcript";
 import { sha256Hex as sha256, vkHash } from "../receipts/circuit";
 import type { CircuitRecord, CircuitWithArtifacts, Store } from "../store/interface";
 import type { SnarkjsVerificationKey, Verifier } from "../verifier/types";
@@ -38,7 +40,19 @@ export const UNKNOWN_REREAD_MS = 100;
  */
 export const setupOf = (id: string): "development" | "operator" => (id === SHIPPED_CIRCUIT_ID ? "development" : "operator");
 
-/** A verified ceremony's files as the store keeps them. `files` must have passed verifyCeremony. */
+/**
+ * A verified ceremony's files as the store keeps them. `files` must have
+ * passed verifyCeremony. The transcript stored is rebuilt from its known
+ * fields (parseTranscript, within CEREMONY_FILE_LIMITS.transcript), never the
+ * bytes as handed over: what is served is what was verified.
+ */
+function verifiedTranscriptText(bytes: Uint8Array): string {
+  if (bytes.length > CEREMONY_FILE_LIMITS.transcript) {
+    throw new CeremonyError(`the transcript is ${bytes.length} bytes, more than the ${CEREMONY_FILE_LIMITS.transcript} accepted`);
+  }
+  return transcriptText(parseTranscript(bytes));
+}
+
 export function circuitRecordOf(files: { zkey: Uint8Array; wasm: Uint8Array; vk: Uint8Array; transcript: Uint8Array }, now: number): CircuitWithArtifacts {
   const vk = JSON.parse(new TextDecoder().decode(files.vk));
   const hash = vkHash(vk);
@@ -49,7 +63,7 @@ export function circuitRecordOf(files: { zkey: Uint8Array; wasm: Uint8Array; vk:
     vkHash: hash,
     zkeySha256: sha256(files.zkey),
     wasmSha256: sha256(files.wasm),
-    transcript: new TextDecoder().decode(files.transcript),
+    transcript: verifiedTranscriptText(files.transcript),
     createdAt: now,
     activatedAt: null,
     retiredAt: null,

@@ -5,7 +5,7 @@ import type { Config } from "../config";
 import { proveGroupCommand, proveGroupHelp } from "./prove-group";
 import { parse, parseContext, printJson, requireString, say, secretOption, shown, UsageError, warn } from "./args";
 
-export const proveHelp = `zkagent prove (--secret S | --secret-file PATH) --nonce N --action A [--context JSON] [--circuit SOURCE [--cache-dir DIR]] [--json]
+export const proveHelp = `zkagent prove (--secret S | --secret-file PATH) --nonce N --action A [--context JSON] [--circuit SOURCE [--cache-dir DIR] [--allow-insecure-loopback]] [--json]
   Proves knowledge of the identity secret for one challenge, bound to its
   nonce, the action and the context. Prints the string to submit as "proof"
   (with --json: {"proof": "…", "circuit_id": "…"}). The secret is a decimal field element in
@@ -14,8 +14,12 @@ export const proveHelp = `zkagent prove (--secret S | --secret-file PATH) --nonc
   --circuit: the circuit the challenge names (its circuit_id), as a URL
   https://…/v1/circuits/{id} (artifacts checked against the SHA-256 the service
   publishes, cached in --cache-dir, default ~/.cache/zkagent/circuits, and
-  checked again when read from it) or a ceremony directory. Default: the
-  development circuit built in.
+  checked again when read from it) or a ceremony directory. Whatever the
+  source, the witness wasm must be one this build pins and the zkey must be
+  for that circuit, with a key hashing to the circuit's vk_hash.
+  --allow-insecure-loopback: accept an http:// URL to this machine
+  (localhost, 127.0.0.0/8, ::1); other http:// URLs are always refused.
+  Default: the development circuit built in.
 
 ${proveGroupHelp}`;
 
@@ -30,6 +34,7 @@ export async function proveCommand(argv: string[], config: Config): Promise<numb
     context: { type: "string" },
     circuit: { type: "string" },
     "cache-dir": { type: "string" },
+    "allow-insecure-loopback": { type: "boolean" },
     json: { type: "boolean" },
   });
   if (values.help) return (say(proveHelp), 0);
@@ -38,7 +43,7 @@ export async function proveCommand(argv: string[], config: Config): Promise<numb
   if (secret === null || !isValidSecret(secret)) throw new UsageError(`the secret must be a decimal field element in ${SECRET_RANGE}`);
   let circuit: Awaited<ReturnType<typeof loadCircuit>>;
   try {
-    circuit = await loadCircuit(values.circuit, { cacheDir: values["cache-dir"] });
+    circuit = await loadCircuit(values.circuit, { cacheDir: values["cache-dir"], allowInsecureLoopback: values["allow-insecure-loopback"] === true });
   } catch (error) {
     if (!(error instanceof CircuitSourceError)) throw error;
     warn(`zkagent: ${shown(error.message)}`);

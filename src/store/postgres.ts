@@ -663,27 +663,35 @@ export class PostgresStore implements Store {
     return row ? new Uint8Array(row.bytes) : null;
   }
 
+  // Activate and retire of a circuit are serialised (the same advisory lock)
+  // and conditional (the row is locked and its state re-read, each UPDATE
+  // names the state it changes from): a retire racing an activate can never
+  // leave the retired circuit active.
   async activateCircuit(id: string, at: number): Promise<ActivateCircuitResult> {
     if (hasNul(id)) return "unknown";
     return this.sql.begin(async (tx) => {
       await tx`SELECT pg_advisory_xact_lock(${CIRCUIT_LOCK_ID.toString()}::bigint)`;
-      const [row] = await tx`SELECT state FROM circuits WHERE id = ${id}`;
+      const [row] = await tx`SELECT state FROM circuits WHERE id = ${id} FOR UPDATE`;
       if (!row) return "unknown";
       if (row.state === "active") return "already_active";
       if (row.state === "retired") return "retired";
       await tx`UPDATE circuits SET state = 'accepted' WHERE state = 'active'`;
-      await tx`UPDATE circuits SET state = 'active', activated_at = ${at} WHERE id = ${id}`;
+      const [activated] = await tx`UPDATE circuits SET state = 'active', activated_at = ${at} WHERE id = ${id} AND state = 'accepted' RETURNING id`;
+      if (!activated) throw new Error(`circuit ${id} changed state under its row lock`);
       return "activated";
     });
   }
 
   async retireCircuit(id: string, at: number): Promise<RetireCircuitResult> {
     if (hasNul(id)) return "unknown";
-    const [retired] = await this.sql`UPDATE circuits SET state = 'retired', retired_at = ${at} WHERE id = ${id} AND state = 'accepted' RETURNING id`;
-    if (retired) return "retired";
-    const [row] = await this.sql`SELECT state FROM circuits WHERE id = ${id}`;
-    if (!row) return "unknown";
-    return row.state === "active" ? "active" : "already_retired";
+    return this.sql.begin(async (tx) => {
+      await tx`SELECT pg_advisory_xact_lock(${CIRCUIT_LOCK_ID.toString()}::bigint)`;
+      const [retired] = await tx`UPDATE circuits SET state = 'retired', retired_at = ${at} WHERE id = ${id} AND state = 'accepted' RETURNING id`;
+      if (retired) return "retired";
+      const [row] = await tx`SELECT state FROM circuits WHERE id = ${id}`;
+      if (!row) return "unknown";
+      return row.state === "active" ? "active" : "already_retired";
+    });
   }
 
   async retireSigningKey(kid: string, at: number): Promise<"retired" | "already_retired" | "active" | "unknown"> {

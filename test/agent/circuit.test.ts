@@ -8,6 +8,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CircuitSourceError, loadCircuit } from "../../src/agent";
+import { cacheDirOf } from "../../src/agent/circuit";
 import { SHIPPED_CIRCUIT_ID, SHIPPED_VK_HASH, shippedCircuitRecord } from "../../src/circuits/registry";
 import { createHarness, type Harness } from "../support/harness";
 
@@ -17,7 +18,7 @@ const ART = "circuits/artifacts";
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 let h: Harness;
 let tmp: string;
-const base = "http://zkagent.test";
+const base = "https://zkagent.test";
 const viaApp = (tamper?: (path: string, bytes: Uint8Array) => Uint8Array) =>
   (async (input: string | URL | Request, init?: RequestInit) => {
     const response = await h.app.handle(new Request(input, init));
@@ -46,7 +47,7 @@ describe("loadCircuit", () => {
     expect(circuit).toMatchObject({ id: SHIPPED_CIRCUIT_ID, vkHash: SHIPPED_VK_HASH });
     expect(circuit.zkey).toEqual(new Uint8Array(readFileSync(`${ART}/agent_identity.zkey`)));
     expect(circuit.wasm).toEqual(new Uint8Array(readFileSync(`${ART}/agent_identity.wasm`)));
-    const cachedZkey = join(cacheDir, SHIPPED_CIRCUIT_ID, "zkey");
+    const cachedZkey = join(cacheDirOf(cacheDir, base, SHIPPED_CIRCUIT_ID), "zkey");
     expect(existsSync(cachedZkey)).toBe(true);
 
     // Read from the cache: no artifact is downloaded again.
@@ -71,7 +72,7 @@ describe("loadCircuit", () => {
       return copy;
     });
     await expect(loadCircuit(`${base}/v1/circuits/${SHIPPED_CIRCUIT_ID}`, { cacheDir, fetch: swapped })).rejects.toThrow(/does not hash to the published/);
-    expect(existsSync(join(cacheDir, SHIPPED_CIRCUIT_ID, "zkey"))).toBe(false);
+    expect(existsSync(join(cacheDirOf(cacheDir, base, SHIPPED_CIRCUIT_ID), "zkey"))).toBe(false);
   });
 
   test("an id the list does not publish, or a URL that names no circuit, is refused", async () => {

@@ -56,9 +56,9 @@ describe("prove", () => {
     // The shipped circuit's prover is built (and cached) by this call or an earlier one.
     const signals = publicSignals({ identityCommitment: BigInt(agent.identity_commitment), ...SAMPLE });
     expect(await referenceVerify(verificationKey, signals, JSON.parse(await prove({ secret: agent.secret, ...SAMPLE, circuit })))).toBe(true);
-    // An empty WebAssembly module: not a witness calculator, so building a prover for it fails.
+    // An empty WebAssembly module: not a pinned witness generator, refused before a prover is built for it.
     const other = { ...circuit, wasm: new Uint8Array([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]) };
-    await expect(prove({ secret: agent.secret, ...SAMPLE, circuit: other })).rejects.toThrow(/circuit_mismatch/);
+    await expect(prove({ secret: agent.secret, ...SAMPLE, circuit: other })).rejects.toThrow(/is not one this SDK pins: refused, not run/);
   });
 
   test("the proof pool memoises: the same statement gives the same proof string", async () => {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseVerifyLog } from "../../src/ceremony/ceremony";
+import { zkeyContributions } from "../../src/ceremony/contributions";
 import { blake2b512, PTAU_BLAKE2B512 } from "../../src/ceremony/ptau";
 import { vkHash } from "../../src/receipts/circuit";
 import { verificationKey } from "../../src/verifier/circuit-key";
@@ -59,7 +59,18 @@ describe("the shipped circuit", () => {
     expect(code).toBe(0);
     const report = JSON.parse(stdout);
     expect(report.ok).toBe(true);
-    expect(report.checks.map((c: { check: string }) => c.check)).toEqual(["r1cs", "wasm", "ptau", "zkey", "contributions", "transcript", "vk"]);
+    expect(report.checks.map((c: { check: string }) => c.check)).toEqual([
+      "circuit",
+      "r1cs",
+      "wasm",
+      "ptau",
+      "steps",
+      "init",
+      "zkey",
+      "contributions",
+      "transcript",
+      "vk",
+    ]);
     expect(report.vk_hash).toBe(vkHash(verificationKey));
     const transcript = JSON.parse(readFileSync(`${ART}/transcript.json`, "utf8"));
     const steps = transcript.steps.filter((s: { step: string }) => s.step !== "init");
@@ -159,19 +170,21 @@ describe("a new ceremony from the command line", () => {
   });
 });
 
-test("parseVerifyLog reads snarkjs's contribution lines, newest first in the log, oldest first out", () => {
-  const hash = (c: string) => `\t\t${`${c.repeat(8)} `.repeat(4).trim()}`;
-  const lines = [
-    "-------------------------",
-    `contribution #2 the beacon:\n${hash("b")}\n${hash("b")}\n${hash("b")}\n${hash("b")}`,
-    "Beacon generator: 0a0b",
-    "Beacon iterations Exp: 3",
-    "-------------------------",
-    `contribution #1 :\n${hash("a")}\n${hash("a")}\n${hash("a")}\n${hash("a")}`,
-    "ZKey Ok!",
-  ];
-  expect(parseVerifyLog(lines)).toEqual([
-    { index: 1, name: "", hash: "a".repeat(128) },
-    { index: 2, name: "the beacon", hash: "b".repeat(128), beacon: "0a0b", iterations_exp: 3 },
-  ]);
+test("the contributions read from the zkey (names, hashes, beacon) are what snarkjs's own verification prints for it", async () => {
+  const { zKey } = await import("../../src/ceremony/snarkjs");
+  const zkey = new Uint8Array(readFileSync(`${ART}/agent_identity.zkey`));
+  const log: string[] = [];
+  const logger = { debug() {}, info: (m: string) => log.push(m), warn() {}, error() {} };
+  const mem = (data: Uint8Array) => ({ type: "mem" as const, data });
+  expect(await zKey.verifyFromR1cs(mem(readFileSync(`${ART}/agent_identity.r1cs`)), mem(readFileSync(PTAU)), mem(zkey), logger)).toBe(true);
+  // snarkjs's log: "contribution #i NAME:" then the hash in rows of hex words; "Beacon generator: HEX".
+  const fromLog = log
+    .map((line) => /^contribution #(\d+) ?([\s\S]*?):\n([\s\S]*)$/.exec(line))
+    .filter((m) => m !== null)
+    .map((m) => ({ index: Number(m[1]), name: m[2], hash: m[3]!.replace(/\s+/g, "") }))
+    .sort((a, b) => a.index - b.index);
+  const read = await zkeyContributions(zkey);
+  expect(fromLog).toHaveLength(3);
+  expect(read.map(({ index, name, hash }) => ({ index, name, hash }))).toEqual(fromLog);
+  expect(read.at(-1)!.beacon).toBe(log.find((l) => l.startsWith("Beacon generator: "))!.slice("Beacon generator: ".length));
 });

@@ -10,6 +10,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createIdentity } from "../../src/agent";
+import { cacheDirOf } from "../../src/agent/circuit";
 import { call, newKey, type Node, startNode } from "../multinode/nodes";
 
 setDefaultTimeout(60_000);
@@ -38,7 +39,8 @@ async function cli(args: string[], env: Record<string, string> = {}, stdin?: str
 /** `zkagent prove` for a challenge, the secret on stdin; with `circuit`, from that source. */
 async function proveCli(secret: string, challenge: { nonce: string }, circuit?: string) {
   const args = ["prove", "--secret-file", "-", "--nonce", challenge.nonce, "--action", "purchase", "--context", JSON.stringify(context), "--json"];
-  if (circuit) args.push("--circuit", circuit, "--cache-dir", cacheDir);
+  // The node listens on 127.0.0.1: plain http is accepted for loopback only when asked.
+  if (circuit) args.push("--circuit", circuit, "--cache-dir", cacheDir, "--allow-insecure-loopback");
   return cli(args, {}, secret);
 }
 
@@ -143,7 +145,7 @@ describe("an operator's own phase 2, then a rotation on a running service", () =
   });
 
   test("an artifact altered in the client's cache is refused", async () => {
-    const cached = join(cacheDir, newId, "zkey");
+    const cached = join(cacheDirOf(cacheDir, new URL(node.url).origin, newId), "zkey");
     const bytes = new Uint8Array(readFileSync(cached));
     bytes[bytes.length - 1]! ^= 0x01;
     writeFileSync(cached, bytes);

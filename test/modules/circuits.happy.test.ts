@@ -89,6 +89,18 @@ describe("GET /v1/circuits (public)", () => {
     expect(`sha256:${sha256(canonicalize(await vk.json()) as string)}`).toBe(c.vk_hash);
   });
 
+  test("If-None-Match: * and the entity tag (weak or strong) answer 304; W/* and a * inside a list are no entity tags and answer 200 (RFC 9110 §13.1.2)", async () => {
+    const [c] = (await h.call("GET", "/v1/circuits", { key: null })).body.circuits;
+    const status = async (ifNoneMatch: string) =>
+      (await h.app.handle(new Request(`http://zkagent.test/v1/circuits/${c.id}/wasm`, { headers: { "if-none-match": ifNoneMatch } }))).status;
+    expect(await status("*")).toBe(304);
+    expect(await status(` W/"${c.wasm_sha256}"`)).toBe(304);
+    expect(await status(`"other", "${c.wasm_sha256}"`)).toBe(304);
+    expect(await status("W/*")).toBe(200);
+    expect(await status(`"other", *`)).toBe(200);
+    expect(await status(`"other"`)).toBe(200);
+  });
+
   test("an unknown circuit is a 404 Circuit not found, for the version and each artifact", async () => {
     for (const path of ["/v1/circuits/agent_identity-0000000000000000", "/v1/circuits/nope/zkey", "/v1/circuits/%E0%A4/vk"]) {
       const response = await h.call("GET", path, { key: null });

@@ -14,13 +14,15 @@ import { ARTIFACT_MEDIA_TYPES, type ArtifactKind, listCircuits, readArtifact, re
 
 const IMMUTABLE = "public, max-age=31536000, immutable";
 
-/** Whether an If-None-Match header names this ETag (or is "*"). */
+/**
+ * Whether an If-None-Match header names this ETag (weak comparison) or is
+ * exactly "*" (RFC 9110 §13.1.2: "*" is the whole field or nothing; "W/*"
+ * and a "*" inside a list are not entity tags and match nothing).
+ */
 function matches(ifNoneMatch: string | null, etag: string): boolean {
   if (!ifNoneMatch) return false;
-  return ifNoneMatch.split(",").some((tag) => {
-    const value = tag.trim().replace(/^W\//, "");
-    return value === "*" || value === etag;
-  });
+  if (ifNoneMatch.trim() === "*") return true;
+  return ifNoneMatch.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag);
 }
 
 /** Each artifact route: its operation, what it is, and how it is described in the document. */

@@ -117,27 +117,34 @@ export const ceremonyTranscript = t.Object(
     circuit: t.String({ examples: [CIRCUIT_NAME] }),
     r1cs_sha256: hex64("SHA-256 of the circuit's r1cs: the one the service ships"),
     wasm_sha256: hex64("SHA-256 of the witness generator: GET …/wasm"),
-    ptau: t.Object({
-      name: t.String(),
-      blake2b512: hex128("BLAKE2b-512 of the phase-1 file"),
-      source: t.String(),
-    }),
+    ptau: t.Object(
+      {
+        name: t.String(),
+        blake2b512: hex128("BLAKE2b-512 of the phase-1 file"),
+        source: t.String(),
+      },
+      { additionalProperties: false },
+    ),
     steps: t.Array(
-      t.Object({
-        step: t.Union([t.Literal("init"), t.Literal("contribution"), t.Literal("beacon")]),
-        at: t.String({ description: "When the step was made, by the participant's clock (ISO 8601)" }),
-        name: t.Optional(t.String({ description: "The contributor's name as stored in the zkey (contribution and beacon)" })),
-        hash: t.Optional(hex128("BLAKE2b-512 contribution hash (contribution and beacon)")),
-        beacon: t.Optional(t.String({ description: "The beacon value, hex (beacon only)" })),
-        iterations_exp: t.Optional(Type.Integer({ minimum: 0, description: "2^n hash rounds (beacon only)" })),
-        zkey_sha256: hex64("SHA-256 of the zkey this step wrote; the last one's is the circuit's zkey_sha256"),
-      }),
+      t.Object(
+        {
+          step: t.Union([t.Literal("init"), t.Literal("contribution"), t.Literal("beacon")]),
+          at: t.String({ format: "date-time", description: "When the step was made, by the participant's clock (ISO 8601, UTC)" }),
+          name: t.Optional(t.String({ description: "The contributor's name as stored in the zkey (contribution and beacon)" })),
+          hash: t.Optional(hex128("BLAKE2b-512 contribution hash (contribution and beacon)")),
+          beacon: t.Optional(t.String({ description: "The beacon value, hex (beacon only)" })),
+          iterations_exp: t.Optional(Type.Integer({ minimum: 0, description: "2^n hash rounds (beacon only)" })),
+          zkey_sha256: hex64("SHA-256 of the zkey this step wrote; the last one's is the circuit's zkey_sha256"),
+        },
+        { additionalProperties: false },
+      ),
       { minItems: 1 },
     ),
   },
   {
     description:
-      "The phase-2 ceremony's transcript (docs/trust.md): every step and the zkey it wrote. Served byte for byte as added; hashes to transcript_sha256. `zkagent ceremony verify` checks it against the zkey.",
+      "The phase-2 ceremony's transcript (docs/trust.md): every step and the zkey it wrote, as rebuilt from what `circuits add` verified (its known fields only); hashes to transcript_sha256. `zkagent ceremony verify` checks it against the zkey.",
+    additionalProperties: false,
   },
 );
 

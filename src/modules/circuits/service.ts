@@ -42,19 +42,37 @@ export function ceremonySummary(transcriptText: string): CeremonySummary {
   };
 }
 
-export const circuitViewOf = (c: CircuitRecord): CircuitView => ({
-  id: c.id,
-  state: c.state,
-  setup: setupOf(c.id),
-  vk_hash: c.vkHash,
-  zkey_sha256: c.zkeySha256,
-  wasm_sha256: c.wasmSha256,
-  transcript_sha256: sha256(c.transcript),
-  created_at: iso(c.createdAt)!,
-  activated_at: iso(c.activatedAt),
-  retired_at: iso(c.retiredAt),
-  ceremony: ceremonySummary(c.transcript),
-});
+// What the list shows of a transcript, computed once per circuit version and
+// kept: a version's transcript never changes once added (its id is its key's
+// hash), so no request parses or hashes one again (a large transcript had
+// made every GET /v1/circuits slow for everyone).
+const described = new Map<string, { transcriptSha256: string; ceremony: CeremonySummary }>();
+function describe(c: CircuitRecord): { transcriptSha256: string; ceremony: CeremonySummary } {
+  const key = `${c.id}:${c.transcript.length}`;
+  let found = described.get(key);
+  if (!found) {
+    found = { transcriptSha256: sha256(c.transcript), ceremony: ceremonySummary(c.transcript) };
+    described.set(key, found);
+  }
+  return found;
+}
+
+export const circuitViewOf = (c: CircuitRecord): CircuitView => {
+  const { transcriptSha256, ceremony } = describe(c);
+  return {
+    id: c.id,
+    state: c.state,
+    setup: setupOf(c.id),
+    vk_hash: c.vkHash,
+    zkey_sha256: c.zkeySha256,
+    wasm_sha256: c.wasmSha256,
+    transcript_sha256: transcriptSha256,
+    created_at: iso(c.createdAt)!,
+    activated_at: iso(c.activatedAt),
+    retired_at: iso(c.retiredAt),
+    ceremony,
+  };
+};
 
 export async function listCircuits(circuits: CircuitRegistry): Promise<{ active: string; circuits: CircuitView[] }> {
   const [active, all] = await Promise.all([circuits.active(), circuits.list()]);
@@ -74,7 +92,7 @@ export async function readArtifact(circuits: CircuitRegistry, id: string | null,
     case "vk":
       return { body: record.vk, hash: record.vkHash.replace(/^sha256:/, ""), contentType: ARTIFACT_MEDIA_TYPES.vk };
     case "transcript":
-      return { body: record.transcript, hash: sha256(record.transcript), contentType: ARTIFACT_MEDIA_TYPES.transcript };
+      return { body: record.transcript, hash: describe(record).transcriptSha256, contentType: ARTIFACT_MEDIA_TYPES.transcript };
     case "zkey":
     case "wasm": {
       const bytes = await circuits.artifact(record.id, kind);
