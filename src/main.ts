@@ -16,6 +16,7 @@ import { openStore } from "./store";
 import type { Store } from "./store/interface";
 import type { Clock } from "./clock";
 import { batchingServiceVerifier } from "./verifier/service";
+import { DeliveryWorker } from "./webhooks/worker";
 import pkg from "../package.json";
 
 const PURGE_INTERVAL_MS = 60_000;
@@ -148,6 +149,19 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   purgeTimer.unref();
   await purge();
 
+  // Every node delivers webhooks from the outbox (docs/webhooks.md); the worker only reads it, signs and sends.
+  const webhooks = new DeliveryWorker({
+    store,
+    clock: systemClock,
+    logger,
+    receipts,
+    metrics,
+    allowPrivate: config.webhooksAllowPrivate === "true",
+    timeoutMs: config.webhooksTimeoutMs,
+    pollMs: config.webhooksPollMs,
+  });
+  webhooks.start();
+
   const app = createApp(deps).listen({ port: config.port, hostname: config.hostname, reusePort: options.reusePort ?? false });
   const url = listenUrl(app.server!.port!);
   if (!config.publicUrl) receipts.issuer = url;
@@ -180,6 +194,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       // Elysia runs onAfterResponse hooks (request log, metrics) a tick after the response is out.
       await new Promise((resolve) => setImmediate(resolve));
       await purging; // a purge in progress still holds the database
+      await webhooks.stop(); // attempts in flight end within their deadline and are recorded
       await store.close();
       await circuits.close();
       verifier.close();
