@@ -44,7 +44,22 @@ import { StoreUnavailableError } from "./interface";
 import { sqliteMigrations } from "./migrations/sqlite";
 import { eventTypeOf, newEventId, subscribedPattern } from "../webhooks/events";
 import { outboxWritten } from "../webhooks/wake";
-import { evidenceText, heldIdempotency, setMandateRefusal, toAgent, toAudit, toChallenge, toCircuit, toKey, toSigningKey, toSpend, toUsage, toClaimedWebhookDelivery, toWebhookDelivery, toWebhookEndpoint } from "./rows";
+import {
+  evidenceText,
+  heldIdempotency,
+  setMandateRefusal,
+  toAgent,
+  toAudit,
+  toChallenge,
+  toCircuit,
+  toKey,
+  toSigningKey,
+  toSpend,
+  toUsage,
+  toClaimedWebhookDelivery,
+  toWebhookDelivery,
+  toWebhookEndpoint,
+} from "./rows";
 
 export interface SqliteOptions {
   synchronous?: "NORMAL" | "FULL";

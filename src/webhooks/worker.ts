@@ -160,7 +160,7 @@ export class DeliveryWorker {
   }
 
   private async sendOnce(delivery: ClaimedWebhookDelivery): Promise<AttemptResult & { final?: boolean }> {
-    const { store, clock, allowPrivate, timeoutMs } = this.options;
+    const { clock, allowPrivate, timeoutMs } = this.options;
     const { endpoint } = delivery;
     if (endpoint.deletedAt !== null) return { delivered: false, status: null, error: "endpoint deleted", final: true };
     const body = delivery.payload ?? (await this.fixPayload(delivery));
