@@ -837,7 +837,8 @@ export class PostgresStore implements Store {
 
   async claimWebhookDeliveries(claim: WebhookClaim): Promise<ClaimedWebhookDelivery[]> {
     const { token, now, until, limit, perEndpoint } = claim;
-    const skip = JSON.stringify(claim.skipEndpoints);
+    // Endpoint ids are whep_<hex>: a comma never occurs in one.
+    const skip = claim.skipEndpoints.join(",");
     // A conditional UPDATE: nodes claiming at once may pick the same rows, but
     // the second waits for the first's row lock and re-checks the lease
     // condition against the committed row, so each row goes to one claimant.
@@ -846,7 +847,7 @@ export class PostgresStore implements Store {
         SELECT event_id, endpoint_id, next_at, row_number() OVER (PARTITION BY endpoint_id ORDER BY next_at, event_id) AS place
         FROM webhook_deliveries
         WHERE state = 'pending' AND next_at <= ${now} AND (lease_until IS NULL OR lease_until < ${now})
-          AND endpoint_id NOT IN (SELECT jsonb_array_elements_text(${skip}::jsonb)))
+          AND NOT (endpoint_id = ANY (string_to_array(${skip}::text, ','))))
       UPDATE webhook_deliveries SET lease_token = ${token}, lease_until = ${until}
       WHERE (event_id, endpoint_id) IN (SELECT event_id, endpoint_id FROM due WHERE place <= ${perEndpoint} ORDER BY next_at LIMIT ${limit})
         AND state = 'pending' AND (lease_until IS NULL OR lease_until < ${now})`;

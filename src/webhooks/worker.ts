@@ -39,7 +39,7 @@ export interface WorkerOptions {
   resolve?: Resolver;
 }
 
-export const DEFAULT_PER_ENDPOINT = 4;
+export const DEFAULT_PER_ENDPOINT = 16;
 const DEFAULT_BATCH = 64;
 /** Beyond the attempt's own deadline: building the body, the DNS lookup, recording the outcome. */
 const LEASE_MARGIN_MS = 15_000;
@@ -122,11 +122,12 @@ export class DeliveryWorker {
     const attempt = this.attempt(delivery)
       .catch((error) => this.options.logger.warn("webhook attempt not recorded", { event_id: delivery.eventId, error: String(error) }))
       .finally(() => {
-        const left = (this.inFlight.get(endpoint) ?? 1) - 1;
-        if (left > 0) this.inFlight.set(endpoint, left);
+        const held = this.inFlight.get(endpoint) ?? 1;
+        if (held > 1) this.inFlight.set(endpoint, held - 1);
         else this.inFlight.delete(endpoint);
         this.attempts.delete(attempt);
-        this.wake(); // a slot is free: this endpoint's next delivery may be due
+        // The endpoint was skipped by claims while it was full: read again for its waiting deliveries.
+        if (held >= this.perEndpoint) this.wake();
       });
     this.attempts.add(attempt);
   }

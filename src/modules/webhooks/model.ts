@@ -1,3 +1,5 @@
+// Type.Integer, not Elysia's t.Integer: that one also admits numeric strings (for query strings), which a response never is.
+import { Type } from "@sinclair/typebox";
 import { t } from "elysia";
 import { EVENT_TYPES, isEventType } from "../../webhooks/events";
 
@@ -65,9 +67,9 @@ export const webhookDelivery = t.Object(
     type: t.String({ enum: [...EVENT_TYPES] }),
     session_id: t.String(),
     state: t.Union([t.Literal("pending"), t.Literal("delivered"), t.Literal("failed")]),
-    attempts: t.Integer({ minimum: 0 }),
+    attempts: Type.Integer({ minimum: 0 }),
     next_attempt_at: t.Union([t.String({ format: "date-time" }), t.Null()], { description: "When a pending delivery is tried next; null otherwise" }),
-    last_status: t.Union([t.Integer(), t.Null()], { description: "The HTTP status of the last attempt; null when none came" }),
+    last_status: t.Union([Type.Integer(), t.Null()], { description: "The HTTP status of the last attempt; null when none came" }),
     last_error: t.Union([t.String(), t.Null()]),
     created_at: t.String({ format: "date-time" }),
     finished_at: t.Union([t.String({ format: "date-time" }), t.Null()]),
@@ -78,7 +80,7 @@ export const webhookDelivery = t.Object(
 export const webhookDeliveries = t.Object({ deliveries: t.Array(webhookDelivery) }, { additionalProperties: false });
 
 export const redeliverResponse = t.Object(
-  { event_id: t.String(EVENT_ID), redelivered: t.Integer({ minimum: 1, description: "Deliveries made pending again (one per endpoint)" }) },
+  { event_id: t.String(EVENT_ID), redelivered: Type.Integer({ minimum: 1, description: "Deliveries made pending again (one per endpoint)" }) },
   { additionalProperties: false },
 );
 
