@@ -27,11 +27,13 @@ export interface Receiver {
   restart(): void;
 }
 
-export function startReceiver(options: { port?: number; delayMs?: number; path?: string } = {}): Receiver {
+/** `failFirst`: answer 500 to the first delivery of each webhook-id (it is then retried). */
+export function startReceiver(options: { port?: number; delayMs?: number; path?: string; failFirst?: boolean } = {}): Receiver {
   const log: Received[] = [];
   const overlaps: string[] = [];
   const inProgress = new Set<string>();
   const secrets: string[] = [];
+  const refused = new Set<string>();
   const path = options.path ?? "/hooks";
   const handler = async (request: Request) => {
     const text = await request.text();
@@ -48,6 +50,10 @@ export function startReceiver(options: { port?: number; delayMs?: number; path?:
           valid = true;
           break;
         } catch {}
+      }
+      if (options.failFirst && !refused.has(id)) {
+        refused.add(id);
+        return new Response("try again", { status: 500 });
       }
       log.push({ id, body: JSON.parse(text), at: Date.now(), valid, signatures: (headers["webhook-signature"] ?? "").split(" ").length });
       return new Response(valid ? "ok" : "bad signature", { status: valid ? 200 : 400 });
