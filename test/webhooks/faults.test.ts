@@ -14,7 +14,7 @@ import { createTestDatabase, postgresTestUrl, type TestDatabase } from "../suppo
 import { keyIdOf } from "../modules/flow";
 import { freePort } from "../reliability/support";
 import { type Receiver, startReceiver, until } from "./receiver";
-import { decideOne, percentile, registerAgents, registerEndpoint, type Service, startService } from "./support";
+import { type Answer, decideOne, percentile, registerAgents, registerEndpoint, type Service, startService } from "./support";
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -89,7 +89,7 @@ describe("webhook faults", () => {
     const arrival = (sessionId: string) => b.log.find((x) => x.body.data.session_id === sessionId)?.at;
     /** Key B's delivery latencies over `rounds` rounds of one B decision beside three of `other` (none: B alone). */
     const latencies = async (rounds: number, other: string | null) => {
-      const answers = [];
+      const answers: Answer[] = [];
       for (let i = 0; i < rounds; i++) {
         const [answer] = await Promise.all([
           decideOne(h, keyB, i % 2 ? "failed" : "verified"),
@@ -168,7 +168,7 @@ describe("two PostgreSQL nodes, one outbox", () => {
     r.secrets.push((await registerEndpoint(h, key, r.url)).secret);
     await registerAgents(h, key);
 
-    const answers = [];
+    const answers: Answer[] = [];
     for (let i = 0; i < 200; i += 25)
       answers.push(...(await Promise.all(Array.from({ length: 25 }, (_, j) => decideOne(h, key, (["verified", "failed", "refused"] as const)[(i + j) % 3]!)))));
     await until(() => r.ids().size >= 200, 30_000, "200 events from two nodes");
