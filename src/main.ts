@@ -124,6 +124,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     limits: { maxPendingPerKey: config.maxPendingPerKey, defaultAgentRateLimit: config.defaultAgentRateLimit, maxAgentsPerKey: config.maxAgentsPerKey },
     metricsToken: config.metricsToken || undefined,
     publicUrl: config.publicUrl || undefined,
+    webhooks: { allowPrivate: config.webhooksAllowPrivate === "true" },
   };
 
   if (options.bootstrap !== false) await bootstrapAndAnnounce(store, systemClock, config.defaultRateLimit);

@@ -42,7 +42,7 @@ export interface WorkerOptions {
 export const DEFAULT_PER_ENDPOINT = 16;
 const DEFAULT_BATCH = 64;
 /** Beyond the attempt's own deadline: building the body, the DNS lookup, recording the outcome. */
-const LEASE_MARGIN_MS = 15_000;
+const LEASE_MARGIN_MS = 5_000;
 
 export class DeliveryWorker {
   private readonly inFlight = new Map<string, number>();
