@@ -216,6 +216,8 @@ function eventOperations(): Record<string, OpenAPIV3_1.PathItemObject> {
           description:
             "Sent at least once (deduplicate by webhook-id), within a second of the decision; retried with exponential backoff for more than 24 hours until a 2xx answers. Redirects are not followed.",
           tags: ["Webhooks"],
+          // The receiver authenticates the delivery by its signature headers, not by a credential.
+          security: [],
           parameters: WEBHOOK_HEADERS,
           requestBody: { required: true, content: { "application/json": { schema: { $ref: "#/components/schemas/WebhookEvent" } } } },
           responses: { "200": { description: "Received: any 2xx ends the delivery; anything else, or no answer within the timeout, is retried" } },
