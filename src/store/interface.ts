@@ -325,6 +325,8 @@ export interface WebhookAttemptOutcome {
   status: number | null;
   error: string | null;
   at: number;
+  /** The body the attempt sent, stored with the outcome when the event has none yet (its first attempt). */
+  payload?: string;
 }
 
 export interface WebhookDeliveryQuery {
@@ -487,9 +489,7 @@ export interface Store {
    * another only once the lease has run out.
    */
   claimWebhookDeliveries(claim: WebhookClaim): Promise<ClaimedWebhookDelivery[]>;
-  /** Fixes the event's body unless fixed already; returns the body that is stored. */
-  setWebhookPayload(eventId: string, payload: string): Promise<string>;
-  /** Records an attempt, only while `token` still holds the lease; false otherwise. */
+  /** Records an attempt (and its body, when the event has none yet), only while `token` still holds the lease; false otherwise. */
   finishWebhookDelivery(eventId: string, endpointId: string, token: string, outcome: WebhookAttemptOutcome): Promise<boolean>;
   /** Deliveries, newest first. */
   listWebhookDeliveries(query: WebhookDeliveryQuery): Promise<WebhookDeliveryRecord[]>;

@@ -859,19 +859,20 @@ export class PostgresStore implements Store {
     return rows.map(toClaimedWebhookDelivery);
   }
 
-  async setWebhookPayload(eventId: string, payload: string): Promise<string> {
-    await this.sql`UPDATE webhook_events SET payload = ${payload} WHERE id = ${eventId} AND payload IS NULL`;
-    const [row] = await this.sql`SELECT payload FROM webhook_events WHERE id = ${eventId}`;
-    return row.payload;
-  }
-
   async finishWebhookDelivery(eventId: string, endpointId: string, token: string, outcome: WebhookAttemptOutcome): Promise<boolean> {
     const { state, attempts, nextAt, status, error, at } = outcome;
     const finishedAt = state === "pending" ? null : at;
+    const payload = outcome.payload ?? null;
+    // One statement: the attempt, and the body when the event has none yet.
     const rows = await this.sql`
-      UPDATE webhook_deliveries SET state = ${state}, attempts = ${attempts}, next_at = ${nextAt}, last_status = ${status}, last_error = ${error},
-        finished_at = ${finishedAt}, lease_token = NULL, lease_until = NULL
-      WHERE event_id = ${eventId} AND endpoint_id = ${endpointId} AND lease_token = ${token} AND state = 'pending' RETURNING event_id`;
+      WITH finished AS (
+        UPDATE webhook_deliveries SET state = ${state}, attempts = ${attempts}, next_at = ${nextAt}, last_status = ${status}, last_error = ${error},
+          finished_at = ${finishedAt}, lease_token = NULL, lease_until = NULL
+        WHERE event_id = ${eventId} AND endpoint_id = ${endpointId} AND lease_token = ${token} AND state = 'pending' RETURNING event_id),
+      fixed AS (
+        UPDATE webhook_events SET payload = ${payload}
+        WHERE id IN (SELECT event_id FROM finished) AND payload IS NULL AND ${payload}::text IS NOT NULL)
+      SELECT event_id FROM finished`;
     return rows.length === 1;
   }
 

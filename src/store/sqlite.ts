@@ -271,7 +271,6 @@ export class SqliteStore implements Store {
          WHERE d.lease_token = ? AND d.state = 'pending'`,
       ),
       setPayload: db.query("UPDATE webhook_events SET payload = ? WHERE id = ? AND payload IS NULL"),
-      getPayload: db.query("SELECT payload FROM webhook_events WHERE id = ?"),
       finishDelivery: db.query(
         `UPDATE webhook_deliveries SET state = $state, attempts = $attempts, next_at = $nextAt, last_status = $status, last_error = $error,
            finished_at = CASE WHEN $state = 'pending' THEN NULL ELSE $at END, lease_token = NULL, lease_until = NULL
@@ -851,15 +850,13 @@ export class SqliteStore implements Store {
     });
   }
 
-  async setWebhookPayload(eventId: string, payload: string): Promise<string> {
-    return this.immediate("store webhook payload", () => {
-      this.q.setPayload.run(payload, eventId);
-      return (this.q.getPayload.get(eventId) as { payload: string }).payload;
-    });
-  }
-
   async finishWebhookDelivery(eventId: string, endpointId: string, token: string, outcome: WebhookAttemptOutcome): Promise<boolean> {
-    return this.immediate("record webhook attempt", () => this.q.finishDelivery.run({ eventId, endpointId, token, ...outcome }).changes === 1);
+    const { payload, ...fields } = outcome;
+    return this.immediate("record webhook attempt", () => {
+      if (this.q.finishDelivery.run({ eventId, endpointId, token, ...fields }).changes !== 1) return false;
+      if (payload !== undefined) this.q.setPayload.run(payload, eventId);
+      return true;
+    });
   }
 
   async listWebhookDeliveries(query: WebhookDeliveryQuery): Promise<WebhookDeliveryRecord[]> {

@@ -138,14 +138,15 @@ export class DeliveryWorker {
     const result = await this.sendOnce(delivery);
     const at = clock.now();
     const attempts = delivery.attempts + 1;
+    const payload = result.payload === undefined ? {} : { payload: result.payload };
     let outcome: WebhookAttemptOutcome;
-    if (result.delivered) outcome = { state: "delivered", attempts, nextAt: at, status: result.status, error: null, at };
+    if (result.delivered) outcome = { state: "delivered", attempts, nextAt: at, status: result.status, error: null, at, ...payload };
     else {
       const next = result.final ? null : nextAttemptAt(this.schedule, delivery.createdAt, attempts, at);
       outcome =
         next === null
-          ? { state: "failed", attempts, nextAt: at, status: result.status, error: result.error, at }
-          : { state: "pending", attempts, nextAt: next, status: result.status, error: result.error, at };
+          ? { state: "failed", attempts, nextAt: at, status: result.status, error: result.error, at, ...payload }
+          : { state: "pending", attempts, nextAt: next, status: result.status, error: result.error, at, ...payload };
     }
     const recorded = await store.finishWebhookDelivery(delivery.eventId, delivery.endpointId, delivery.leaseToken, outcome);
     this.options.metrics?.webhookAttempt(outcome.state === "delivered" ? "delivered" : outcome.state === "failed" ? "failed" : "retry");
@@ -160,34 +161,37 @@ export class DeliveryWorker {
       });
   }
 
-  private async sendOnce(delivery: ClaimedWebhookDelivery): Promise<AttemptResult & { final?: boolean }> {
+  private async sendOnce(delivery: ClaimedWebhookDelivery): Promise<AttemptResult & { final?: boolean; payload?: string }> {
     const { clock, allowPrivate, timeoutMs } = this.options;
     const { endpoint } = delivery;
     if (endpoint.deletedAt !== null) return { delivered: false, status: null, error: "endpoint deleted", final: true };
-    const body = delivery.payload ?? (await this.fixPayload(delivery));
+    const body = delivery.payload ?? (await this.buildPayload(delivery));
     if (typeof body !== "string") return { delivered: false, status: null, ...body };
+    const fixed = delivery.payload === null ? { payload: body } : {};
     // Checked again at every attempt: what the name resolves to now is what we connect to.
     const target = await checkTarget(endpoint.url, allowPrivate, this.resolve);
-    if (!target.ok) return { delivered: false, status: null, error: `URL refused: ${target.problem}` };
+    if (!target.ok) return { delivered: false, status: null, error: `URL refused: ${target.problem}`, ...fixed };
     const now = clock.now();
     const secrets = [endpoint.secret];
     if (endpoint.previousSecret && endpoint.previousUntil !== null && endpoint.previousUntil > now) secrets.push(endpoint.previousSecret);
-    return send(target.target, webhookHeaders(secrets, delivery.eventId, now, body), body, timeoutMs);
+    return { ...(await send(target.target, webhookHeaders(secrets, delivery.eventId, now, body), body, timeoutMs)), ...fixed };
   }
 
   /**
-   * The body of the event, built at its first attempt from the decided
-   * session and its receipt (signed now from the stored evidence if the
-   * decider died before signing: the same receipt, docs/receipts.md), then
-   * stored, so every attempt and every endpoint gets the same bytes.
+   * The body of the event at its first attempt, from the decided session and
+   * its receipt (signed now from the stored evidence if the decider died
+   * before signing: the same receipt, docs/receipts.md). It is stored with
+   * the attempt's outcome, so later attempts send the same bytes; two
+   * endpoints' first attempts build the same bytes (the stored receipt, one
+   * serialization).
    */
-  private async fixPayload(delivery: ClaimedWebhookDelivery): Promise<string | { error: string; final?: boolean }> {
+  private async buildPayload(delivery: ClaimedWebhookDelivery): Promise<string | { error: string; final?: boolean }> {
     const { store, logger, receipts } = this.options;
     const record = await store.getChallenge(delivery.sessionId);
     if (!record || record.status === "pending" || !isEventType(delivery.type)) return { error: "session no longer stored", final: true };
     const receipt = await receiptOrNull({ store, logger, ...receipts }, record);
     // Retried later rather than sent without the receipt a status read would show.
     if (receipt === null && record.evidence) return { error: "receipt not signed yet" };
-    return store.setWebhookPayload(delivery.eventId, JSON.stringify(eventPayload(delivery.type, record, receipt)));
+    return JSON.stringify(eventPayload(delivery.type, record, receipt));
   }
 }

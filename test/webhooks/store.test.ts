@@ -111,7 +111,7 @@ for (const { name, open } of storesUnderTest()) {
       expect(expired.length).toBe(59);
     }, 60_000);
 
-    test("the payload is fixed once; redeliver makes an event pending again, due now, for its key only", async () => {
+    test("the body is fixed by the first attempt; redeliver makes an event pending again, due now, for its key only", async () => {
       const store = await open();
       const key = makeKey();
       await store.createKey(key);
@@ -119,22 +119,19 @@ for (const { name, open } of storesUnderTest()) {
       await decided(store, key.id, "verified");
       const [d] = await claim(store, "t", T0 + 5);
       expect(d!.payload).toBeNull();
-      expect(await store.setWebhookPayload(d!.eventId, '{"a":1}')).toBe('{"a":1}');
-      expect(await store.setWebhookPayload(d!.eventId, '{"a":2}')).toBe('{"a":1}');
-      await store.finishWebhookDelivery(d!.eventId, d!.endpointId, "t", {
-        state: "failed",
-        attempts: 30,
-        nextAt: T0 + 5,
-        status: null,
-        error: "timeout",
-        at: T0 + 5,
-      });
+      const failed = { state: "failed" as const, attempts: 30, nextAt: T0 + 5, status: null, error: "timeout", at: T0 + 5 };
+      expect(await store.finishWebhookDelivery(d!.eventId, d!.endpointId, "t", { ...failed, payload: '{"a":1}' })).toBe(true);
       expect(await store.redeliverWebhook(d!.eventId, "another-key", T0 + 6)).toBe(0);
       expect(await store.redeliverWebhook(d!.eventId, key.id, T0 + 6)).toBe(1);
       const [again] = await claim(store, "t2", T0 + 6);
       expect([again!.eventId, again!.attempts, again!.payload, again!.createdAt]).toEqual([d!.eventId, 0, '{"a":1}', T0 + 6]);
       expect(await store.redeliverWebhook(d!.eventId, key.id, T0 + 7)).toBe(0); // leased now: not twice at once
       expect(await store.oldestPendingWebhook()).toBe(T0 + 6);
+      // A later attempt's body does not replace the first.
+      expect(await store.finishWebhookDelivery(d!.eventId, d!.endpointId, "t2", { ...failed, payload: '{"a":2}' })).toBe(true);
+      expect(await store.oldestPendingWebhook()).toBeNull();
+      expect(await store.redeliverWebhook(d!.eventId, key.id, T0 + 8)).toBe(1);
+      expect((await claim(store, "t3", T0 + 8))[0]!.payload).toBe('{"a":1}');
     }, 60_000);
   });
 }
