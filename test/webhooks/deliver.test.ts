@@ -10,7 +10,7 @@ const seen: { path: string; host: string | null }[] = [];
 const server = Bun.serve({
   port: 0,
   hostname: "127.0.0.1",
-  async fetch(request) {
+  async fetch(request): Promise<Response> {
     const url = new URL(request.url);
     seen.push({ path: url.pathname, host: request.headers.get("host") });
     if (url.pathname === "/moved") return new Response(null, { status: 302, headers: { location: `http://127.0.0.1:${server.port}/elsewhere` } });
