@@ -64,6 +64,11 @@ export const systemResolver: Resolver = (host) => lookup(host, { all: true, verb
 
 /** The URL's form alone, before any lookup: null when acceptable, else what is wrong. */
 export function urlProblem(text: string, allowPrivate: boolean): string | null {
+  // Stored and shown as given: no control characters (U+0000 cannot even be stored by PostgreSQL).
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x20 || code === 0x7f) return "must not contain control characters";
+  }
   let url: URL;
   try {
     url = new URL(text);

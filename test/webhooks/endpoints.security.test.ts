@@ -75,6 +75,7 @@ describe("POST /v1/webhooks refuses with a 400 naming the problem", () => {
       "Invalid field url: resolves to ::1, a loopback, link-local or private address (allowed only where the operator sets WEBHOOKS_ALLOW_PRIVATE=true)",
     ],
     ["a name that does not resolve", "https://nowhere.example/in", ["session.verified"], "Invalid field url: host nowhere.example does not resolve"],
+    ["a control character in the URL", "https://hooks.example/in\u0000x", ["session.verified"], "Invalid field url: must not contain control characters"],
     ["credentials in the URL", "https://user:pw@hooks.example/in", ["session.verified"], "Invalid field url: must not carry credentials"],
     [
       "an unknown event name",
