@@ -161,9 +161,9 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     timeoutMs: config.webhooksTimeoutMs,
     pollMs: config.webhooksPollMs,
   });
-  webhooks.start();
 
   const app = createApp(deps).listen({ port: config.port, hostname: config.hostname, reusePort: options.reusePort ?? false });
+  webhooks.start();
   const url = listenUrl(app.server!.port!);
   if (!config.publicUrl) receipts.issuer = url;
   logger.info("listening", { url, database: deps.store.kind, swagger: `${url}/swagger` });
