@@ -16,7 +16,7 @@ import { openStore } from "./store";
 import type { Store } from "./store/interface";
 import type { Clock } from "./clock";
 import { batchingServiceVerifier } from "./verifier/service";
-import { DeliveryWorker } from "./webhooks/worker";
+import { DeliveryWorker, WEBHOOK_RETENTION_MS } from "./webhooks/worker";
 import pkg from "../package.json";
 
 const PURGE_INTERVAL_MS = 60_000;
@@ -137,6 +137,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       const removed = await store.purgeChallenges(systemClock.now() - RETENTION_MS);
       if (removed > 0) logger.info("purged expired sessions", { removed });
       await store.purgeIdempotency(systemClock.now() - IDEMPOTENCY_RETENTION_MS);
+      // Finished webhook deliveries stay listable (and redeliverable) for WEBHOOK_RETENTION_MS.
+      await store.purgeWebhooks(systemClock.now() - WEBHOOK_RETENTION_MS);
       // The only DELETE the append-only audit log allows (see the store's purgeAudit).
       if (config.auditRetentionDays > 0) {
         const removed = await store.purgeAudit(systemClock.now() - config.auditRetentionDays * DAY_MS);

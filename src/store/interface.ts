@@ -497,6 +497,8 @@ export interface Store {
   redeliverWebhook(eventId: string, keyId: string | null, now: number): Promise<number>;
   /** When the oldest pending delivery's round began, or null when none is pending. */
   oldestPendingWebhook(): Promise<number | null>;
+  /** Deletes deliveries delivered or failed before `before`, and the events left without any; returns how many deliveries. */
+  purgeWebhooks(before: number): Promise<number>;
 
   /** Throws when the database cannot be reached. */
   ping(): Promise<void>;

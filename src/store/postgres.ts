@@ -898,6 +898,14 @@ export class PostgresStore implements Store {
     return rows.length;
   }
 
+  async purgeWebhooks(before: number): Promise<number> {
+    return this.sql.begin(async (tx) => {
+      const removed = (await tx`DELETE FROM webhook_deliveries WHERE state <> 'pending' AND finished_at < ${before}`).count;
+      await tx`DELETE FROM webhook_events e WHERE created_at < ${before} AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id)`;
+      return removed;
+    });
+  }
+
   async oldestPendingWebhook(): Promise<number | null> {
     const [row] = await this.sql`SELECT min(created_at) AS at FROM webhook_deliveries WHERE state = 'pending'`;
     return row.at === null ? null : Number(row.at);

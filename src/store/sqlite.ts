@@ -288,6 +288,8 @@ export class SqliteStore implements Store {
            AND NOT (state = 'pending' AND lease_until IS NOT NULL AND lease_until >= $now)`,
       ),
       oldestPending: db.query("SELECT min(created_at) AS at FROM webhook_deliveries WHERE state = 'pending'"),
+      purgeDeliveries: db.query("DELETE FROM webhook_deliveries WHERE state <> 'pending' AND finished_at < ?"),
+      purgeEvents: db.query("DELETE FROM webhook_events WHERE created_at < ? AND id NOT IN (SELECT event_id FROM webhook_deliveries)"),
       pendingAll: db.query("SELECT count(*) AS n FROM challenges WHERE status = 'pending' AND expires_at >= ?"),
       pendingForKey: db.query("SELECT count(*) AS n FROM challenges WHERE key_id = ? AND status = 'pending' AND expires_at >= ?"),
     };
@@ -868,6 +870,14 @@ export class SqliteStore implements Store {
     const changed = await this.immediate("redeliver webhook", () => this.q.redeliver.run({ eventId, keyId, now }).changes);
     if (changed > 0) outboxWritten();
     return changed;
+  }
+
+  async purgeWebhooks(before: number): Promise<number> {
+    return this.immediate("purge webhooks", () => {
+      const removed = this.q.purgeDeliveries.run(before).changes;
+      this.q.purgeEvents.run(before);
+      return removed;
+    });
   }
 
   async oldestPendingWebhook(): Promise<number | null> {

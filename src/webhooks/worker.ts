@@ -40,6 +40,8 @@ export interface WorkerOptions {
 }
 
 export const DEFAULT_PER_ENDPOINT = 16;
+/** How long a delivered or failed delivery stays listable and redeliverable before the purge removes it (and its event). */
+export const WEBHOOK_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 const DEFAULT_BATCH = 64;
 /** Beyond the attempt's own deadline: building the body, the DNS lookup, recording the outcome. */
 const LEASE_MARGIN_MS = 5_000;

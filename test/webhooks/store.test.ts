@@ -132,6 +132,13 @@ for (const { name, open } of storesUnderTest()) {
       expect(await store.oldestPendingWebhook()).toBeNull();
       expect(await store.redeliverWebhook(d!.eventId, key.id, T0 + 8)).toBe(1);
       expect((await claim(store, "t3", T0 + 8))[0]!.payload).toBe('{"a":1}');
+      // The purge keeps what is pending or finished since `before`, and removes the rest with its event.
+      expect(await store.purgeWebhooks(T0 + 100)).toBe(0);
+      await store.finishWebhookDelivery(d!.eventId, d!.endpointId, "t3", { ...failed, state: "delivered", at: T0 + 9 });
+      expect(await store.purgeWebhooks(T0 + 9)).toBe(0);
+      expect(await store.purgeWebhooks(T0 + 10)).toBe(1);
+      expect(await store.listWebhookDeliveries({ limit: 10 })).toEqual([]);
+      expect(await store.redeliverWebhook(d!.eventId, key.id, T0 + 11)).toBe(0);
     }, 60_000);
   });
 }
