@@ -201,7 +201,6 @@ export const sqliteMigrations: string[] = [
      created_at  INTEGER NOT NULL,
      payload     TEXT
    );
-   CREATE INDEX webhook_events_session ON webhook_events (session_id);
    CREATE TABLE webhook_deliveries (
      event_id      TEXT NOT NULL,
      endpoint_id   TEXT NOT NULL,
