@@ -653,9 +653,9 @@ export class SqliteStore implements Store {
   /** The decided record's event and its deliveries, when the key has an endpoint subscribed to it. Inside the open transaction. */
   private writeOutbox(record: ChallengeRecord): boolean {
     const type = eventTypeOf(record.status as "verified" | "failed");
-    // A read, then single-row inserts: an INSERT … SELECT needs a statement
-    // journal inside the transaction, which cost every decision ~100 µs
-    // even when the key has no endpoint (bench/outbox.ts).
+    // A read, then single-row inserts: a key without endpoints costs the
+    // decision one indexed read, and no INSERT … SELECT (which takes a
+    // statement journal inside a transaction) runs at all (bench/outbox.ts).
     const endpoints = this.q.subscribedEndpoints.all(record.keyId, subscribedPattern(type)) as { id: string }[];
     if (endpoints.length === 0) return false;
     const params = { eventId: newEventId(), keyId: record.keyId, at: record.decidedAt! };
