@@ -4,6 +4,7 @@
 // receipt of the proof answer, on both stores.
 import { afterEach, describe, expect, test } from "bun:test";
 import { systemClock } from "../../src/clock";
+import { openSqlite } from "../../src/store/sqlite";
 import { startReceiver, type Receiver, until } from "./receiver";
 import { type Answer, decideOne, type Kind, registerAgents, registerEndpoint, type Service, startService, percentile } from "./support";
 import { storesUnderTest } from "../support/stores";
@@ -69,3 +70,24 @@ for (const { name, open } of storesUnderTest()) {
     }, 60_000);
   });
 }
+
+describe("secret rotation on the wire", () => {
+  test("after a rotation each delivery carries two signatures: a receiver still on the old secret accepts it, one on the new one too", async () => {
+    service = await startService(openSqlite(":memory:"), systemClock);
+    const { h } = service;
+    receiver = startReceiver();
+    const key = await h.newKey("rotating");
+    const { id, secret: old } = await registerEndpoint(h, key, receiver.url);
+    await registerAgents(h, key);
+    const rotated = await h.call("POST", `/v1/webhooks/${id}/rotate-secret`, { key });
+    expect(rotated.status).toBe(200);
+    receiver.secrets.push(old); // the receiver has not been told about the new secret yet
+    await decideOne(h, key, "verified");
+    await until(() => receiver!.log.length >= 1, 5_000, "the delivery");
+    expect(receiver.log[0]).toMatchObject({ valid: true, signatures: 2 });
+    receiver.secrets.splice(0, 1, rotated.body.secret); // and now only about the new one
+    await decideOne(h, key, "failed");
+    await until(() => receiver!.log.length >= 2, 5_000, "the second delivery");
+    expect(receiver.log[1]).toMatchObject({ valid: true, signatures: 2 });
+  }, 30_000);
+});
