@@ -54,7 +54,9 @@ function exampleName(name: string, body: unknown): string {
 export async function recordExamples(wrap: <T extends App>(app: T) => T = (app) => app): Promise<Examples> {
   const clock = new ManualClock(Date.UTC(2026, 10, 21, 12, 0, 0));
   const store = openSqlite(":memory:");
-  const deps: AppDeps = { store, clock, verifier: await serviceVerifier(), logger: silentLogger };
+  // Webhook URLs resolve through a fixed answer (a documentation address), so recording needs no DNS.
+  const webhooks = { allowPrivate: false, resolve: async () => [{ address: "93.184.216.34", family: 4 }] };
+  const deps: AppDeps = { store, clock, verifier: await serviceVerifier(), logger: silentLogger, webhooks };
   // The shipped circuit, as main.ts seeds it on a first start.
   await store.addCircuit(await shippedCircuitRecord(clock.now()));
   const app = wrap(createApp(deps));
@@ -195,6 +197,22 @@ export async function recordExamples(wrap: <T extends App>(app: T) => T = (app) 
   await call("setMandate", "Agent revoked", "PUT", "/v1/agents/spare/mandate", { body: mandate });
   await call("removeMandate", "Agent revoked", "DELETE", "/v1/agents/spare/mandate");
 
+  // Webhooks, registered before the flow below so that its decisions write events (no worker runs here: they stay pending).
+  const hookBody = { url: "https://hooks.example/zkagent", events: ["session.verified", "session.failed"] };
+  const hook = (await call("createWebhook", "Registered", "POST", "/v1/webhooks", { body: hookBody })).body as { id: string };
+  await call("createWebhook", "Invalid field", "POST", "/v1/webhooks", { body: { url: "https://127.0.0.1/hooks", events: ["session.verified"] } });
+  await bodyFailures("createWebhook", "POST", "/v1/webhooks");
+  await authFailures("createWebhook", "POST", "/v1/webhooks", hookBody);
+  await call("listWebhooks", "The endpoints", "GET", "/v1/webhooks");
+  await authFailures("listWebhooks", "GET", "/v1/webhooks");
+  const unknownHook = "/v1/webhooks/whep_00000000000000000000000000000000";
+  await call("getWebhook", "The endpoint", "GET", `/v1/webhooks/${hook.id}`);
+  await call("getWebhook", "Webhook not found", "GET", unknownHook);
+  await authFailures("getWebhook", "GET", `/v1/webhooks/${hook.id}`);
+  await call("rotateWebhookSecret", "Rotated", "POST", `/v1/webhooks/${hook.id}/rotate-secret`);
+  await call("rotateWebhookSecret", "Webhook not found", "POST", `${unknownHook}/rotate-secret`);
+  await authFailures("rotateWebhookSecret", "POST", `/v1/webhooks/${hook.id}/rotate-secret`);
+
   // The flow: challenge, proof, status.
   const context = { amount: 20, currency: "EUR", merchant: "shop-a" };
   const challenge = (
@@ -294,6 +312,20 @@ export async function recordExamples(wrap: <T extends App>(app: T) => T = (app) 
     await call(operationId, name, "GET", `${circuitPath}/${kind}`, { key: null });
     await call(operationId, "Not modified", "GET", `${circuitPath}/${kind}`, { key: null, headers: { "if-none-match": response.headers.get("etag")! } });
   }
+
+  // The flow's webhook deliveries, and the endpoint's deletion.
+  const deliveries = (await call("listWebhookDeliveries", "Deliveries", "GET", "/v1/webhook-deliveries?limit=2")).body as {
+    deliveries: { event_id: string }[];
+  };
+  await call("listWebhookDeliveries", "Invalid field", "GET", "/v1/webhook-deliveries?state=lost");
+  await authFailures("listWebhookDeliveries", "GET", "/v1/webhook-deliveries");
+  const eventPath = `/v1/webhook-deliveries/${deliveries.deliveries[0]!.event_id}/redeliver`;
+  await call("redeliverWebhookEvent", "Scheduled", "POST", eventPath);
+  await call("redeliverWebhookEvent", "Webhook event not found", "POST", "/v1/webhook-deliveries/msg_00000000000000000000000000000000/redeliver");
+  await authFailures("redeliverWebhookEvent", "POST", eventPath);
+  await authFailures("deleteWebhook", "DELETE", `/v1/webhooks/${hook.id}`);
+  await call("deleteWebhook", "Deleted", "DELETE", `/v1/webhooks/${hook.id}`);
+  await call("deleteWebhook", "Webhook not found", "DELETE", `/v1/webhooks/${hook.id}`);
 
   // The key, the key set, operations.
   await call("readUsage", "Usage", "GET", "/v1/usage");

@@ -15,6 +15,7 @@ import { proofs } from "./modules/proofs";
 import { circuits } from "./modules/circuits";
 import { receipts } from "./modules/receipts";
 import { status } from "./modules/status";
+import { webhooks } from "./modules/webhooks";
 import { createMetrics } from "./observability/metrics";
 import { ReceiptSigner } from "./receipts/signer";
 import { CircuitRegistry } from "./circuits/registry";
@@ -45,7 +46,8 @@ export function createApp(appDeps: AppDeps) {
     .use(circuits(deps))
     .use(agents(deps))
     .use(mandates(deps))
-    .use(keys(deps));
+    .use(keys(deps))
+    .use(webhooks(deps));
   // The OpenAPI document of every route above, from their own descriptions (src/http/openapi.ts), and Swagger UI.
   return app.use(apiDocs({ routes: () => app.routes, publicUrl: deps.publicUrl, version: pkg.version }));
 }

@@ -142,6 +142,29 @@ export const SETTINGS = {
     defaultText: "none: public",
     description: "when set, `GET /metrics` requires `Authorization: Bearer <token>`",
   },
+  webhooksAllowPrivate: {
+    env: "WEBHOOKS_ALLOW_PRIVATE",
+    kind: "enum",
+    values: ["false", "true"],
+    default: "false",
+    description: "`true`: webhook URLs may use http and loopback, link-local or private addresses (local development and tests only; docs/webhooks.md)",
+  },
+  webhooksTimeoutMs: {
+    env: "WEBHOOKS_TIMEOUT_MS",
+    kind: "integer",
+    min: 100,
+    max: 60_000,
+    default: 10_000,
+    description: "milliseconds one webhook delivery attempt may take, connection to answer; then it counts as failed and is retried",
+  },
+  webhooksPollMs: {
+    env: "WEBHOOKS_POLL_MS",
+    kind: "integer",
+    min: 50,
+    max: 60_000,
+    default: 1000,
+    description: "how often each node reads the webhook outbox for deliveries it was not woken for (other nodes' decisions, retries coming due)",
+  },
 } as const satisfies Record<string, Setting>;
 
 type Settings = typeof SETTINGS;

@@ -8,6 +8,7 @@ import type { Metrics } from "./observability/metrics";
 import type { Receipts } from "./receipts/service";
 import type { Store } from "./store/interface";
 import type { Verifier } from "./verifier/types";
+import type { Resolver } from "./webhooks/policy";
 
 export interface AppDeps {
   store: Store;
@@ -27,6 +28,8 @@ export interface AppDeps {
   publicUrl?: string;
   /** When set, GET /metrics requires `Authorization: Bearer <metricsToken>` (METRICS_TOKEN). */
   metricsToken?: string;
+  /** Webhooks (docs/webhooks.md): WEBHOOKS_ALLOW_PRIVATE, and the resolver URLs are checked with (tests pass their own). */
+  webhooks?: { allowPrivate?: boolean; resolve?: Resolver };
   /** Draining and verifier state for GET /ready; main.ts owns it. Absent in tests: ready. */
   lifecycle?: Lifecycle;
 }

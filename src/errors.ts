@@ -24,6 +24,12 @@ const catalogue = {
   too_many_agents: { status: 429, error: "Too many agents" }, // + message
   agent_not_found: { status: 404, error: "Agent not found" },
   circuit_not_found: { status: 404, error: "Circuit not found" },
+  webhook_not_found: { status: 404, error: "Webhook not found" },
+  webhook_event_not_found: {
+    status: 404,
+    error: "Webhook event not found",
+    message: "No delivery of this event to a current endpoint of this key, or one is being attempted now.",
+  },
   agent_exists: { status: 409, error: "Agent already registered", message: "Revoke the agent first to register a new commitment for it." },
   agent_revoked: { status: 409, error: "Agent revoked", message: "Register the agent again before giving it a mandate." },
   mandate_signature_required: {

@@ -16,6 +16,7 @@ import { openStore } from "./store";
 import type { Store } from "./store/interface";
 import type { Clock } from "./clock";
 import { batchingServiceVerifier } from "./verifier/service";
+import { DeliveryWorker, WEBHOOK_RETENTION_MS } from "./webhooks/worker";
 import pkg from "../package.json";
 
 const PURGE_INTERVAL_MS = 60_000;
@@ -123,6 +124,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     limits: { maxPendingPerKey: config.maxPendingPerKey, defaultAgentRateLimit: config.defaultAgentRateLimit, maxAgentsPerKey: config.maxAgentsPerKey },
     metricsToken: config.metricsToken || undefined,
     publicUrl: config.publicUrl || undefined,
+    webhooks: { allowPrivate: config.webhooksAllowPrivate === "true" },
   };
 
   if (options.bootstrap !== false) await bootstrapAndAnnounce(store, systemClock, config.defaultRateLimit);
@@ -135,6 +137,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       const removed = await store.purgeChallenges(systemClock.now() - RETENTION_MS);
       if (removed > 0) logger.info("purged expired sessions", { removed });
       await store.purgeIdempotency(systemClock.now() - IDEMPOTENCY_RETENTION_MS);
+      // Finished webhook deliveries stay listable (and redeliverable) for WEBHOOK_RETENTION_MS.
+      await store.purgeWebhooks(systemClock.now() - WEBHOOK_RETENTION_MS);
       // The only DELETE the append-only audit log allows (see the store's purgeAudit).
       if (config.auditRetentionDays > 0) {
         const removed = await store.purgeAudit(systemClock.now() - config.auditRetentionDays * DAY_MS);
@@ -148,7 +152,20 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   purgeTimer.unref();
   await purge();
 
+  // Every node delivers webhooks from the outbox (docs/webhooks.md); the worker only reads it, signs and sends.
+  const webhooks = new DeliveryWorker({
+    store,
+    clock: systemClock,
+    logger,
+    receipts,
+    metrics,
+    allowPrivate: config.webhooksAllowPrivate === "true",
+    timeoutMs: config.webhooksTimeoutMs,
+    pollMs: config.webhooksPollMs,
+  });
+
   const app = createApp(deps).listen({ port: config.port, hostname: config.hostname, reusePort: options.reusePort ?? false });
+  webhooks.start();
   const url = listenUrl(app.server!.port!);
   if (!config.publicUrl) receipts.issuer = url;
   logger.info("listening", { url, database: deps.store.kind, swagger: `${url}/swagger` });
@@ -180,6 +197,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       // Elysia runs onAfterResponse hooks (request log, metrics) a tick after the response is out.
       await new Promise((resolve) => setImmediate(resolve));
       await purging; // a purge in progress still holds the database
+      await webhooks.stop(); // attempts in flight end within their deadline and are recorded
       await store.close();
       await circuits.close();
       verifier.close();

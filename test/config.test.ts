@@ -24,6 +24,9 @@ describe("loadConfig", () => {
       maxAgentsPerKey: 100_000,
       auditRetentionDays: 365,
       metricsToken: "",
+      webhooksAllowPrivate: "false",
+      webhooksTimeoutMs: 10_000,
+      webhooksPollMs: 1000,
     });
   });
 
@@ -48,6 +51,9 @@ describe("loadConfig", () => {
       MAX_AGENTS_PER_KEY: "9",
       AUDIT_RETENTION_DAYS: "0",
       METRICS_TOKEN: "t0ken-0123456789abcdef",
+      WEBHOOKS_ALLOW_PRIVATE: "true",
+      WEBHOOKS_TIMEOUT_MS: "2500",
+      WEBHOOKS_POLL_MS: "200",
     });
     expect(config).toEqual({
       port: 8080,
@@ -65,6 +71,9 @@ describe("loadConfig", () => {
       maxAgentsPerKey: 9,
       auditRetentionDays: 0,
       metricsToken: "t0ken-0123456789abcdef",
+      webhooksAllowPrivate: "true",
+      webhooksTimeoutMs: 2500,
+      webhooksPollMs: 200,
     });
     expect(Object.isFrozen(config)).toBe(true);
   });

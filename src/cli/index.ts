@@ -16,6 +16,7 @@ import { proveCommand, proveHelp, signCommand, signHelp } from "./prove";
 import { receiptCommand, receiptHelp, receiptsCommand, receiptsHelp } from "./receipts";
 import { serveCommand, serveHelp } from "./serve";
 import { verifyCommand, verifyHelp } from "./verify";
+import { webhooksCommand, webhooksHelp } from "./webhooks";
 
 const help = `zkagent — zero-knowledge identity verification for AI agents
 
@@ -26,6 +27,7 @@ Usage: zkagent <command> [options]     (zkagent <command> --help for details)
   receipts list|rotate|retire               manage the receipt signing keys
   ceremony init|contribute|beacon|verify    phase 2 of the trusted setup (docs/trust.md)
   circuits list|add|activate|retire         manage the circuit versions agents prove with
+  webhooks list|deliveries|redeliver        webhook endpoints and deliveries (docs/webhooks.md)
   receipt verify         check a signed verification receipt against a JWKS
   identity new           create an agent identity (secret, commitment, signing keys; --semaphore: for groups)
   prove                  prove an identity for a challenge (nonce, action, context), or group membership (--group-challenge)
@@ -55,6 +57,7 @@ const helps: Record<string, string> = {
   mandate: mandateHelp,
   ceremony: ceremonyHelp,
   circuits: circuitsHelp,
+  webhooks: webhooksHelp,
 };
 
 async function main(argv: string[]): Promise<number> {
@@ -97,6 +100,8 @@ async function main(argv: string[]): Promise<number> {
       return ceremonyCommand(rest);
     case "circuits":
       return circuitsCommand(rest, config);
+    case "webhooks":
+      return webhooksCommand(rest, config);
     default:
       throw new UsageError(`unknown command "${command}"`);
   }

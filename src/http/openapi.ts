@@ -17,6 +17,8 @@ import { healthResponse, notReadyResponse, readyResponse } from "../modules/ops/
 import { challengeExpired, challengeUsed, proofRequest, proofResponse, verificationFailed } from "../modules/proofs/model";
 import { jwkSchema, jwksResponse } from "../modules/receipts/model";
 import { statusResponse } from "../modules/status/model";
+import { eventPayloadSchema, webhookCreated, webhookDelivery, webhookEndpoint, webhookRequest } from "../modules/webhooks/model";
+import { EVENT_TYPES } from "../webhooks/events";
 import { mandateLimitSchema, mandateSchema } from "../mandates/schema";
 import { errorSchema } from "./docs";
 import { JSON_CONTENT_TYPE } from "./errors";
@@ -49,6 +51,11 @@ export const COMPONENT_SCHEMAS: Record<string, TSchema> = {
   CeremonySummary: ceremonySummary,
   VerificationKey: verificationKey,
   CeremonyTranscript: ceremonyTranscript,
+  WebhookRequest: webhookRequest,
+  Webhook: webhookEndpoint,
+  WebhookCreated: webhookCreated,
+  WebhookDelivery: webhookDelivery,
+  WebhookEvent: eventPayloadSchema,
   Health: healthResponse,
   Ready: readyResponse,
   NotReady: notReadyResponse,
@@ -126,9 +133,11 @@ export function openapiDocument(routes: RouteEntry[], options: DocumentOptions):
       { name: "Agents", description: "Identity commitments the agents prove against, and their mandates" },
       { name: "Keys", description: "The calling API key" },
       { name: "Circuits", description: "Circuit versions and the artifacts agents prove with; public, and immutable per version (docs/trust.md)" },
+      { name: "Webhooks", description: "Decisions pushed to your endpoints, signed as Standard Webhooks specifies (docs/webhooks.md)" },
       { name: "Operations", description: "Liveness, readiness and Prometheus metrics" },
     ],
     paths,
+    webhooks: eventOperations(),
     components: {
       schemas: Object.fromEntries(Object.entries(COMPONENT_SCHEMAS).map(([name, schema]) => [name, emit(schema, names, schema)])) as Record<
         string,
@@ -163,6 +172,59 @@ export function openapiDocument(routes: RouteEntry[], options: DocumentOptions):
       },
     },
   };
+}
+
+/** The signature headers of every delivery (Standard Webhooks). */
+const WEBHOOK_HEADERS: OpenAPIV3_1.ParameterObject[] = [
+  {
+    name: "webhook-id",
+    in: "header",
+    required: true,
+    description: "The event's id: the same on every attempt; deduplicate by it",
+    schema: { type: "string", pattern: "^msg_[0-9a-f]{32}$" },
+  },
+  {
+    name: "webhook-timestamp",
+    in: "header",
+    required: true,
+    description: "Seconds since the Unix epoch, of this attempt",
+    schema: { type: "string", pattern: "^[0-9]+$" },
+  },
+  {
+    name: "webhook-signature",
+    in: "header",
+    required: true,
+    description:
+      "Space-separated `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` under the endpoint's secret; two during a secret rotation's overlap. Verify with a Standard Webhooks library.",
+    schema: { type: "string" },
+  },
+];
+
+/** The OpenAPI 3.1 `webhooks` section: what this service POSTs to the endpoints registered with POST /v1/webhooks. */
+function eventOperations(): Record<string, OpenAPIV3_1.PathItemObject> {
+  const summaries: Record<(typeof EVENT_TYPES)[number], string> = {
+    "session.verified": "A session was verified",
+    "session.failed": "A session failed verification (a bad proof, an unknown or revoked agent, a bad signature, or a mandate refusal)",
+  };
+  return Object.fromEntries(
+    EVENT_TYPES.map((type) => [
+      type,
+      {
+        post: {
+          operationId: `event_${type.replace(".", "_")}`,
+          summary: summaries[type],
+          description:
+            "Sent at least once (deduplicate by webhook-id), within a second of the decision; retried with exponential backoff for more than 24 hours until a 2xx answers. Redirects are not followed.",
+          tags: ["Webhooks"],
+          // The receiver authenticates the delivery by its signature headers, not by a credential.
+          security: [],
+          parameters: WEBHOOK_HEADERS,
+          requestBody: { required: true, content: { "application/json": { schema: { $ref: "#/components/schemas/WebhookEvent" } } } },
+          responses: { "200": { description: "Received: any 2xx ends the delivery; anything else, or no answer within the timeout, is retried" } },
+        },
+      },
+    ]),
+  );
 }
 
 const swaggerPage = (title: string) => `<!DOCTYPE html>

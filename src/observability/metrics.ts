@@ -8,6 +8,9 @@ import { Counter, Gauge, Histogram } from "./registry";
 
 export type VerificationResult = "verified" | "failed";
 
+/** How a webhook delivery attempt ended, a closed set. */
+export type WebhookAttemptOutcome = "delivered" | "retry" | "failed";
+
 /**
  * How a proof submission ended, a closed set: decided `verified` or
  * `failed` by this submission, or answered without a decision of its own.
@@ -29,6 +32,8 @@ export interface Metrics {
   proofSubmission(keyId: string, outcome: SubmissionOutcome): void;
   /** One proof handed to the verifier for a challenge of this key: the pairing work a key caused. */
   proofCheck(keyId: string): void;
+  /** One webhook delivery attempt ended: delivered (2xx), to be retried, or failed for good (issue 27). */
+  webhookAttempt(outcome: WebhookAttemptOutcome): void;
   /** The exposition text; the gauges are read now. */
   render(gauges?: readonly Gauge[]): Promise<string>;
 }
@@ -78,6 +83,11 @@ export function createMetrics(options: { version?: string } = {}): Metrics {
     "Proofs handed to the verifier (Groth16 checks), by the API key id of the challenge: at most one at a time per challenge.",
     ["key_id"],
   );
+  const webhookAttempts = new Counter(
+    "zkagent_webhook_deliveries_total",
+    'Webhook delivery attempts, by outcome: "delivered" (2xx), "retry" (scheduled again), "failed" (given up after the retry period, or the endpoint gone).',
+    ["outcome"],
+  );
   const started = Date.now() / 1000;
   const process_ = [
     new Gauge("process_start_time_seconds", "Start time of the process since the Unix epoch, in seconds.", () => started),
@@ -104,6 +114,9 @@ export function createMetrics(options: { version?: string } = {}): Metrics {
     proofCheck(keyId) {
       checks.inc({ key_id: keyId });
     },
+    webhookAttempt(outcome) {
+      webhookAttempts.inc({ outcome });
+    },
     async render(gauges = []) {
       const parts = [
         requests.render(),
@@ -113,6 +126,7 @@ export function createMetrics(options: { version?: string } = {}): Metrics {
         batchSizes.render(),
         submissions.render(),
         checks.render(),
+        webhookAttempts.render(),
         info,
       ];
       for (const gauge of [...gauges, ...process_]) parts.push(await gauge.collect());

@@ -34,10 +34,33 @@ import type {
   SigningKeyRecord,
   Store,
   Usage,
+  ClaimedWebhookDelivery,
+  WebhookAttemptOutcome,
+  WebhookClaim,
+  WebhookDeliveryQuery,
+  WebhookDeliveryRecord,
+  WebhookEndpointRecord,
 } from "./interface";
 import { StoreUnavailableError } from "./interface";
 import { migratePostgres } from "./migrations/postgres";
-import { evidenceText, heldIdempotency, setMandateRefusal, toAgent, toAudit, toChallenge, toCircuit, toKey, toSigningKey, toSpend, toUsage } from "./rows";
+import { eventTypeOf, newEventId, subscribedPattern } from "../webhooks/events";
+import { outboxWritten } from "../webhooks/wake";
+import {
+  evidenceText,
+  heldIdempotency,
+  setMandateRefusal,
+  toAgent,
+  toAudit,
+  toChallenge,
+  toCircuit,
+  toClaimedWebhookDelivery,
+  toKey,
+  toSigningKey,
+  toSpend,
+  toUsage,
+  toWebhookDelivery,
+  toWebhookEndpoint,
+} from "./rows";
 
 export interface PostgresOptions {
   /** Connections in this process's pool. */
@@ -434,6 +457,12 @@ export class PostgresStore implements Store {
     const mandated = scope !== undefined && status === "verified";
     const [keyId, agentId] = mandated ? [scope.keyId, scope.agentId] : ["", ""];
     const shard = usageShard();
+    // The decision's webhook event and its deliveries, in the same statement
+    // (so the same transaction): written only when the key has an endpoint
+    // subscribed to the type.
+    const type = eventTypeOf(status);
+    const eventId = newEventId();
+    const pattern = subscribedPattern(type);
     const rows =
       status === "verified"
         ? await this.sql`
@@ -446,8 +475,17 @@ export class PostgresStore implements Store {
             RETURNING *),
           counted AS (
             INSERT INTO usage_counters (key_id, shard, verified) SELECT key_id, ${shard}, 1 FROM decided
-            ON CONFLICT (key_id, shard) DO UPDATE SET verified = usage_counters.verified + 1)
-          SELECT * FROM decided`
+            ON CONFLICT (key_id, shard) DO UPDATE SET verified = usage_counters.verified + 1),
+          event AS (
+            INSERT INTO webhook_events (id, key_id, type, session_id, created_at)
+            SELECT ${eventId}, key_id, ${type}, id, ${decidedAt} FROM decided
+            WHERE EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.key_id = decided.key_id AND e.deleted_at IS NULL AND e.events LIKE ${pattern})
+            RETURNING id, key_id),
+          fanned AS (
+            INSERT INTO webhook_deliveries (event_id, endpoint_id, key_id, state, attempts, next_at, created_at)
+            SELECT event.id, e.id, e.key_id, 'pending', 0, ${decidedAt}, ${decidedAt} FROM event
+            JOIN webhook_endpoints e ON e.key_id = event.key_id AND e.deleted_at IS NULL AND e.events LIKE ${pattern})
+          SELECT *, (SELECT count(*) FROM event)::int AS webhook_events FROM decided`
         : await this.sql`
           WITH decided AS (
             UPDATE challenges SET status = ${status}, decided_at = ${decidedAt}, confidence = ${confidence}, reason = ${reason},
@@ -456,17 +494,28 @@ export class PostgresStore implements Store {
             RETURNING *),
           counted AS (
             INSERT INTO usage_counters (key_id, shard, failed) SELECT key_id, ${shard}, 1 FROM decided
-            ON CONFLICT (key_id, shard) DO UPDATE SET failed = usage_counters.failed + 1)
-          SELECT * FROM decided`;
+            ON CONFLICT (key_id, shard) DO UPDATE SET failed = usage_counters.failed + 1),
+          event AS (
+            INSERT INTO webhook_events (id, key_id, type, session_id, created_at)
+            SELECT ${eventId}, key_id, ${type}, id, ${decidedAt} FROM decided
+            WHERE EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.key_id = decided.key_id AND e.deleted_at IS NULL AND e.events LIKE ${pattern})
+            RETURNING id, key_id),
+          fanned AS (
+            INSERT INTO webhook_deliveries (event_id, endpoint_id, key_id, state, attempts, next_at, created_at)
+            SELECT event.id, e.id, e.key_id, 'pending', 0, ${decidedAt}, ${decidedAt} FROM event
+            JOIN webhook_endpoints e ON e.key_id = event.key_id AND e.deleted_at IS NULL AND e.events LIKE ${pattern})
+          SELECT *, (SELECT count(*) FROM event)::int AS webhook_events FROM decided`;
     const [row] = rows;
     if (!row) return null;
+    if (Number(row.webhook_events) > 0) outboxWritten();
     // What the transaction reports when planMandate plans nothing: no mandate decision.
     return { decided: true, record: toChallenge(row), ...(scope ? { mandate: null } : {}) };
   }
 
   private async decideInTransaction(id: string, proposed: Decision, scope?: MandateScope): Promise<DecideResult> {
     const requestId = proposed.requestId ?? null;
-    return this.sql.begin(async (tx): Promise<DecideResult> => {
+    let evented = false;
+    const result = await this.sql.begin(async (tx): Promise<DecideResult> => {
       let decision = proposed;
       let mandate: MandateDecision | null = null;
       let checked: MandateResult | null = null;
@@ -526,8 +575,30 @@ export class PostgresStore implements Store {
       else
         await tx`INSERT INTO usage_counters (key_id, shard, failed) VALUES (${record.keyId}, ${shard}, 1)
           ON CONFLICT (key_id, shard) DO UPDATE SET failed = usage_counters.failed + 1`;
+      evented = await this.writeOutbox(tx, record);
       return { decided: true, record, ...(scope ? { mandate } : {}) };
     });
+    if (evented) outboxWritten();
+    return result;
+  }
+
+  /** The decided record's webhook event and its deliveries, inside the deciding transaction, when the key has an endpoint subscribed to it. */
+  private async writeOutbox(tx: SQL, record: ChallengeRecord): Promise<boolean> {
+    const type = eventTypeOf(record.status as "verified" | "failed");
+    const pattern = subscribedPattern(type);
+    const eventId = newEventId();
+    const at = record.decidedAt!;
+    const events = await tx`
+      INSERT INTO webhook_events (id, key_id, type, session_id, created_at)
+      SELECT ${eventId}, ${record.keyId}, ${type}, ${record.id}, ${at}
+      WHERE EXISTS (SELECT 1 FROM webhook_endpoints WHERE key_id = ${record.keyId} AND deleted_at IS NULL AND events LIKE ${pattern})
+      RETURNING id`;
+    if (events.length === 0) return false;
+    await tx`
+      INSERT INTO webhook_deliveries (event_id, endpoint_id, key_id, state, attempts, next_at, created_at)
+      SELECT ${eventId}, id, key_id, 'pending', 0, ${at}, ${at} FROM webhook_endpoints
+      WHERE key_id = ${record.keyId} AND deleted_at IS NULL AND events LIKE ${pattern}`;
+    return true;
   }
 
   async claimChallenge(id: string, claim: Claim): Promise<ClaimResult> {
@@ -728,6 +799,124 @@ export class PostgresStore implements Store {
 
   async purgeIdempotency(before: number): Promise<number> {
     return (await this.sql`DELETE FROM idempotency_keys WHERE created_at < ${before}`).count;
+  }
+
+  async createWebhookEndpoint(endpoint: WebhookEndpointRecord): Promise<void> {
+    const { id, keyId, url, events, secret, previousSecret, previousUntil, createdAt } = endpoint;
+    await this.sql`
+      INSERT INTO webhook_endpoints (id, key_id, url, events, secret, previous_secret, previous_until, created_at, deleted_at)
+      VALUES (${id}, ${keyId}, ${url}, ${events}, ${secret}, ${previousSecret}, ${previousUntil}, ${createdAt}, NULL)`;
+  }
+
+  async listWebhookEndpoints(keyId: string | null): Promise<WebhookEndpointRecord[]> {
+    if (keyId !== null && hasNul(keyId)) return [];
+    const rows =
+      keyId === null
+        ? await this.sql`SELECT * FROM webhook_endpoints WHERE deleted_at IS NULL ORDER BY created_at, id`
+        : await this.sql`SELECT * FROM webhook_endpoints WHERE deleted_at IS NULL AND key_id = ${keyId} ORDER BY created_at, id`;
+    return rows.map(toWebhookEndpoint);
+  }
+
+  async getWebhookEndpoint(keyId: string, id: string): Promise<WebhookEndpointRecord | null> {
+    if (hasNul(keyId, id)) return null;
+    const [row] = await this.sql`SELECT * FROM webhook_endpoints WHERE id = ${id} AND key_id = ${keyId} AND deleted_at IS NULL`;
+    return row ? toWebhookEndpoint(row) : null;
+  }
+
+  async deleteWebhookEndpoint(keyId: string, id: string, at: number): Promise<boolean> {
+    if (hasNul(keyId, id)) return false;
+    return this.sql.begin(async (tx) => {
+      const deleted = await tx`UPDATE webhook_endpoints SET deleted_at = ${at} WHERE id = ${id} AND key_id = ${keyId} AND deleted_at IS NULL RETURNING id`;
+      if (deleted.length === 0) return false;
+      await tx`
+        UPDATE webhook_deliveries SET state = 'failed', last_error = 'endpoint deleted', finished_at = ${at}, lease_token = NULL, lease_until = NULL
+        WHERE endpoint_id = ${id} AND state = 'pending'`;
+      return true;
+    });
+  }
+
+  async rotateWebhookSecret(keyId: string, id: string, secret: string, previousUntil: number): Promise<WebhookEndpointRecord | null> {
+    if (hasNul(keyId, id)) return null;
+    const [row] = await this.sql`
+      UPDATE webhook_endpoints SET previous_secret = secret, previous_until = ${previousUntil}, secret = ${secret}
+      WHERE id = ${id} AND key_id = ${keyId} AND deleted_at IS NULL RETURNING *`;
+    return row ? toWebhookEndpoint(row) : null;
+  }
+
+  async claimWebhookDeliveries(claim: WebhookClaim): Promise<ClaimedWebhookDelivery[]> {
+    const { token, now, until, limit, perEndpoint } = claim;
+    // Endpoint ids are whep_<hex>: a comma never occurs in one.
+    const skip = claim.skipEndpoints.join(",");
+    // A conditional UPDATE: nodes claiming at once may pick the same rows, but
+    // the second waits for the first's row lock and re-checks the lease
+    // condition against the committed row, so each row goes to one claimant.
+    await this.sql`
+      WITH due AS (
+        SELECT event_id, endpoint_id, next_at, row_number() OVER (PARTITION BY endpoint_id ORDER BY next_at, event_id) AS place
+        FROM webhook_deliveries
+        WHERE state = 'pending' AND next_at <= ${now} AND (lease_until IS NULL OR lease_until < ${now})
+          AND NOT (endpoint_id = ANY (string_to_array(${skip}::text, ','))))
+      UPDATE webhook_deliveries SET lease_token = ${token}, lease_until = ${until}
+      WHERE (event_id, endpoint_id) IN (SELECT event_id, endpoint_id FROM due WHERE place <= ${perEndpoint} ORDER BY next_at LIMIT ${limit})
+        AND state = 'pending' AND (lease_until IS NULL OR lease_until < ${now})`;
+    const rows = await this.sql`
+      SELECT d.*, ev.type, ev.session_id, ev.payload, e.url AS ep_url, e.events AS ep_events, e.secret AS ep_secret,
+             e.previous_secret AS ep_previous_secret, e.previous_until AS ep_previous_until, e.created_at AS ep_created_at, e.deleted_at AS ep_deleted_at
+      FROM webhook_deliveries d JOIN webhook_events ev ON ev.id = d.event_id JOIN webhook_endpoints e ON e.id = d.endpoint_id
+      WHERE d.lease_token = ${token} AND d.state = 'pending'`;
+    return rows.map(toClaimedWebhookDelivery);
+  }
+
+  async finishWebhookDelivery(eventId: string, endpointId: string, token: string, outcome: WebhookAttemptOutcome): Promise<boolean> {
+    const { state, attempts, nextAt, status, error, at } = outcome;
+    const finishedAt = state === "pending" ? null : at;
+    const payload = outcome.payload ?? null;
+    // One statement: the attempt, and the body when the event has none yet.
+    const rows = await this.sql`
+      WITH finished AS (
+        UPDATE webhook_deliveries SET state = ${state}, attempts = ${attempts}, next_at = ${nextAt}, last_status = ${status}, last_error = ${error},
+          finished_at = ${finishedAt}, lease_token = NULL, lease_until = NULL
+        WHERE event_id = ${eventId} AND endpoint_id = ${endpointId} AND lease_token = ${token} AND state = 'pending' RETURNING event_id),
+      fixed AS (
+        UPDATE webhook_events SET payload = ${payload}
+        WHERE id IN (SELECT event_id FROM finished) AND payload IS NULL AND ${payload}::text IS NOT NULL)
+      SELECT event_id FROM finished`;
+    return rows.length === 1;
+  }
+
+  async listWebhookDeliveries(query: WebhookDeliveryQuery): Promise<WebhookDeliveryRecord[]> {
+    const { keyId = null, state = null, eventId = null, limit } = query;
+    if (hasNul(keyId ?? "", state ?? "", eventId ?? "")) return [];
+    const rows = await this.sql`
+      SELECT d.*, ev.type, ev.session_id FROM webhook_deliveries d JOIN webhook_events ev ON ev.id = d.event_id
+      WHERE (${keyId}::text IS NULL OR d.key_id = ${keyId}) AND (${state}::text IS NULL OR d.state = ${state}) AND (${eventId}::text IS NULL OR d.event_id = ${eventId})
+      ORDER BY d.created_at DESC, d.event_id LIMIT ${limit}`;
+    return rows.map(toWebhookDelivery);
+  }
+
+  async redeliverWebhook(eventId: string, keyId: string | null, now: number): Promise<number> {
+    if (hasNul(eventId, keyId ?? "")) return 0;
+    const rows = await this.sql`
+      UPDATE webhook_deliveries SET state = 'pending', attempts = 0, next_at = ${now}, created_at = ${now}, finished_at = NULL, lease_token = NULL, lease_until = NULL
+      WHERE event_id = ${eventId} AND (${keyId}::text IS NULL OR key_id = ${keyId})
+        AND endpoint_id IN (SELECT id FROM webhook_endpoints WHERE deleted_at IS NULL)
+        AND NOT (state = 'pending' AND lease_until IS NOT NULL AND lease_until >= ${now})
+      RETURNING event_id`;
+    if (rows.length > 0) outboxWritten();
+    return rows.length;
+  }
+
+  async purgeWebhooks(before: number): Promise<number> {
+    return this.sql.begin(async (tx) => {
+      const removed = (await tx`DELETE FROM webhook_deliveries WHERE state <> 'pending' AND finished_at < ${before}`).count;
+      await tx`DELETE FROM webhook_events e WHERE created_at < ${before} AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id)`;
+      return removed;
+    });
+  }
+
+  async oldestPendingWebhook(): Promise<number | null> {
+    const [row] = await this.sql`SELECT min(created_at) AS at FROM webhook_deliveries WHERE state = 'pending'`;
+    return row.at === null ? null : Number(row.at);
   }
 
   async ping(): Promise<void> {

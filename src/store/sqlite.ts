@@ -33,10 +33,33 @@ import type {
   SigningKeyRecord,
   Store,
   Usage,
+  ClaimedWebhookDelivery,
+  WebhookAttemptOutcome,
+  WebhookClaim,
+  WebhookDeliveryQuery,
+  WebhookDeliveryRecord,
+  WebhookEndpointRecord,
 } from "./interface";
 import { StoreUnavailableError } from "./interface";
 import { sqliteMigrations } from "./migrations/sqlite";
-import { evidenceText, heldIdempotency, setMandateRefusal, toAgent, toAudit, toChallenge, toCircuit, toKey, toSigningKey, toSpend, toUsage } from "./rows";
+import { eventTypeOf, newEventId, subscribedPattern } from "../webhooks/events";
+import { outboxWritten } from "../webhooks/wake";
+import {
+  evidenceText,
+  heldIdempotency,
+  setMandateRefusal,
+  toAgent,
+  toAudit,
+  toChallenge,
+  toCircuit,
+  toKey,
+  toSigningKey,
+  toSpend,
+  toUsage,
+  toClaimedWebhookDelivery,
+  toWebhookDelivery,
+  toWebhookEndpoint,
+} from "./rows";
 
 export interface SqliteOptions {
   synchronous?: "NORMAL" | "FULL";
@@ -207,6 +230,62 @@ export class SqliteStore implements Store {
       demoteActiveCircuit: db.query("UPDATE circuits SET state = 'accepted' WHERE state = 'active' AND id <> ?"),
       activateCircuit: db.query("UPDATE circuits SET state = 'active', activated_at = ? WHERE id = ? AND state = 'accepted'"),
       retireCircuit: db.query("UPDATE circuits SET state = 'retired', retired_at = ? WHERE id = ? AND state = 'accepted'"),
+      subscribedEndpoints: db.query("SELECT id FROM webhook_endpoints WHERE key_id = ? AND deleted_at IS NULL AND events LIKE ?"),
+      outboxEvent: db.query("INSERT INTO webhook_events (id, key_id, type, session_id, created_at) VALUES ($eventId, $keyId, $type, $sessionId, $at)"),
+      outboxDelivery: db.query(
+        `INSERT INTO webhook_deliveries (event_id, endpoint_id, key_id, state, attempts, next_at, created_at)
+         VALUES ($eventId, $endpointId, $keyId, 'pending', 0, $at, $at)`,
+      ),
+      insertEndpoint: db.query(
+        `INSERT INTO webhook_endpoints (id, key_id, url, events, secret, previous_secret, previous_until, created_at, deleted_at)
+         VALUES ($id, $keyId, $url, $events, $secret, $previousSecret, $previousUntil, $createdAt, NULL)`,
+      ),
+      listEndpoints: db.query("SELECT * FROM webhook_endpoints WHERE deleted_at IS NULL AND ($keyId IS NULL OR key_id = $keyId) ORDER BY created_at, id"),
+      getEndpoint: db.query("SELECT * FROM webhook_endpoints WHERE id = ? AND key_id = ? AND deleted_at IS NULL"),
+      deleteEndpoint: db.query("UPDATE webhook_endpoints SET deleted_at = ? WHERE id = ? AND key_id = ? AND deleted_at IS NULL"),
+      failEndpointDeliveries: db.query(
+        "UPDATE webhook_deliveries SET state = 'failed', last_error = 'endpoint deleted', finished_at = ?, lease_token = NULL, lease_until = NULL WHERE endpoint_id = ? AND state = 'pending'",
+      ),
+      rotateSecret: db.query(
+        `UPDATE webhook_endpoints SET previous_secret = secret, previous_until = $previousUntil, secret = $secret
+         WHERE id = $id AND key_id = $keyId AND deleted_at IS NULL RETURNING *`,
+      ),
+      claimDeliveries: db.query(
+        `WITH due AS (
+           SELECT event_id, endpoint_id, next_at, row_number() OVER (PARTITION BY endpoint_id ORDER BY next_at, event_id) AS place
+           FROM webhook_deliveries
+           WHERE state = 'pending' AND next_at <= $now AND (lease_until IS NULL OR lease_until < $now)
+             AND endpoint_id NOT IN (SELECT value FROM json_each($skip)))
+         UPDATE webhook_deliveries SET lease_token = $token, lease_until = $until
+         WHERE (event_id, endpoint_id) IN (SELECT event_id, endpoint_id FROM due WHERE place <= $perEndpoint ORDER BY next_at LIMIT $limit)
+           AND state = 'pending' AND (lease_until IS NULL OR lease_until < $now)`,
+      ),
+      claimed: db.query(
+        `SELECT d.*, ev.type, ev.session_id, ev.payload, e.url AS ep_url, e.events AS ep_events, e.secret AS ep_secret,
+                e.previous_secret AS ep_previous_secret, e.previous_until AS ep_previous_until, e.created_at AS ep_created_at, e.deleted_at AS ep_deleted_at
+         FROM webhook_deliveries d JOIN webhook_events ev ON ev.id = d.event_id JOIN webhook_endpoints e ON e.id = d.endpoint_id
+         WHERE d.lease_token = ? AND d.state = 'pending'`,
+      ),
+      setPayload: db.query("UPDATE webhook_events SET payload = ? WHERE id = ? AND payload IS NULL"),
+      finishDelivery: db.query(
+        `UPDATE webhook_deliveries SET state = $state, attempts = $attempts, next_at = $nextAt, last_status = $status, last_error = $error,
+           finished_at = CASE WHEN $state = 'pending' THEN NULL ELSE $at END, lease_token = NULL, lease_until = NULL
+         WHERE event_id = $eventId AND endpoint_id = $endpointId AND lease_token = $token AND state = 'pending'`,
+      ),
+      listDeliveries: db.query(
+        `SELECT d.*, ev.type, ev.session_id FROM webhook_deliveries d JOIN webhook_events ev ON ev.id = d.event_id
+         WHERE ($keyId IS NULL OR d.key_id = $keyId) AND ($state IS NULL OR d.state = $state) AND ($eventId IS NULL OR d.event_id = $eventId)
+         ORDER BY d.created_at DESC, d.event_id LIMIT $limit`,
+      ),
+      redeliver: db.query(
+        `UPDATE webhook_deliveries SET state = 'pending', attempts = 0, next_at = $now, created_at = $now, finished_at = NULL, lease_token = NULL, lease_until = NULL
+         WHERE event_id = $eventId AND ($keyId IS NULL OR key_id = $keyId)
+           AND endpoint_id IN (SELECT id FROM webhook_endpoints WHERE deleted_at IS NULL)
+           AND NOT (state = 'pending' AND lease_until IS NOT NULL AND lease_until >= $now)`,
+      ),
+      oldestPending: db.query("SELECT min(created_at) AS at FROM webhook_deliveries WHERE state = 'pending'"),
+      purgeDeliveries: db.query("DELETE FROM webhook_deliveries WHERE state <> 'pending' AND finished_at < ?"),
+      purgeEvents: db.query("DELETE FROM webhook_events WHERE created_at < ? AND id NOT IN (SELECT event_id FROM webhook_deliveries)"),
       pendingAll: db.query("SELECT count(*) AS n FROM challenges WHERE status = 'pending' AND expires_at >= ?"),
       pendingForKey: db.query("SELECT count(*) AS n FROM challenges WHERE key_id = ? AND status = 'pending' AND expires_at >= ?"),
     };
@@ -560,7 +639,29 @@ export class SqliteStore implements Store {
   };
 
   async decideChallenge(id: string, decision: Decision, mandate?: MandateScope): Promise<DecideResult> {
-    return this.immediate("decide challenge", () => this.decideTx(id, decision, mandate));
+    let evented = false;
+    const result = await this.immediate("decide challenge", () => {
+      const outcome = this.decideTx(id, decision, mandate);
+      // The decision's webhook event, in the decision's own transaction: both commit or neither.
+      if (outcome.decided) evented = this.writeOutbox(outcome.record);
+      return outcome;
+    });
+    if (evented) outboxWritten();
+    return result;
+  }
+
+  /** The decided record's event and its deliveries, when the key has an endpoint subscribed to it. Inside the open transaction. */
+  private writeOutbox(record: ChallengeRecord): boolean {
+    const type = eventTypeOf(record.status as "verified" | "failed");
+    // A read, then single-row inserts: a key without endpoints costs the
+    // decision one indexed read, and no INSERT … SELECT (which takes a
+    // statement journal inside a transaction) runs at all (bench/outbox.ts).
+    const endpoints = this.q.subscribedEndpoints.all(record.keyId, subscribedPattern(type)) as { id: string }[];
+    if (endpoints.length === 0) return false;
+    const params = { eventId: newEventId(), keyId: record.keyId, at: record.decidedAt! };
+    this.q.outboxEvent.run({ ...params, type, sessionId: record.id });
+    for (const { id } of endpoints) this.q.outboxDelivery.run({ ...params, endpointId: id });
+    return true;
   }
 
   async claimChallenge(id: string, claim: Claim): Promise<ClaimResult> {
@@ -713,6 +814,76 @@ export class SqliteStore implements Store {
 
   async purgeIdempotency(before: number): Promise<number> {
     return this.immediate("purge idempotency keys", () => this.q.purgeIdem.run(before).changes);
+  }
+
+  async createWebhookEndpoint(endpoint: WebhookEndpointRecord): Promise<void> {
+    const { id, keyId, url, events, secret, previousSecret, previousUntil, createdAt } = endpoint;
+    await this.immediate("create webhook endpoint", () =>
+      this.q.insertEndpoint.run({ id, keyId, url, events, secret, previousSecret, previousUntil, createdAt }),
+    );
+  }
+
+  async listWebhookEndpoints(keyId: string | null): Promise<WebhookEndpointRecord[]> {
+    return this.q.listEndpoints.all({ keyId }).map(toWebhookEndpoint);
+  }
+
+  async getWebhookEndpoint(keyId: string, id: string): Promise<WebhookEndpointRecord | null> {
+    const row = this.q.getEndpoint.get(id, keyId);
+    return row ? toWebhookEndpoint(row) : null;
+  }
+
+  async deleteWebhookEndpoint(keyId: string, id: string, at: number): Promise<boolean> {
+    return this.immediate("delete webhook endpoint", () => {
+      if (this.q.deleteEndpoint.run(at, id, keyId).changes !== 1) return false;
+      this.q.failEndpointDeliveries.run(at, id);
+      return true;
+    });
+  }
+
+  async rotateWebhookSecret(keyId: string, id: string, secret: string, previousUntil: number): Promise<WebhookEndpointRecord | null> {
+    const row = await this.immediate("rotate webhook secret", () => this.q.rotateSecret.get({ id, keyId, secret, previousUntil }));
+    return row ? toWebhookEndpoint(row) : null;
+  }
+
+  async claimWebhookDeliveries(claim: WebhookClaim): Promise<ClaimedWebhookDelivery[]> {
+    const { token, now, until, limit, perEndpoint } = claim;
+    return this.immediate("claim webhook deliveries", () => {
+      this.q.claimDeliveries.run({ token, now, until, limit, perEndpoint, skip: JSON.stringify(claim.skipEndpoints) });
+      return this.q.claimed.all(token).map(toClaimedWebhookDelivery);
+    });
+  }
+
+  async finishWebhookDelivery(eventId: string, endpointId: string, token: string, outcome: WebhookAttemptOutcome): Promise<boolean> {
+    const { payload, ...fields } = outcome;
+    return this.immediate("record webhook attempt", () => {
+      if (this.q.finishDelivery.run({ eventId, endpointId, token, ...fields }).changes !== 1) return false;
+      if (payload !== undefined) this.q.setPayload.run(payload, eventId);
+      return true;
+    });
+  }
+
+  async listWebhookDeliveries(query: WebhookDeliveryQuery): Promise<WebhookDeliveryRecord[]> {
+    const { keyId = null, state = null, eventId = null, limit } = query;
+    return this.q.listDeliveries.all({ keyId, state, eventId, limit }).map(toWebhookDelivery);
+  }
+
+  async redeliverWebhook(eventId: string, keyId: string | null, now: number): Promise<number> {
+    const changed = await this.immediate("redeliver webhook", () => this.q.redeliver.run({ eventId, keyId, now }).changes);
+    if (changed > 0) outboxWritten();
+    return changed;
+  }
+
+  async purgeWebhooks(before: number): Promise<number> {
+    return this.immediate("purge webhooks", () => {
+      const removed = this.q.purgeDeliveries.run(before).changes;
+      this.q.purgeEvents.run(before);
+      return removed;
+    });
+  }
+
+  async oldestPendingWebhook(): Promise<number | null> {
+    const row = this.q.oldestPending.get() as { at: number | null };
+    return row.at === null ? null : Number(row.at);
   }
 
   async ping(): Promise<void> {

@@ -35,6 +35,20 @@ export const ops = (deps: AppDeps) => {
     `Challenges issued and neither decided nor expired (counted at most every ${PENDING_REFRESH_MS / 1000} s).`,
     pendingNow,
   );
+  // The age of the oldest webhook delivery still pending: how far behind the outbox is (0 when empty).
+  const oldestPending = cachedRead(
+    async () => {
+      const at = await deps.store.oldestPendingWebhook();
+      return at === null ? 0 : Math.max(0, (deps.clock.now() - at) / 1000);
+    },
+    deps.clock,
+    PENDING_REFRESH_MS,
+  );
+  const webhookLag = new Gauge(
+    "zkagent_webhook_oldest_pending_seconds",
+    `Age in seconds of the oldest webhook delivery not yet delivered or failed, 0 when none (read at most every ${PENDING_REFRESH_MS / 1000} s).`,
+    oldestPending,
+  );
   const metricsToken = deps.metricsToken ? createHash("sha256").update(deps.metricsToken).digest() : undefined;
 
   return new Elysia({ name: "ops" })
@@ -79,7 +93,7 @@ export const ops = (deps: AppDeps) => {
         if (metricsToken && !bearerMatches(request.headers.get("authorization"), metricsToken)) {
           throw new ApiError("metrics_unauthorized", {}, { wwwAuthenticate: METRICS_AUTH_CHALLENGE });
         }
-        const text = deps.metrics ? await deps.metrics.render([pending]) : `${await pending.collect()}\n`;
+        const text = deps.metrics ? await deps.metrics.render([pending, webhookLag]) : `${await pending.collect()}\n`;
         return new Response(text, { headers: { "content-type": PROMETHEUS_CONTENT_TYPE } });
       },
       {

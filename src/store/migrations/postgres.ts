@@ -182,6 +182,51 @@ export const postgresMigrations: string[] = [
   // and the end of its lease, set by one conditional UPDATE.
   `ALTER TABLE challenges ADD COLUMN claim_token TEXT;
    ALTER TABLE challenges ADD COLUMN claim_until BIGINT;`,
+  // 9: webhooks (issue 27, docs/webhooks.md). Endpoints per API key; an
+  // outbox of events, each written by the decision's own transaction
+  // (decideChallenge) only when the key has an endpoint for its type; one
+  // delivery row per (event, endpoint), claimed by a node with a lease
+  // (lease_token, lease_until) so no two nodes send it at once, retried at
+  // next_at until delivered or failed. `events` is the subscribed types
+  // between commas (",session.verified,session.failed,") so the decision
+  // selects its endpoints with one LIKE.
+  `CREATE TABLE webhook_endpoints (
+     id               TEXT PRIMARY KEY,
+     key_id           TEXT NOT NULL,
+     url              TEXT NOT NULL,
+     events           TEXT NOT NULL,
+     secret           TEXT NOT NULL,
+     previous_secret  TEXT,
+     previous_until   BIGINT,
+     created_at       BIGINT NOT NULL,
+     deleted_at       BIGINT
+   );
+   CREATE INDEX webhook_endpoints_key ON webhook_endpoints (key_id) WHERE deleted_at IS NULL;
+   CREATE TABLE webhook_events (
+     id          TEXT PRIMARY KEY,
+     key_id      TEXT NOT NULL,
+     type        TEXT NOT NULL,
+     session_id  TEXT NOT NULL,
+     created_at  BIGINT NOT NULL,
+     payload     TEXT
+   );
+   CREATE TABLE webhook_deliveries (
+     event_id      TEXT NOT NULL,
+     endpoint_id   TEXT NOT NULL,
+     key_id        TEXT NOT NULL,
+     state         TEXT NOT NULL CHECK (state IN ('pending', 'delivered', 'failed')),
+     attempts      INTEGER NOT NULL DEFAULT 0,
+     next_at       BIGINT NOT NULL,
+     lease_token   TEXT,
+     lease_until   BIGINT,
+     last_status   INTEGER,
+     last_error    TEXT,
+     created_at    BIGINT NOT NULL,
+     finished_at   BIGINT,
+     PRIMARY KEY (event_id, endpoint_id)
+   );
+   CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_at) WHERE state = 'pending';
+   CREATE INDEX webhook_deliveries_key ON webhook_deliveries (key_id, created_at);`,
 ];
 
 /**

@@ -1,0 +1,93 @@
+// Issue 27: every decision reaches the key's endpoint, signed as Standard
+// Webhooks specifies (checked by the stock library in a real receiver on a
+// real port), exactly once after deduplication by webhook-id, with the
+// receipt of the proof answer, on both stores.
+import { afterEach, describe, expect, test } from "bun:test";
+import { systemClock } from "../../src/clock";
+import { openSqlite } from "../../src/store/sqlite";
+import { startReceiver, type Receiver, until } from "./receiver";
+import { type Answer, decideOne, type Kind, registerAgents, registerEndpoint, type Service, startService, percentile } from "./support";
+import { storesUnderTest } from "../support/stores";
+
+let service: Service | undefined;
+let receiver: Receiver | undefined;
+afterEach(async () => {
+  await service?.worker.stop();
+  receiver?.stop();
+  service = receiver = undefined;
+});
+
+for (const { name, open } of storesUnderTest()) {
+  describe(`webhook deliveries (${name})`, () => {
+    test("200 decisions (verified, failed, mandate refusals): each arrives once after dedup, validly signed, with the proof answer's receipt", async () => {
+      service = await startService(await open(), systemClock);
+      const { h } = service;
+      receiver = startReceiver();
+      const key = await h.newKey("hooks");
+      receiver.secrets.push((await registerEndpoint(h, key, receiver.url)).secret);
+      await registerAgents(h, key);
+
+      const kinds: Kind[] = Array.from({ length: 200 }, (_, i) => (["verified", "failed", "refused"] as const)[i % 3]!);
+      const answers: Answer[] = [];
+      for (let i = 0; i < kinds.length; i += 20) answers.push(...(await Promise.all(kinds.slice(i, i + 20).map((kind) => decideOne(h, key, kind)))));
+      expect(answers.filter((a) => a.status >= 500)).toHaveLength(0);
+      expect(answers.map((a) => a.status)).toEqual(kinds.map((k) => (k === "verified" ? 200 : 400)));
+
+      await until(() => receiver!.ids().size >= 200, 30_000, "200 distinct events");
+      await Bun.sleep(300); // anything sent twice would arrive meanwhile
+      expect(receiver.log.filter((r) => !r.valid)).toHaveLength(0);
+      const byId = new Map<string, unknown[]>();
+      for (const r of receiver.log) byId.set(r.id, [...(byId.get(r.id) ?? []), r.body]);
+      expect(byId.size).toBe(200);
+      // Retries of one event carry the same body.
+      for (const bodies of byId.values()) for (const body of bodies) expect(body).toEqual(bodies[0]);
+      const events = new Map([...byId.values()].map((bodies) => [(bodies[0] as any).data.session_id as string, bodies[0] as any]));
+      expect(events.size).toBe(200);
+      for (const answer of answers) {
+        const event = events.get(answer.sessionId);
+        expect(event).toBeDefined();
+        expect(answer.receipt).toMatch(/^ey/);
+        expect(event.data.receipt).toBe(answer.receipt);
+        if (answer.kind === "verified") expect(event).toMatchObject({ type: "session.verified", data: { status: "verified", reason: null } });
+        if (answer.kind === "failed") expect(event).toMatchObject({ type: "session.failed", data: { status: "failed", reason: "proof_rejected" } });
+        if (answer.kind === "refused")
+          expect(event).toMatchObject({ type: "session.failed", data: { status: "failed", reason: "mandate_violation", detail: "max_amount" } });
+      }
+      // The first attempt starts on the commit's wake-up, not at a poll.
+      const firstArrival = new Map<string, number>();
+      for (const r of receiver.log) if (!firstArrival.has(r.body.data.session_id)) firstArrival.set(r.body.data.session_id, r.at);
+      const delays = answers.map((a) => firstArrival.get(a.sessionId)! - a.at);
+      console.log(`[webhooks ${name}] first delivery after the proof answer: p50 ${percentile(delays, 50)} ms, p99 ${percentile(delays, 99)} ms`);
+      // The typical event within a second, here where the service, its worker and the receiver share one
+      // event loop on a loaded machine (the tail is in docs/webhooks.md: SQLite's p99 reached 1.5 s).
+      expect(percentile(delays, 50)).toBeLessThan(1000);
+      expect(percentile(delays, 99)).toBeLessThan(5000);
+
+      const delivered = await h.call("GET", "/v1/webhook-deliveries?state=delivered&limit=1000", { key });
+      expect(delivered.status).toBe(200);
+      expect(delivered.body.deliveries).toHaveLength(200);
+      expect((await h.call("GET", "/v1/webhook-deliveries?state=pending", { key })).body.deliveries).toHaveLength(0);
+    }, 60_000);
+  });
+}
+
+describe("secret rotation on the wire", () => {
+  test("after a rotation each delivery carries two signatures: a receiver still on the old secret accepts it, one on the new one too", async () => {
+    service = await startService(openSqlite(":memory:"), systemClock);
+    const { h } = service;
+    receiver = startReceiver();
+    const key = await h.newKey("rotating");
+    const { id, secret: old } = await registerEndpoint(h, key, receiver.url);
+    await registerAgents(h, key);
+    const rotated = await h.call("POST", `/v1/webhooks/${id}/rotate-secret`, { key });
+    expect(rotated.status).toBe(200);
+    receiver.secrets.push(old); // the receiver has not been told about the new secret yet
+    await decideOne(h, key, "verified");
+    await until(() => receiver!.log.length >= 1, 5_000, "the delivery");
+    expect(receiver.log[0]).toMatchObject({ valid: true, signatures: 2 });
+    receiver.secrets.splice(0, 1, rotated.body.secret); // and now only about the new one
+    await decideOne(h, key, "failed");
+    await until(() => receiver!.log.length >= 2, 5_000, "the second delivery");
+    expect(receiver.log[1]).toMatchObject({ valid: true, signatures: 2 });
+  }, 30_000);
+});
