@@ -13,14 +13,22 @@ import { SHIPPED_CIRCUIT_ID } from "../circuits/version";
 import { formatAuth, fromBase64url, parseAuth, toBase64url } from "../http-auth/scheme";
 import type { JsonObject } from "../identity/encoding";
 import { CircuitSourceError, type LoadedCircuit, loadCircuit } from "./circuit";
+import { parseGroupChallenge, proveGroupChallenge } from "./group";
 import { prove, sign } from "./index";
 
-/** What the agent proves with: the JSON `zkagent identity new --json` prints, with agent_id (or group_id) added. */
+/**
+ * What the agent proves with: the JSON `zkagent identity new --json` prints
+ * with agent_id added, or, for private verification, the JSON of
+ * `zkagent identity new --semaphore --json` with group_id added.
+ */
 export interface FetchIdentity {
   agent_id?: string;
-  /** For private verification (a group claim): proved by `groupProver`. */
+  /** For private verification (a group claim). */
   group_id?: string;
-  secret: string;
+  /** The agent identity's secret (an agent claim). */
+  secret?: string;
+  /** The Semaphore identity's private key (a group claim), as Identity.export() writes it. */
+  private_key?: string;
   identity_commitment?: string;
   signing_key?: string;
   signing_secret?: string;
@@ -55,7 +63,9 @@ export interface AgentFetchOptions {
   /**
    * The proof for a group claim (private verification): given the challenge,
    * returns the `proof` text the service verifies (a Semaphore proof's JSON).
-   * Required for an identity with group_id and no agent_id.
+   * Default: the SDK's own (proveGroupChallenge) with the identity's
+   * private_key, the members read from the challenge's zkagent service, which
+   * must be one of `trustedServices`.
    */
   groupProver?: (challenge: ZkAgentChallenge, identity: FetchIdentity) => Promise<string>;
   /** Sign the challenge when the identity has a signing_secret (default true; the service then needs its signing_key). */
@@ -110,15 +120,49 @@ function claimOf(identity: FetchIdentity): Record<string, string> {
 
 async function defaultCircuit(challenge: ZkAgentChallenge, options: AgentFetchOptions): Promise<LoadedCircuit> {
   if (challenge.circuit_id === undefined || challenge.circuit_id === SHIPPED_CIRCUIT_ID) return loadCircuit();
-  const url = challenge.circuit;
-  const origin = url && URL.canParse(url) ? new URL(url).origin : null;
-  const trusted = (options.trustedServices ?? []).map((service) => new URL(service).origin);
-  if (!url || !origin || !trusted.includes(origin)) {
-    throw new ChallengeError(`the challenge names circuit ${challenge.circuit_id} at ${url ?? "no URL"}, not from a trusted zkagent service`);
-  }
+  trustedServiceOf(challenge, options, `the challenge names circuit ${challenge.circuit_id}`);
+  const url = challenge.circuit!;
   const circuit = await loadCircuit(url, { cacheDir: options.cacheDir });
   if (circuit.id !== challenge.circuit_id) throw new CircuitSourceError(`${url} is circuit ${circuit.id}, not ${challenge.circuit_id}`);
   return circuit;
+}
+
+/** The zkagent service a challenge comes from (the origin of its circuit URL), only when it is one the agent trusts. */
+function trustedServiceOf(challenge: ZkAgentChallenge, options: AgentFetchOptions, what: string): string {
+  const url = challenge.circuit;
+  const origin = url && URL.canParse(url) ? new URL(url).origin : null;
+  const trusted = (options.trustedServices ?? []).map((service) => new URL(service).origin);
+  if (!origin || !trusted.includes(origin)) throw new ChallengeError(`${what} at ${url ?? "no URL"}, not from a trusted zkagent service`);
+  return origin;
+}
+
+/**
+ * A group challenge answered by the SDK's own Semaphore prover: the members
+ * are read from the challenge's (trusted) zkagent service, the tree is
+ * rebuilt here, and the proof is made only for the root the agent rebuilt.
+ */
+async function defaultGroupProver(challenge: ZkAgentChallenge, options: AgentFetchOptions): Promise<string> {
+  const { identity } = options;
+  if (identity.private_key === undefined) throw new ChallengeError("a group claim needs the identity's Semaphore private_key");
+  const service = trustedServiceOf(challenge, options, `the group challenge for ${challenge.params.group_id ?? "no group"}`);
+  const { params } = challenge;
+  const groupChallenge = parseGroupChallenge({
+    challenge_id: challenge.challenge_id,
+    nonce: challenge.nonce,
+    action: challenge.action,
+    context: challenge.context,
+    group_id: params.group_id,
+    merkle_tree_root: params.merkle_tree_root,
+    merkle_tree_depth: Number(params.merkle_tree_depth),
+    message: params.message,
+    scope: params.scope,
+    circuit_id: challenge.circuit_id,
+  });
+  if (identity.group_id !== undefined && groupChallenge.group_id !== identity.group_id) {
+    throw new ChallengeError(`the challenge is for group ${groupChallenge.group_id}, the identity claims ${identity.group_id}`);
+  }
+  const proof = await proveGroupChallenge({ privateKey: identity.private_key, challenge: groupChallenge, service }, { precompute: options.precompute });
+  return JSON.stringify(proof);
 }
 
 /** The credentials for a challenge: `ZKAgent agent=…, challenge_id=…, proof=…[, signature=…]`. */
@@ -127,9 +171,9 @@ export async function answerChallenge(challenge: ZkAgentChallenge, options: Agen
   const claim = claimOf(identity);
   let proof: string;
   if (claim.group !== undefined) {
-    if (!options.groupProver) throw new ChallengeError("a group claim needs the groupProver option");
-    proof = await options.groupProver(challenge, identity);
+    proof = await (options.groupProver ?? ((c: ZkAgentChallenge) => defaultGroupProver(c, options)))(challenge, identity);
   } else {
+    if (identity.secret === undefined) throw new ChallengeError("an agent claim needs the identity's secret");
     const circuit = await (options.circuit ?? ((c: ZkAgentChallenge) => defaultCircuit(c, options)))(challenge);
     proof = await prove(
       { secret: identity.secret, nonce: challenge.nonce, action: challenge.action, context: challenge.context, circuit },

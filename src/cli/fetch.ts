@@ -11,11 +11,15 @@ export const fetchHelp = `zkagent fetch URL [-X METHOD] [-H 'Name: value']... [-
   The response body goes to standard output; exit 0 for a 2xx answer, else 1
   with the status on standard error.
   --identity   the JSON that \`zkagent identity new --json\` prints, with an
-               "agent_id" member added (the id the merchant registered)
+               "agent_id" member added (the id the merchant registered); or,
+               for private verification, what \`zkagent identity new
+               --semaphore --json\` prints with "group_id" added (the
+               members are then read from the --trust service)
   -d BODY      the body (- = standard input); Content-Type defaults to
                application/json when a body is given
   --trust URL  a zkagent service whose circuits may be downloaded when a
-               challenge names a circuit other than the built-in one
+               challenge names a circuit other than the built-in one, and
+               whose group members a group claim reads
   --announce   claim the agent on the first request (one round trip fewer;
                every URL then learns the agent id)
   --unsigned   do not sign (the agent registered no signing_key)`;
@@ -35,17 +39,17 @@ export function readIdentityFile(path: string): FetchIdentity {
   const agent_id = text("agent_id");
   const group_id = text("group_id");
   const secret = text("secret");
+  const private_key = text("private_key");
   if (!agent_id && !group_id) throw new UsageError(`--identity: ${path} has no "agent_id" (add the id the merchant registered)`);
+  const common = { agent_id, group_id, identity_commitment: text("identity_commitment") };
+  // A group claim (private verification) proves with a Semaphore identity, an agent claim with the agent's secret.
+  if (!agent_id) {
+    if (private_key === undefined) throw new UsageError(`--identity: ${path} has "group_id" but no Semaphore "private_key"`);
+    return { ...common, private_key };
+  }
   const parsed = secret === undefined ? null : parseFieldElement(secret);
   if (parsed === null || !isValidSecret(parsed)) throw new UsageError(`--identity: ${path} has no valid "secret"`);
-  return {
-    agent_id,
-    group_id,
-    secret: secret!,
-    identity_commitment: text("identity_commitment"),
-    signing_key: text("signing_key"),
-    signing_secret: text("signing_secret"),
-  };
+  return { ...common, secret: secret!, signing_key: text("signing_key"), signing_secret: text("signing_secret") };
 }
 
 /** http(s) only: a confused caller must not make the agent read file: or data: URLs. */

@@ -19,7 +19,7 @@ export async function serveMcp(identity: FetchIdentity, options: Parameters<type
 }
 
 export function createMcpServer(identity: FetchIdentity, options: Parameters<typeof zkagentFetch>[0]) {
-  const secrets = [identity.secret, identity.signing_secret].filter((s): s is string => typeof s === "string" && s.length > 0);
+  const secrets = [identity.secret, identity.private_key, identity.signing_secret].filter((s): s is string => typeof s === "string" && s.length > 0);
   const redact = (text: string) => secrets.reduce((out, secret) => out.split(secret).join("[redacted]"), text);
   const text = (value: unknown, isError = false) => ({
     content: [{ type: "text" as const, text: redact(typeof value === "string" ? value : JSON.stringify(value, null, 2)) }],
