@@ -24,6 +24,11 @@ const catalogue = {
   too_many_agents: { status: 429, error: "Too many agents" }, // + message
   agent_not_found: { status: 404, error: "Agent not found" },
   circuit_not_found: { status: 404, error: "Circuit not found" },
+  group_not_found: { status: 404, error: "Group not found" },
+  member_not_found: { status: 404, error: "Member not found", message: "The commitment is not an active member of the group." },
+  group_exists: { status: 409, error: "Group already exists", message: "Group ids are unique across the service; choose another." },
+  group_forbidden: { status: 403, error: "Group owned by another key", message: "Only the key that created the group changes it." },
+  group_empty: { status: 409, error: "Group has no members", message: "Add members before asking a group for a proof." },
   agent_exists: { status: 409, error: "Agent already registered", message: "Revoke the agent first to register a new commitment for it." },
   agent_revoked: { status: 409, error: "Agent revoked", message: "Register the agent again before giving it a mandate." },
   mandate_signature_required: {

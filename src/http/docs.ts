@@ -82,6 +82,8 @@ export interface RouteDoc {
   idempotent?: boolean;
   /** Descriptions of the path parameters (`:name` in the route). */
   params?: Record<string, string>;
+  /** Descriptions of the optional whole-number query parameters (the members page). */
+  query?: Record<string, string>;
   body?: TSchema;
   ok: { status: number; description: string; schema: TSchema; headers?: Headers; mediaType?: string };
   /** Headers a route adds to an error status (the challenge route's rate window on its 429). */
@@ -186,6 +188,8 @@ export function describe(doc: RouteDoc): OpenAPIV3.OperationObject {
     description,
     schema: { type: "string" },
   }));
+  for (const [name, description] of Object.entries(doc.query ?? {}))
+    parameters.push({ name, in: "query", required: false, description, schema: { type: "integer", minimum: 0 } });
   const refs: OpenAPIV3.ReferenceObject[] = [{ $ref: "#/components/parameters/RequestId" }];
   if (doc.idempotent) refs.push({ $ref: "#/components/parameters/IdempotencyKey" });
   if (conditional) refs.push({ $ref: "#/components/parameters/IfNoneMatch" });

@@ -173,4 +173,56 @@ export const sqliteMigrations: string[] = [
   // of the challenge record, and not audited (the trigger watches status).
   `ALTER TABLE challenges ADD COLUMN claim_token TEXT;
    ALTER TABLE challenges ADD COLUMN claim_until INTEGER;`,
+  // 8: groups (issue 24, docs/protocol.md "Groups"). A group is a Semaphore
+  // v4 tree: its leaves (group_members, "0" once removed), its current state
+  // and version (groups), and every root it has had with the version that
+  // made it (group_roots): a root is acceptable when its version is no older
+  // than the group's last removal (removed_version). Each leaf row carries
+  // the version that last wrote it, so a process whose cached tree is behind
+  // replays only what changed since. Group challenges name their group, the
+  // root and the depth; group_spend keeps a group mandate's totals per
+  // pseudonym (the proof's nullifier) per platform key.
+  `CREATE TABLE groups (
+     group_id        TEXT PRIMARY KEY,
+     key_id          TEXT NOT NULL,
+     created_at      INTEGER NOT NULL,
+     version         INTEGER NOT NULL,
+     size            INTEGER NOT NULL,
+     active_members  INTEGER NOT NULL,
+     depth           INTEGER NOT NULL,
+     root            TEXT NOT NULL,
+     removed_version INTEGER NOT NULL,
+     mandate         TEXT
+   );
+   CREATE TABLE group_members (
+     group_id    TEXT NOT NULL,
+     leaf_index  INTEGER NOT NULL,
+     commitment  TEXT NOT NULL,
+     version     INTEGER NOT NULL,
+     PRIMARY KEY (group_id, leaf_index)
+   );
+   CREATE UNIQUE INDEX group_members_active ON group_members (group_id, commitment) WHERE commitment <> '0';
+   CREATE INDEX group_members_by_version ON group_members (group_id, version);
+   CREATE TABLE group_roots (
+     group_id  TEXT NOT NULL,
+     version   INTEGER NOT NULL,
+     root      TEXT NOT NULL,
+     PRIMARY KEY (group_id, version)
+   );
+   CREATE INDEX group_roots_by_root ON group_roots (group_id, root);
+   CREATE TABLE group_spend (
+     key_id        TEXT NOT NULL,
+     group_id      TEXT NOT NULL,
+     pseudonym     TEXT NOT NULL,
+     action        TEXT NOT NULL,
+     currency      TEXT NOT NULL,
+     period        TEXT NOT NULL,
+     period_start  INTEGER NOT NULL,
+     total         TEXT NOT NULL,
+     count         INTEGER NOT NULL,
+     PRIMARY KEY (key_id, group_id, pseudonym, action, currency, period, period_start)
+   );
+   ALTER TABLE challenges ADD COLUMN group_id TEXT;
+   ALTER TABLE challenges ADD COLUMN group_root TEXT;
+   ALTER TABLE challenges ADD COLUMN group_depth INTEGER;`,
 ];
