@@ -6,29 +6,10 @@
 // per pseudonym. Roots: adding members keeps a proof in flight valid; a
 // removal refuses the removed member at once.
 import { beforeAll, describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import { Identity } from "@semaphore-protocol/identity";
 import { decodeProtectedHeader } from "jose";
 import { createHarness, type Harness } from "../support/harness";
-
-const CLIENT = join(import.meta.dir, "../support/semaphore-client.mjs");
-
-interface Job {
-  privateKey: string;
-  members: string[];
-  message: string;
-  scope: string;
-  depth: number;
-  verify?: boolean;
-}
-
-/** Every job's proof in one node process (one snarkjs start for the whole file). */
-export async function stockProofs(jobs: Job[]): Promise<{ proof?: any; stockVerified?: boolean; error?: string }[]> {
-  const child = Bun.spawn(["node", CLIENT], { stdin: new Blob([JSON.stringify(jobs)]), stdout: "pipe", stderr: "pipe" });
-  const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
-  if (code !== 0) throw new Error(`semaphore client failed (${code}): ${err}`);
-  return JSON.parse(out);
-}
+import { type StockJob as Job, type StockResult, stockProofs } from "../support/semaphore";
 
 const claimsOf = (jws: string) => JSON.parse(Buffer.from(jws.split(".")[1]!, "base64url").toString());
 const CONTEXT = { amount: "20.00", currency: "EUR", merchant: "shop-a" };
@@ -62,7 +43,7 @@ const job = (who: string, c: any, overrides: Partial<Job> = {}): Job => ({
 });
 
 const c: Record<string, any> = {};
-let proofs: { proof?: any; stockVerified?: boolean; error?: string }[];
+let proofs: StockResult[];
 
 beforeAll(async () => {
   h = await createHarness();
