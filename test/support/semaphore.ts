@@ -30,7 +30,12 @@ export async function stockProofs(jobs: StockJob[]): Promise<StockResult[]> {
 }
 
 /** A challenge's fields a job needs. */
-export const jobFor = (seed: string, challenge: { message: string; scope: string; merkle_tree_depth: number }, members: string[], overrides: Partial<StockJob> = {}): StockJob => ({
+export const jobFor = (
+  seed: string,
+  challenge: { message: string; scope: string; merkle_tree_depth: number },
+  members: string[],
+  overrides: Partial<StockJob> = {},
+): StockJob => ({
   privateKey: seed,
   members,
   message: challenge.message,

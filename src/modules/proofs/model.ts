@@ -6,6 +6,8 @@ import type { FailureReason } from "./service";
 /** A proof's JSON text is ~700 bytes; this bound only stops abuse. */
 export const PROOF_MAX_LENGTH = 8 * 1024;
 export const SIGNATURE_MAX_LENGTH = 256;
+/** What an agent challenge's proof must be: the words the schema's string rule gives (src/http/validate.ts). */
+export const PROOF_STRING_REQUIREMENT = `must be a non-empty string of at most ${PROOF_MAX_LENGTH} characters`;
 
 /** The request body, validated by src/http/validate.ts; a null agent_signature is the same as none. */
 export const proofRequest = t.Object({

@@ -17,7 +17,7 @@
 // submission, which then verifies its own proof.
 import type { CircuitRegistry } from "../../circuits/registry";
 import type { Clock } from "../../clock";
-import { ApiError } from "../../errors";
+import { ApiError, invalidField } from "../../errors";
 import { confidence } from "../../identity/confidence";
 import { canonicalContextHash, statementSignals } from "../../identity/encoding";
 import { verifySignature } from "../../identity/signature";
@@ -28,7 +28,7 @@ import { type Receipts, receiptOrNull, signReceipt } from "../../receipts/servic
 import type { AgentRecord, ApiKeyRecord, ChallengeRecord, Decision, DecisionEvidence, Store } from "../../store/interface";
 import type { VerifyFailure } from "../../verifier/types";
 import { isExpired, isRetained } from "../challenges/lifecycle";
-import type { ProofRequest } from "./model";
+import { PROOF_STRING_REQUIREMENT, type ProofRequest } from "./model";
 import { groupMessage, groupScope, parseSemaphoreProof, publicSignals, unpackPoints } from "../../groups/statement";
 import type { MandateScope } from "../../mandates/enforce";
 
@@ -241,6 +241,8 @@ async function submit(deps: ProofDeps, key: ApiKeyRecord, input: ProofRequest, r
   const { store, clock } = deps;
   // The agent comes with the challenge (one query on PostgreSQL); nothing about it is used before the checks below.
   const found = await store.getChallengeWithAgent(input.challenge_id);
+  // A proof object is a group challenge's only: for any other id the answer is the one agent clients always had.
+  if (typeof input.proof !== "string" && !found?.challenge.groupId) throw invalidField("proof", PROOF_STRING_REQUIREMENT);
   if (!found || !isRetained(found.challenge, clock.now())) throw new ApiError("challenge_not_found");
   const { challenge, agent } = found;
   // Checked before anything else about the challenge: a stranger learns
