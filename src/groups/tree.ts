@@ -134,6 +134,19 @@ export class GroupTree {
  */
 export class GroupTrees {
   private readonly trees = new Map<string, GroupTree>();
+  private readonly queues = new Map<string, Promise<unknown>>();
+
+  /** Runs `work` after every change of this group already queued in this process: one change of a cached tree at a time. */
+  exclusive<T>(groupId: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.queues.get(groupId) ?? Promise.resolve();
+    const next = previous.then(work, work);
+    const settled = next.catch(() => {});
+    this.queues.set(groupId, settled);
+    settled.then(() => {
+      if (this.queues.get(groupId) === settled) this.queues.delete(groupId);
+    });
+    return next;
+  }
 
   /** The cached tree, or a new empty one at version 0 (to replay every leaf into). */
   tree(groupId: string): GroupTree {

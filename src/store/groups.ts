@@ -62,5 +62,55 @@ export function planGroupChange(trees: GroupTrees, group: GroupRecord, change: G
 
 export { REMOVED_LEAF };
 
+/** What a store does for changeGroupOptimistically: plain reads, and one write transaction that stores a planned change if the group is still at the version it was planned on. */
+export interface GroupChangeIo {
+  read(groupId: string): Promise<GroupRecord | null>;
+  leavesSince(groupId: string, version: number): Promise<Leaf[]>;
+  /** In one transaction holding the group row: null when the group is no longer at `planned.group.version - 1` (another process changed it). */
+  commit(planned: { group: GroupRecord; leaves: Leaf[] }): Promise<GroupRecord | null>;
+}
+
+/** How many times a change is planned again when another process changed the group meanwhile. */
+const PLAN_ATTEMPTS = 5;
+
+/**
+ * A group change with the tree work outside the write transaction: the
+ * Poseidon hashing of a 10,000-member batch takes seconds, and SQLite's
+ * write lock (or PostgreSQL's row lock) must not be held meanwhile. The
+ * cached tree is brought to the stored version and changed first; the
+ * transaction then stores the change only if the group is still at the
+ * version it was planned on, else the plan is dropped with the cache and
+ * made again. Changes of one group in this process run one at a time.
+ */
+export function changeGroupOptimistically(
+  trees: GroupTrees,
+  groupId: string,
+  keyId: string,
+  change: GroupChange,
+  io: GroupChangeIo,
+): Promise<ChangeGroupResult> {
+  return trees.exclusive(groupId, async () => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const group = await io.read(groupId);
+        if (!group) return { outcome: "not_found" };
+        if (group.keyId !== keyId) return { outcome: "forbidden" };
+        const since = replayFrom(trees, group);
+        const missed = since === null ? [] : await io.leavesSince(groupId, since);
+        const planned = planGroupChange(trees, group, change, () => missed);
+        if (planned.outcome !== "planned") return planned;
+        const stored = await io.commit(planned);
+        if (stored) return { outcome: "changed", group: stored };
+        trees.forget(groupId);
+        if (attempt >= PLAN_ATTEMPTS) throw new Error(`group ${groupId}: changed by others ${attempt} times while this change was planned`);
+      } catch (error) {
+        // Nothing committed: the cached tree may be ahead of the store.
+        trees.forget(groupId);
+        throw error;
+      }
+    }
+  });
+}
+
 /** A verified group proof whose root is no longer acceptable (a member was removed since): failed, `not_member`. */
 export const refuseRoot = <D extends Decision>(decision: D): D => ({ ...decision, status: "failed", confidence: null, reason: "not_member", receipt: null });

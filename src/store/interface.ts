@@ -431,12 +431,13 @@ export interface Store {
   createGroup(group: GroupRecord): Promise<boolean>;
   getGroup(groupId: string): Promise<GroupRecord | null>;
   /**
-   * Applies a change to the group its owner `keyId` asked for, in one
-   * transaction holding the group row: `trees` (this process's cache) is
-   * brought to the stored version by replaying the leaves changed since,
-   * the change computes the new root, and leaves, group row and root
-   * history are written together. A change that does not commit leaves no
-   * cache ahead of the store.
+   * Applies a change to the group its owner `keyId` asked for: `trees` (this
+   * process's cache) is brought to the stored version by replaying the
+   * leaves changed since and computes the new root outside any lock; one
+   * transaction holding the group row then writes leaves, group row and root
+   * history, if the group is still at the version the change was planned on
+   * (else it is planned again). A change that does not commit leaves no
+   * cache ahead of the store (src/store/groups.ts).
    */
   changeGroup(groupId: string, keyId: string, change: GroupChange, trees: GroupTrees): Promise<ChangeGroupResult>;
   /** Leaves `offset…` in leaf order, at most `limit` ("0" for removed ones). */

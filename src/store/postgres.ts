@@ -40,7 +40,7 @@ import type {
 } from "./interface";
 import { StoreUnavailableError } from "./interface";
 import { migratePostgres } from "./migrations/postgres";
-import { planGroupChange, refuseRoot, replayFrom, toLeaf } from "./groups";
+import { changeGroupOptimistically, refuseRoot, toLeaf } from "./groups";
 import type { GroupTrees } from "../groups/tree";
 import {
   evidenceText,
@@ -796,39 +796,30 @@ export class PostgresStore implements Store {
 
   async changeGroup(groupId: string, keyId: string, change: GroupChange, trees: GroupTrees): Promise<ChangeGroupResult> {
     if (hasNul(groupId)) return { outcome: "not_found" };
-    try {
-      return await this.sql.begin(async (tx): Promise<ChangeGroupResult> => {
-        // The row lock orders every change of this group, on every node.
-        const [row] = await tx`SELECT * FROM groups WHERE group_id = ${groupId} FOR UPDATE`;
-        if (!row) return { outcome: "not_found" };
-        const group = toGroup(row);
-        if (group.keyId !== keyId) return { outcome: "forbidden" };
-        const since = replayFrom(trees, group);
-        const missed =
-          since === null
-            ? []
-            : (await tx`SELECT leaf_index, commitment FROM group_members WHERE group_id = ${groupId} AND version > ${since} ORDER BY leaf_index`).map(toLeaf);
-        const planned = planGroupChange(trees, group, change, () => missed);
-        if (planned.outcome !== "planned") return planned;
-        const { version, size, activeMembers, depth, root, removedVersion } = planned.group;
-        // One statement for the batch (up to 10,000 leaves), as arrays.
-        await tx`
-          INSERT INTO group_members (group_id, leaf_index, commitment, version)
-          SELECT ${groupId}, i, c, ${version} FROM unnest(${`{${planned.leaves.map((l) => l.index).join(",")}}`}::bigint[],
-                                                          ${`{${planned.leaves.map((l) => l.value).join(",")}}`}::text[]) AS t(i, c)
-          ON CONFLICT (group_id, leaf_index) DO UPDATE SET commitment = excluded.commitment, version = excluded.version`;
-        const [updated] = await tx`
-          UPDATE groups SET version = ${version}, size = ${size}, active_members = ${activeMembers}, depth = ${depth}, root = ${root},
-            removed_version = ${removedVersion}
-          WHERE group_id = ${groupId} RETURNING *`;
-        await tx`INSERT INTO group_roots (group_id, version, root) VALUES (${groupId}, ${version}, ${root})`;
-        return { outcome: "changed", group: toGroup(updated) };
-      });
-    } catch (error) {
-      // The change did not commit: the cached tree may be ahead of the store.
-      trees.forget(groupId);
-      throw error;
-    }
+    return changeGroupOptimistically(trees, groupId, keyId, change, {
+      read: (id) => this.getGroup(id),
+      leavesSince: async (id, version) =>
+        (await this.sql`SELECT leaf_index, commitment FROM group_members WHERE group_id = ${id} AND version > ${version} ORDER BY leaf_index`).map(toLeaf),
+      commit: ({ group, leaves }) =>
+        this.sql.begin(async (tx): Promise<GroupRecord | null> => {
+          // The row lock orders every change of this group, on every node; the version says whether the plan still fits.
+          const [row] = await tx`SELECT version FROM groups WHERE group_id = ${groupId} FOR UPDATE`;
+          if (!row || Number(row.version) !== group.version - 1) return null;
+          const { version, size, activeMembers, depth, root, removedVersion } = group;
+          // One statement for the batch (up to 10,000 leaves), as arrays.
+          await tx`
+            INSERT INTO group_members (group_id, leaf_index, commitment, version)
+            SELECT ${groupId}, i, c, ${version} FROM unnest(${`{${leaves.map((l) => l.index).join(",")}}`}::bigint[],
+                                                            ${`{${leaves.map((l) => l.value).join(",")}}`}::text[]) AS t(i, c)
+            ON CONFLICT (group_id, leaf_index) DO UPDATE SET commitment = excluded.commitment, version = excluded.version`;
+          const [updated] = await tx`
+            UPDATE groups SET version = ${version}, size = ${size}, active_members = ${activeMembers}, depth = ${depth}, root = ${root},
+              removed_version = ${removedVersion}
+            WHERE group_id = ${groupId} RETURNING *`;
+          await tx`INSERT INTO group_roots (group_id, version, root) VALUES (${groupId}, ${version}, ${root})`;
+          return toGroup(updated);
+        }),
+    });
   }
 
   async groupMembers(groupId: string, offset: number, limit: number): Promise<string[]> {

@@ -39,7 +39,7 @@ import type {
 } from "./interface";
 import { StoreUnavailableError } from "./interface";
 import { sqliteMigrations } from "./migrations/sqlite";
-import { planGroupChange, refuseRoot, toLeaf } from "./groups";
+import { changeGroupOptimistically, refuseRoot, toLeaf } from "./groups";
 import type { GroupTrees } from "../groups/tree";
 import {
   evidenceText,
@@ -352,27 +352,20 @@ export class SqliteStore implements Store {
   }
 
   async changeGroup(groupId: string, keyId: string, change: GroupChange, trees: GroupTrees): Promise<ChangeGroupResult> {
-    try {
-      return await this.immediate("change group", (): ChangeGroupResult => {
-        const row = this.q.getGroup.get(groupId);
-        if (!row) return { outcome: "not_found" };
-        const group = toGroup(row);
-        if (group.keyId !== keyId) return { outcome: "forbidden" };
-        const planned = planGroupChange(trees, group, change, (since) =>
-          (this.q.leavesSince.all(groupId, since) as { leaf_index: number; commitment: string }[]).map(toLeaf),
-        );
-        if (planned.outcome !== "planned") return planned;
-        for (const leaf of planned.leaves) this.q.putLeaf.run({ groupId, index: leaf.index, value: leaf.value, version: planned.group.version });
-        const { version, size, activeMembers: active, depth, root, removedVersion } = planned.group;
-        const updated = toGroup(this.q.updateGroup.get({ groupId, version, size, active, depth, root, removedVersion }));
-        this.q.insertRoot.run(groupId, version, root);
-        return { outcome: "changed", group: updated };
-      });
-    } catch (error) {
-      // The change did not commit: the cached tree may be ahead of the store.
-      trees.forget(groupId);
-      throw error;
-    }
+    return changeGroupOptimistically(trees, groupId, keyId, change, {
+      read: async (id) => this.getGroup(id),
+      leavesSince: async (id, version) => (this.q.leavesSince.all(id, version) as { leaf_index: number; commitment: string }[]).map(toLeaf),
+      commit: ({ group, leaves }) =>
+        this.immediate("change group", (): GroupRecord | null => {
+          const current = this.q.getGroup.get(groupId) as { version: number } | null;
+          if (!current || current.version !== group.version - 1) return null;
+          const { version, size, activeMembers: active, depth, root, removedVersion } = group;
+          for (const leaf of leaves) this.q.putLeaf.run({ groupId, index: leaf.index, value: leaf.value, version });
+          const updated = toGroup(this.q.updateGroup.get({ groupId, version, size, active, depth, root, removedVersion }));
+          this.q.insertRoot.run(groupId, version, root);
+          return updated;
+        }),
+    });
   }
 
   async groupMembers(groupId: string, offset: number, limit: number): Promise<string[]> {
