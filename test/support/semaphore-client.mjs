@@ -4,7 +4,8 @@
 // (or {error}) as a JSON list. The artifacts are passed explicitly from the
 // installed @zk-kit/semaphore-artifacts: the stock download cannot work
 // offline. Job: {privateKey, members: [decimal, "0" for removed], message,
-// scope, depth, verify?}. `verify` also runs the stock verifyProof.
+// scope, depth, verify?}. `verify` also runs the stock verifyProof; `ms` is
+// generateProof's time.
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { Group } from "@semaphore-protocol/group";
@@ -32,8 +33,10 @@ for (const job of jobs) {
     const identity = new Identity(job.privateKey);
     const group = rebuild(job.members);
     const files = { wasm: join(artifacts, `semaphore-${job.depth}.wasm`), zkey: join(artifacts, `semaphore-${job.depth}.zkey`) };
+    const started = performance.now();
     const proof = await generateProof(identity, group, job.message, job.scope, job.depth, files);
-    out.push(job.verify ? { proof, stockVerified: await verifyProof(proof) } : { proof });
+    const ms = performance.now() - started;
+    out.push(job.verify ? { proof, ms, stockVerified: await verifyProof(proof) } : { proof, ms });
   } catch (error) {
     out.push({ error: String(error?.message ?? error) });
   }

@@ -19,6 +19,8 @@ export interface StockJob {
 export interface StockResult {
   proof?: any;
   stockVerified?: boolean;
+  /** generateProof's time under node, ms. */
+  ms?: number;
   error?: string;
 }
 
