@@ -10,7 +10,7 @@
 // another node built). Memory: the JS heap after a full GC, with the group's
 // tree held, minus the heap before; and the process RSS growth.
 //
-//   bun bench/groups.ts [--sizes 10000,100000,1000000] [--batch 10000] [--no-postgres] [--json]
+//   bun bench/groups.ts [--sizes 10000,100000,1000000] [--batch 10000] [--stores sqlite,postgres] [--json]
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -22,8 +22,9 @@ import { openSqlite } from "../src/store/sqlite";
 import { createTestDatabase, postgresTestUrl } from "../test/support/postgres";
 
 const { values } = parseArgs({
-  options: { sizes: { type: "string" }, batch: { type: "string" }, "no-postgres": { type: "boolean" }, json: { type: "boolean" } },
+  options: { sizes: { type: "string" }, batch: { type: "string" }, stores: { type: "string" }, json: { type: "boolean" } },
 });
+const STORES = (values.stores ?? "sqlite,postgres").split(",");
 const SIZES = (values.sizes ?? "10000,100000,1000000").split(",").map(Number);
 const BATCH = Number(values.batch ?? 10_000);
 
@@ -101,18 +102,19 @@ const print = (r: Row) =>
   );
 
 const dir = mkdtempSync(join(tmpdir(), "zkagent-bench-groups-"));
-try {
-  const sqlite = openSqlite(join(dir, "bench.db"));
-  for (const size of SIZES) {
-    const row = await measure("sqlite", sqlite, size);
-    rows.push(row);
-    print(row);
+if (STORES.includes("sqlite"))
+  try {
+    const sqlite = openSqlite(join(dir, "bench.db"));
+    for (const size of SIZES) {
+      const row = await measure("sqlite", sqlite, size);
+      rows.push(row);
+      print(row);
+    }
+    await sqlite.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
-  await sqlite.close();
-} finally {
-  rmSync(dir, { recursive: true, force: true });
-}
-if (!values["no-postgres"]) {
+if (STORES.includes("postgres")) {
   const db = await createTestDatabase(await postgresTestUrl());
   try {
     const pg = await openPostgres(db.url);
