@@ -24,3 +24,19 @@ test("a Semaphore v4 zkey (depth 20, pinned) carries the public ceremony's contr
   for (const c of contributions) expect(c.hash).toMatch(/^[0-9a-f]{128}$/);
   expect(new Set(contributions.map((c) => c.hash)).size).toBe(contributions.length);
 });
+
+test("zkagent ceremony semaphore --depth 1 --json: the files match their pins, and the contributions are listed", async () => {
+  const cli = Bun.spawn([process.execPath, new URL("../../src/cli/index.ts", import.meta.url).pathname, "ceremony", "semaphore", "--depth", "1", "--json"], {
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [out, code] = await Promise.all([new Response(cli.stdout).text(), cli.exited]);
+  expect(code).toBe(0);
+  const report = JSON.parse(out);
+  expect(report).toMatchObject({ package: "@zk-kit/semaphore-artifacts@4.13.0", ok: true });
+  const [depth1] = report.depths;
+  expect(depth1).toMatchObject({ depth: 1, pinned: true, beacon: { type: "beacon", iterationsExp: 10 } });
+  expect(depth1.list).toHaveLength(depth1.contributions + 1);
+  const zkey = await zkeyContributions(await semaphoreFile(1, "zkey"));
+  expect(depth1.list).toEqual(zkey.contributions);
+});
