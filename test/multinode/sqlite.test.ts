@@ -47,7 +47,7 @@ describe("serve --workers 2 on one SQLite file", () => {
     await store.close();
   });
 
-  test("issue 24: a group member's 8 concurrent proofs over 2 workers against its per-pseudonym budget: exactly 3 verified; a removal refuses the member at once", async () => {
+  test("issue 24: a group member's 6 concurrent proofs over 2 workers against its per-pseudonym max_total 40.00: exactly 2 verified; a removal refuses the member at once", async () => {
     await groupScenario([node], path, "sqlite");
   }, 120_000);
 
