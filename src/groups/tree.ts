@@ -36,6 +36,22 @@ export interface TreeState {
 
 export const REMOVED_LEAF = "0";
 
+/** An internal node (level ≥ 1) as the store keeps it beside the leaves, so that a process without the tree loads it instead of hashing it. */
+export interface TreeNode {
+  level: number;
+  index: number;
+  /** Decimal. */
+  value: string;
+}
+
+/**
+ * The tree's levels, leaves first. LeanIMT 2.2.5 keeps them in `_nodes` and
+ * offers no accessor for one internal node (export() serialises them all);
+ * the stored nodes are read from, and a loaded tree written to, this one
+ * field, and a loaded tree's root is checked against the stored root.
+ */
+const levelsOf = (tree: LeanIMT<bigint>): bigint[][] => (tree as unknown as { _nodes: bigint[][] })._nodes;
+
 /** Why a decimal text is not a commitment a group can hold, or null. */
 export function commitmentProblem(text: string): string | null {
   if (!/^(0|[1-9][0-9]{0,77})$/.test(text)) return "must be a decimal integer without sign or leading zeros";
@@ -100,6 +116,33 @@ export class GroupTree {
     this.version = version;
   }
 
+  /** A tree at `version` from its stored leaves and internal nodes (levels 1…depth, each complete), without hashing. */
+  static load(leaves: readonly string[], levels: readonly (readonly string[])[], version: number): GroupTree {
+    const tree = new GroupTree(version);
+    const stored = levelsOf(tree.tree);
+    stored.length = 0;
+    stored.push(leaves.map(BigInt), ...levels.map((level) => level.map(BigInt)));
+    for (const [index, value] of leaves.entries()) {
+      tree.values.push(value);
+      if (value !== REMOVED_LEAF) tree.at.set(value, index);
+    }
+    return tree;
+  }
+
+  /** The internal nodes a change of `leaves` (already applied) wrote: their ancestors on every level. */
+  nodesAbove(leaves: readonly Leaf[]): TreeNode[] {
+    const levels = levelsOf(this.tree);
+    const nodes: TreeNode[] = [];
+    let indices = new Set(leaves.map((leaf) => leaf.index));
+    for (let level = 1; level < levels.length; level++) {
+      const parents = new Set<number>();
+      for (const index of indices) parents.add(index >> 1);
+      indices = parents;
+      for (const index of indices) nodes.push({ level, index, value: levels[level]![index]!.toString() });
+    }
+    return nodes;
+  }
+
   /**
    * Appends `commitments` (each checked by commitmentProblem already), or
    * names the first that is a member or repeated; nothing changes then.
@@ -153,6 +196,10 @@ export class GroupTrees {
     let tree = this.trees.get(groupId);
     if (!tree) this.trees.set(groupId, (tree = new GroupTree()));
     return tree;
+  }
+
+  install(groupId: string, tree: GroupTree): void {
+    this.trees.set(groupId, tree);
   }
 
   forget(groupId: string): void {

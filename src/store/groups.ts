@@ -2,8 +2,18 @@
 // bring this process's cached tree to the stored version, apply the change,
 // and say what to write. And the decision a root that is no longer
 // acceptable turns a verified group proof into.
-import { type GroupTree, type GroupTrees, type Leaf, REMOVED_LEAF } from "../groups/tree";
+import { GroupTree, type GroupTrees, type Leaf, REMOVED_LEAF, type TreeNode } from "../groups/tree";
 import type { ChangeGroupResult, Decision, GroupChange, GroupRecord } from "./interface";
+
+/** A stored internal node. */
+export type NodeRow = { level: number | string; idx: number | string; value: string };
+
+/** Stored internal nodes, ordered by level and index, as levels 1…depth. */
+export function levelsOf(rows: readonly NodeRow[]): string[][] {
+  const levels: string[][] = [];
+  for (const row of rows) (levels[Number(row.level) - 1] ??= []).push(row.value);
+  return levels;
+}
 
 export const toLeaf = (row: { leaf_index: number | string; commitment: string }): Leaf => ({ index: Number(row.leaf_index), value: row.commitment });
 
@@ -21,7 +31,7 @@ export function replayFrom(trees: GroupTrees, group: GroupRecord): number | null
   return tree.version === group.version ? null : tree.version;
 }
 
-export type PlannedChange = { outcome: "planned"; group: GroupRecord; leaves: Leaf[] } | Exclude<ChangeGroupResult, { outcome: "changed" }>;
+export type PlannedChange = { outcome: "planned"; group: GroupRecord; leaves: Leaf[]; nodes: TreeNode[] } | Exclude<ChangeGroupResult, { outcome: "changed" }>;
 
 /**
  * The change applied to the cached tree (first caught up with `leavesSince`),
@@ -48,6 +58,7 @@ export function planGroupChange(trees: GroupTrees, group: GroupRecord, change: G
   return {
     outcome: "planned",
     leaves,
+    nodes: tree.nodesAbove(leaves),
     group: {
       ...group,
       version,
@@ -66,8 +77,10 @@ export { REMOVED_LEAF };
 export interface GroupChangeIo {
   read(groupId: string): Promise<GroupRecord | null>;
   leavesSince(groupId: string, version: number): Promise<Leaf[]>;
+  /** The stored tree in one consistent read: the group's version and root, every leaf, and the internal nodes level by level (1…depth). */
+  snapshot(groupId: string): Promise<{ version: number; root: string; leaves: string[]; levels: string[][] } | null>;
   /** In one transaction holding the group row: null when the group is no longer at `planned.group.version - 1` (another process changed it). */
-  commit(planned: { group: GroupRecord; leaves: Leaf[] }): Promise<GroupRecord | null>;
+  commit(planned: { group: GroupRecord; leaves: Leaf[]; nodes: TreeNode[] }): Promise<GroupRecord | null>;
 }
 
 /** How many times a change is planned again when another process changed the group meanwhile. */
@@ -95,7 +108,16 @@ export function changeGroupOptimistically(
         const group = await io.read(groupId);
         if (!group) return { outcome: "not_found" };
         if (group.keyId !== keyId) return { outcome: "forbidden" };
-        const since = replayFrom(trees, group);
+        let since = replayFrom(trees, group);
+        // A process without the tree loads the stored one (leaves and internal nodes) instead of hashing every leaf again.
+        if (since === 0 && group.version > 0) {
+          const snapshot = await io.snapshot(groupId);
+          if (snapshot && snapshot.version <= group.version) {
+            const loaded = GroupTree.load(snapshot.leaves, snapshot.levels, snapshot.version);
+            if (loaded.state.root === snapshot.root) trees.install(groupId, loaded);
+          }
+          since = replayFrom(trees, group);
+        }
         const missed = since === null ? [] : await io.leavesSince(groupId, since);
         const planned = planGroupChange(trees, group, change, () => missed);
         if (planned.outcome !== "planned") return planned;

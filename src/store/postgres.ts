@@ -40,7 +40,7 @@ import type {
 } from "./interface";
 import { StoreUnavailableError } from "./interface";
 import { migratePostgres } from "./migrations/postgres";
-import { changeGroupOptimistically, refuseRoot, toLeaf } from "./groups";
+import { changeGroupOptimistically, levelsOf, refuseRoot, toLeaf } from "./groups";
 import type { GroupTrees } from "../groups/tree";
 import {
   evidenceText,
@@ -800,7 +800,19 @@ export class PostgresStore implements Store {
       read: (id) => this.getGroup(id),
       leavesSince: async (id, version) =>
         (await this.sql`SELECT leaf_index, commitment FROM group_members WHERE group_id = ${id} AND version > ${version} ORDER BY leaf_index`).map(toLeaf),
-      commit: ({ group, leaves }) =>
+      // REPEATABLE READ: the group row, the leaves and the nodes as of one commit.
+      snapshot: (id) =>
+        this.sql.begin(async (tx) => {
+          await tx`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ`;
+          const [row] = await tx`SELECT version, root FROM groups WHERE group_id = ${id}`;
+          if (!row) return null;
+          const leaves = (await tx`SELECT commitment FROM group_members WHERE group_id = ${id} ORDER BY leaf_index`).map(
+            (r: { commitment: string }) => r.commitment,
+          );
+          const nodes = await tx`SELECT level, idx, value FROM group_nodes WHERE group_id = ${id} ORDER BY level, idx`;
+          return { version: Number(row.version), root: row.root as string, leaves, levels: levelsOf(nodes) };
+        }),
+      commit: ({ group, leaves, nodes }) =>
         this.sql.begin(async (tx): Promise<GroupRecord | null> => {
           // The row lock orders every change of this group, on every node; the version says whether the plan still fits.
           const [row] = await tx`SELECT version FROM groups WHERE group_id = ${groupId} FOR UPDATE`;
@@ -812,6 +824,12 @@ export class PostgresStore implements Store {
             SELECT ${groupId}, i, c, ${version} FROM unnest(${`{${leaves.map((l) => l.index).join(",")}}`}::bigint[],
                                                             ${`{${leaves.map((l) => l.value).join(",")}}`}::text[]) AS t(i, c)
             ON CONFLICT (group_id, leaf_index) DO UPDATE SET commitment = excluded.commitment, version = excluded.version`;
+          if (nodes.length > 0)
+            await tx`
+              INSERT INTO group_nodes (group_id, level, idx, value)
+              SELECT ${groupId}, l, i, v FROM unnest(${`{${nodes.map((n) => n.level).join(",")}}`}::bigint[], ${`{${nodes.map((n) => n.index).join(",")}}`}::bigint[],
+                                                      ${`{${nodes.map((n) => n.value).join(",")}}`}::text[]) AS t(l, i, v)
+              ON CONFLICT (group_id, level, idx) DO UPDATE SET value = excluded.value`;
           const [updated] = await tx`
             UPDATE groups SET version = ${version}, size = ${size}, active_members = ${activeMembers}, depth = ${depth}, root = ${root},
               removed_version = ${removedVersion}

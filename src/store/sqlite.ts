@@ -39,7 +39,7 @@ import type {
 } from "./interface";
 import { StoreUnavailableError } from "./interface";
 import { sqliteMigrations } from "./migrations/sqlite";
-import { changeGroupOptimistically, refuseRoot, toLeaf } from "./groups";
+import { changeGroupOptimistically, levelsOf, type NodeRow, refuseRoot, toLeaf } from "./groups";
 import type { GroupTrees } from "../groups/tree";
 import {
   evidenceText,
@@ -164,6 +164,12 @@ export class SqliteStore implements Store {
          WHERE group_id = $groupId RETURNING *`,
       ),
       insertRoot: db.query("INSERT INTO group_roots (group_id, version, root) VALUES (?, ?, ?)"),
+      putNode: db.query(
+        `INSERT INTO group_nodes (group_id, level, idx, value) VALUES ($groupId, $level, $index, $value)
+         ON CONFLICT (group_id, level, idx) DO UPDATE SET value = excluded.value`,
+      ),
+      allLeaves: db.query("SELECT commitment FROM group_members WHERE group_id = ? ORDER BY leaf_index"),
+      allNodes: db.query("SELECT level, idx, value FROM group_nodes WHERE group_id = ? ORDER BY level, idx"),
       members: db.query("SELECT commitment FROM group_members WHERE group_id = ? AND leaf_index >= ? ORDER BY leaf_index LIMIT ?"),
       setGroupMandate: db.query("UPDATE groups SET mandate = ? WHERE group_id = ? RETURNING *"),
       acceptableRoot: db.query(
@@ -355,12 +361,22 @@ export class SqliteStore implements Store {
     return changeGroupOptimistically(trees, groupId, keyId, change, {
       read: async (id) => this.getGroup(id),
       leavesSince: async (id, version) => (this.q.leavesSince.all(id, version) as { leaf_index: number; commitment: string }[]).map(toLeaf),
-      commit: ({ group, leaves }) =>
+      // One read transaction: in WAL mode it sees one commit's state throughout.
+      snapshot: async (id) =>
+        this.db.transaction(() => {
+          const row = this.q.getGroup.get(id);
+          if (!row) return null;
+          const { version, root } = toGroup(row);
+          const leaves = (this.q.allLeaves.all(id) as { commitment: string }[]).map((r) => r.commitment);
+          return { version, root, leaves, levels: levelsOf(this.q.allNodes.all(id) as NodeRow[]) };
+        })(),
+      commit: ({ group, leaves, nodes }) =>
         this.immediate("change group", (): GroupRecord | null => {
           const current = this.q.getGroup.get(groupId) as { version: number } | null;
           if (!current || current.version !== group.version - 1) return null;
           const { version, size, activeMembers: active, depth, root, removedVersion } = group;
           for (const leaf of leaves) this.q.putLeaf.run({ groupId, index: leaf.index, value: leaf.value, version });
+          for (const node of nodes) this.q.putNode.run({ groupId, level: node.level, index: node.index, value: node.value });
           const updated = toGroup(this.q.updateGroup.get({ groupId, version, size, active, depth, root, removedVersion }));
           this.q.insertRoot.run(groupId, version, root);
           return updated;

@@ -190,7 +190,9 @@ export const postgresMigrations: string[] = [
   // the version that last wrote it, so a process whose cached tree is behind
   // replays only what changed since. Group challenges name their group, the
   // root and the depth; group_spend keeps a group mandate's totals per
-  // pseudonym (the proof's nullifier) per platform key.
+  // pseudonym (the proof's nullifier) per platform key. group_nodes keeps the
+  // tree's internal nodes (levels 1…depth) as the last change left them, so a
+  // process without the tree loads it rather than hashing every leaf again.
   `CREATE TABLE groups (
      group_id        TEXT PRIMARY KEY,
      key_id          TEXT NOT NULL,
@@ -219,6 +221,13 @@ export const postgresMigrations: string[] = [
      PRIMARY KEY (group_id, version)
    );
    CREATE INDEX group_roots_by_root ON group_roots (group_id, root);
+   CREATE TABLE group_nodes (
+     group_id  TEXT NOT NULL,
+     level     BIGINT NOT NULL,
+     idx       BIGINT NOT NULL,
+     value     TEXT NOT NULL,
+     PRIMARY KEY (group_id, level, idx)
+   );
    CREATE TABLE group_spend (
      key_id        TEXT NOT NULL,
      group_id      TEXT NOT NULL,
