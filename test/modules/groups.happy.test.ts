@@ -94,6 +94,18 @@ for (const { name, open } of storesUnderTest()) {
       expect(rebuild(page.members).root.toString()).toBe(page.merkle_tree_root);
     });
 
+    test("a batch above the 64 KiB of other routes is taken (up to 1 MiB); above 1 MiB it is a 413 naming the limit", async () => {
+      await h.call("POST", "/v1/groups", { key: owner, body: { group_id: "large" } });
+      const big = Array.from({ length: 1000 }, (_, i) => (FIELD_ORDER_R - 1n - BigInt(i)).toString());
+      expect(JSON.stringify({ identity_commitments: big }).length).toBeGreaterThan(64 * 1024);
+      const taken = await h.call("POST", "/v1/groups/large/members", { key: owner, body: { identity_commitments: big } });
+      expect(taken.status).toBe(201);
+      expect(taken.body.merkle_tree_root).toBe(rebuild(big).root.toString());
+      const tooBig = await h.call("POST", "/v1/groups/large/members", { key: owner, body: { identity_commitments: ["1".repeat(1024 * 1024)] } });
+      expect(tooBig.status).toBe(413);
+      expect(tooBig.body.message).toBe("Request bodies are limited to 1048576 bytes on this route.");
+    });
+
     test("members page with offset and limit, no key", async () => {
       const first = await h.call("GET", "/v1/groups/fleet/members?limit=4");
       expect(first.body).toMatchObject({ offset: 0, next_offset: 4 });

@@ -15,6 +15,7 @@ import {
   groupRequest,
   groupResponse,
   groupTreeResponse,
+  MEMBERS_BODY_LIMIT_BYTES,
   membersExplanations,
   membersPage,
   membersQuery,
@@ -85,7 +86,7 @@ export const groups = (deps: ModuleDeps) =>
     .post(
       "/v1/groups/:groupId/members",
       async ({ key, request, params, set }) => {
-        const input = validate(membersRequest, await readJsonObject(request), membersRefinements, membersExplanations);
+        const input = validate(membersRequest, await readJsonObject(request, MEMBERS_BODY_LIMIT_BYTES), membersRefinements, membersExplanations);
         const tree = await addMembers(deps, key, pathParam(params.groupId), input.identity_commitments);
         set.status = 201;
         return tree;
@@ -99,7 +100,7 @@ export const groups = (deps: ModuleDeps) =>
           summary: "Add members",
           params: GROUP,
           description:
-            "Appends 1–10,000 identity commitments in one transaction: each a decimal in [1, r), none already a member nor repeated; otherwise the 400 names the first by index and nothing is applied. Owner only.",
+            "Appends 1–10,000 identity commitments in one transaction (this route takes bodies up to 1 MiB): each a decimal in [1, r), none already a member nor repeated; otherwise the 400 names the first by index and nothing is applied. Owner only.",
           body: membersRequest,
           ok: { status: 201, schema: groupTreeResponse, description: "The tree after the change" },
           errors: [...JSON_BODY_ERRORS, "group_not_found", "group_forbidden"],

@@ -8,6 +8,8 @@ import { mandateSchema, parseMandate } from "../../mandates/schema";
 
 export const MAX_MEMBERS_PER_CALL = 10_000;
 export const MAX_MEMBERS_PAGE = 100_000;
+/** A batch of 10,000 commitments of up to 78 digits is ~800 KB of JSON: this route takes up to 1 MiB (the others 64 KiB). */
+export const MEMBERS_BODY_LIMIT_BYTES = 1024 * 1024;
 
 const decimal = (description: string) => t.String({ pattern: "^(0|[1-9][0-9]*)$", description, examples: ["0"] });
 
