@@ -24,9 +24,17 @@ export type SemaphoreFile = "wasm" | "zkey" | "vk";
 /** A pinned file whose bytes are not the pinned ones: the installed package was altered. Never served, never used. */
 export class PinMismatchError extends Error {}
 
-function packageDir(): string {
-  return dirname(createRequire(import.meta.url).resolve("@zk-kit/semaphore-artifacts/package.json"));
+/** The installed package's directory, or null where it is not installed (the compiled binary does not embed its 32 zkeys). */
+function packageDir(): string | null {
+  try {
+    return dirname(createRequire(import.meta.url).resolve("@zk-kit/semaphore-artifacts/package.json"));
+  } catch {
+    return null;
+  }
 }
+
+/** The Semaphore artifacts are not installed beside this build: group challenges cannot be served. */
+export class SemaphoreUnavailableError extends Error {}
 
 const EXTENSIONS: Record<SemaphoreFile, string> = { wasm: "wasm", zkey: "zkey", vk: "json" };
 
@@ -34,7 +42,9 @@ const EXTENSIONS: Record<SemaphoreFile, string> = { wasm: "wasm", zkey: "zkey", 
 export async function semaphoreFile(depth: number, file: SemaphoreFile): Promise<Uint8Array> {
   const pin = SEMAPHORE_PINS[depth];
   if (!pin) throw new RangeError(`no Semaphore circuit of depth ${depth} (1–${SEMAPHORE_MAX_DEPTH})`);
-  const path = join(packageDir(), `semaphore-${depth}.${EXTENSIONS[file]}`);
+  const dir = packageDir();
+  if (dir === null) throw new SemaphoreUnavailableError("@zk-kit/semaphore-artifacts is not installed beside this build");
+  const path = join(dir, `semaphore-${depth}.${EXTENSIONS[file]}`);
   const bytes = new Uint8Array(await readFile(path));
   const actual = sha256Hex(bytes);
   if (actual !== pin[file]) throw new PinMismatchError(`${path}: SHA-256 ${actual}, pinned ${pin[file]}`);
@@ -90,14 +100,16 @@ export class SemaphoreCircuits {
     return record;
   }
 
+  /** Every depth's circuit; none where the package is not installed (GET /v1/circuits still lists the stored ones). */
   async all(): Promise<CircuitRecord[]> {
+    if (packageDir() === null) return [];
     return Promise.all(Array.from({ length: SEMAPHORE_MAX_DEPTH }, (_, i) => this.circuit(i + 1)));
   }
 
   /** The circuit an id names, or null (another id, or the depth's id with another key hash). */
   async byId(id: string): Promise<CircuitRecord | null> {
     const depth = semaphoreDepthOf(id);
-    if (depth === null) return null;
+    if (depth === null || packageDir() === null) return null;
     const record = await this.circuit(depth);
     return record.id === id ? record : null;
   }
