@@ -109,11 +109,11 @@ export async function recordExamples(wrap: <T extends App>(app: T) => T = (app) 
     await call(operationId, "Service unavailable", method, path, { body, app: unavailable });
     await call(operationId, "Internal server error", method, path, { body, app: broken });
   }
-  async function bodyFailures(operationId: string, method: string, path: string, required = true) {
+  async function bodyFailures(operationId: string, method: string, path: string, required = true, large = tooLarge) {
     await call(operationId, "Malformed JSON body", method, path, { body: "{not json" });
     // A mandate has no required member: {} is a mandate that allows everything.
     if (required) await call(operationId, "Missing required fields", method, path, { body: {} });
-    await call(operationId, "Payload too large", method, path, { body: tooLarge });
+    await call(operationId, "Payload too large", method, path, { body: large });
     await call(operationId, "Unsupported Media Type", method, path, { body: "{}", headers: { "content-type": "text/plain" } });
   }
 
@@ -282,7 +282,8 @@ export async function recordExamples(wrap: <T extends App>(app: T) => T = (app) 
   await call("addGroupMembers", "Invalid field", "POST", "/v1/groups/household/members", { body: { identity_commitments: [members[0]] } });
   await call("addGroupMembers", "Group not found", "POST", "/v1/groups/nobody/members", { body: { identity_commitments: ["7"] } });
   await call("addGroupMembers", "Group owned by another key", "POST", "/v1/groups/household/members", { key: limited, body: { identity_commitments: ["7"] } });
-  await bodyFailures("addGroupMembers", "POST", "/v1/groups/household/members");
+  // This route takes up to 1 MiB (a batch of 10,000 commitments).
+  await bodyFailures("addGroupMembers", "POST", "/v1/groups/household/members", true, JSON.stringify({ padding: "x".repeat(1100 * 1024) }));
   await authFailures("addGroupMembers", "POST", "/v1/groups/household/members", { identity_commitments: ["7"] });
   await call("getGroup", "The group", "GET", "/v1/groups/household");
   await call("getGroup", "Group not found", "GET", "/v1/groups/nobody");
