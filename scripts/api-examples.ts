@@ -111,11 +111,11 @@ export async function recordExamples(wrap: <T extends App>(app: T) => T = (app) 
     await call(operationId, "Service unavailable", method, path, { body, app: unavailable });
     await call(operationId, "Internal server error", method, path, { body, app: broken });
   }
-  async function bodyFailures(operationId: string, method: string, path: string, required = true) {
+  async function bodyFailures(operationId: string, method: string, path: string, required = true, large = tooLarge) {
     await call(operationId, "Malformed JSON body", method, path, { body: "{not json" });
     // A mandate has no required member: {} is a mandate that allows everything.
     if (required) await call(operationId, "Missing required fields", method, path, { body: {} });
-    await call(operationId, "Payload too large", method, path, { body: tooLarge });
+    await call(operationId, "Payload too large", method, path, { body: large });
     await call(operationId, "Unsupported Media Type", method, path, { body: "{}", headers: { "content-type": "text/plain" } });
   }
 
@@ -288,6 +288,48 @@ export async function recordExamples(wrap: <T extends App>(app: T) => T = (app) 
   clock.advance(301_000);
   await call("readSession", "Expired", "GET", `/v1/verify/status/${late.challenge_id}`);
   await call("submitProof", "Challenge expired", "POST", "/v1/verify/proof", { body: { challenge_id: late.challenge_id, proof } });
+
+  // Groups (docs/api.md, Groups): one owned by the examples key, changed by it, read by anyone.
+  const members = ["1349877265092830911234567890123456789", "2711432098761234567890123456789012345", "4100000000000000000000000000000000001"];
+  await call("createGroup", "Created", "POST", "/v1/groups", { body: { group_id: "household", mandate } });
+  await call("createGroup", "Group already exists", "POST", "/v1/groups", { key: limited, body: { group_id: "household" } });
+  await call("createGroup", "Invalid field", "POST", "/v1/groups", { body: { group_id: ".." } });
+  await bodyFailures("createGroup", "POST", "/v1/groups");
+  await authFailures("createGroup", "POST", "/v1/groups", { group_id: "other" });
+  await call("addGroupMembers", "Added", "POST", "/v1/groups/household/members", { body: { identity_commitments: members } });
+  await call("addGroupMembers", "Invalid field", "POST", "/v1/groups/household/members", { body: { identity_commitments: [members[0]] } });
+  await call("addGroupMembers", "Group not found", "POST", "/v1/groups/nobody/members", { body: { identity_commitments: ["7"] } });
+  await call("addGroupMembers", "Group owned by another key", "POST", "/v1/groups/household/members", { key: limited, body: { identity_commitments: ["7"] } });
+  // This route takes up to 1 MiB (a batch of 10,000 commitments).
+  await bodyFailures("addGroupMembers", "POST", "/v1/groups/household/members", true, JSON.stringify({ padding: "x".repeat(1100 * 1024) }));
+  await authFailures("addGroupMembers", "POST", "/v1/groups/household/members", { identity_commitments: ["7"] });
+  await call("getGroup", "The group", "GET", "/v1/groups/household");
+  await call("getGroup", "Group not found", "GET", "/v1/groups/nobody");
+  await authFailures("getGroup", "GET", "/v1/groups/household");
+  await call("listGroupMembers", "A page", "GET", "/v1/groups/household/members?limit=2", { key: null });
+  await call("listGroupMembers", "Invalid field", "GET", "/v1/groups/household/members?limit=0", { key: null });
+  await call("listGroupMembers", "Group not found", "GET", "/v1/groups/nobody/members", { key: null });
+  await call("listGroupMembers", "Service unavailable", "GET", "/v1/groups/household/members", { key: null, app: unavailable });
+  await call("listGroupMembers", "Internal server error", "GET", "/v1/groups/household/members", { key: null, app: broken });
+  await call("requestChallenge", "A group challenge", "POST", "/v1/verify/challenge", { body: { group_id: "household", action: "purchase", context } });
+  await call("requestChallenge", "Group not found", "POST", "/v1/verify/challenge", { body: { group_id: "nobody", action: "purchase" } });
+  await call("createGroup", "Created, without a mandate", "POST", "/v1/groups", { body: { group_id: "empty" } });
+  await call("requestChallenge", "Group has no members", "POST", "/v1/verify/challenge", { body: { group_id: "empty", action: "purchase" } });
+  await call("removeGroupMember", "Removed", "DELETE", `/v1/groups/household/members/${members[2]}`);
+  await call("removeGroupMember", "Member not found", "DELETE", `/v1/groups/household/members/${members[2]}`);
+  await call("removeGroupMember", "Group not found", "DELETE", "/v1/groups/nobody/members/7");
+  await call("removeGroupMember", "Group owned by another key", "DELETE", `/v1/groups/household/members/${members[1]}`, { key: limited });
+  await authFailures("removeGroupMember", "DELETE", `/v1/groups/household/members/${members[1]}`);
+  await call("setGroupMandate", "Set", "PUT", "/v1/groups/household/mandate", { body: { actions: ["purchase"] } });
+  await call("setGroupMandate", "Invalid field", "PUT", "/v1/groups/household/mandate", { body: { max_totl: "1" } });
+  await call("setGroupMandate", "Group not found", "PUT", "/v1/groups/nobody/mandate", { body: mandate });
+  await call("setGroupMandate", "Group owned by another key", "PUT", "/v1/groups/household/mandate", { key: limited, body: mandate });
+  await bodyFailures("setGroupMandate", "PUT", "/v1/groups/household/mandate", false);
+  await authFailures("setGroupMandate", "PUT", "/v1/groups/household/mandate", mandate);
+  await call("removeGroupMandate", "Removed", "DELETE", "/v1/groups/household/mandate");
+  await call("removeGroupMandate", "Group not found", "DELETE", "/v1/groups/nobody/mandate");
+  await call("removeGroupMandate", "Group owned by another key", "DELETE", "/v1/groups/household/mandate", { key: limited });
+  await authFailures("removeGroupMandate", "DELETE", "/v1/groups/household/mandate");
 
   // Circuits: public, and their artifacts immutable (If-None-Match → 304, which has no body to record).
   const circuitPath = `/v1/circuits/${SHIPPED_CIRCUIT_ID}`;

@@ -26,3 +26,15 @@ declare module "swagger-ui-dist/swagger-ui-bundle.js" {
 declare module "snarkjs";
 declare module "circomlibjs";
 declare module "ffjavascript";
+/** The subset of snarkjs's binary-file reader that src/ceremony/zkey-contributions.ts uses. */
+declare module "@iden3/binfileutils" {
+  interface BinFd {
+    pos: number;
+    read(length: number): Promise<Uint8Array>;
+    readULE32(): Promise<number>;
+    close(): Promise<void>;
+  }
+  export function readBinFile(file: { type: "mem"; data: Uint8Array }, type: string, maxVersion: number): Promise<{ fd: BinFd; sections: unknown }>;
+  export function startReadUniqueSection(fd: BinFd, sections: unknown, id: number): Promise<void>;
+  export function endReadSection(fd: BinFd): Promise<void>;
+}

@@ -8,6 +8,8 @@ import { apiDocs } from "./http/openapi";
 import { swaggerAssets } from "./http/swagger-assets";
 import { agents } from "./modules/agents";
 import { challenges } from "./modules/challenges";
+import { groupMembersPublic, groups } from "./modules/groups";
+import { GroupTrees } from "./groups/tree";
 import { keys } from "./modules/keys";
 import { mandates } from "./modules/mandates";
 import { ops } from "./modules/ops";
@@ -30,6 +32,7 @@ export function createApp(appDeps: AppDeps) {
     ...appDeps,
     metrics: appDeps.metrics ?? createMetrics({ version: pkg.version }),
     receipts: appDeps.receipts ?? { signer: new ReceiptSigner(appDeps.store), issuer: DEFAULT_ISSUER },
+    groups: appDeps.groups ?? new GroupTrees(),
     circuits: appDeps.circuits ?? new CircuitRegistry(appDeps.store, { shipped: appDeps.verifier, verifierFor: (vk) => serviceVerifier(vk) }),
   };
   const app = new Elysia()
@@ -46,6 +49,8 @@ export function createApp(appDeps: AppDeps) {
     .use(circuits(deps))
     .use(agents(deps))
     .use(mandates(deps))
+    .use(groupMembersPublic(deps))
+    .use(groups(deps))
     .use(keys(deps))
     .use(webhooks(deps));
   // The OpenAPI document of every route above, from their own descriptions (src/http/openapi.ts), and Swagger UI.

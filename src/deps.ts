@@ -2,6 +2,7 @@
 // Only lower layers are imported here: the domain, the store, the verifier, observability.
 import type { CircuitRegistry } from "./circuits/registry";
 import type { Clock } from "./clock";
+import type { GroupTrees } from "./groups/tree";
 import type { Lifecycle } from "./lifecycle";
 import type { Logger } from "./log";
 import type { Metrics } from "./observability/metrics";
@@ -18,6 +19,8 @@ export interface AppDeps {
   logger: Logger;
   /** The circuit versions and their verifiers; createApp makes one on the store (around `verifier`) when absent. */
   circuits?: CircuitRegistry;
+  /** This process's cached group trees (src/groups/tree.ts); createApp makes one when absent. */
+  groups?: GroupTrees;
   /** Receipt signing (the active key's cache, the issuer); createApp makes one on the store when absent. */
   receipts?: Receipts;
   /** Counters and histograms for GET /metrics; createApp makes one when absent. */
@@ -35,4 +38,4 @@ export interface AppDeps {
 }
 
 /** AppDeps as createApp completes them for the modules. */
-export type ModuleDeps = AppDeps & Required<Pick<AppDeps, "metrics" | "receipts" | "circuits">>;
+export type ModuleDeps = AppDeps & Required<Pick<AppDeps, "metrics" | "receipts" | "circuits" | "groups">>;

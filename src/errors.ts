@@ -30,6 +30,11 @@ const catalogue = {
     error: "Webhook event not found",
     message: "No delivery of this event to a current endpoint of this key, or one is being attempted now.",
   },
+  group_not_found: { status: 404, error: "Group not found" },
+  member_not_found: { status: 404, error: "Member not found", message: "The commitment is not an active member of the group." },
+  group_exists: { status: 409, error: "Group already exists", message: "Group ids are unique across the service; choose another." },
+  group_forbidden: { status: 403, error: "Group owned by another key", message: "Only the key that created the group changes it." },
+  group_empty: { status: 409, error: "Group has no members", message: "Add members before asking a group for a proof." },
   agent_exists: { status: 409, error: "Agent already registered", message: "Revoke the agent first to register a new commitment for it." },
   agent_revoked: { status: 409, error: "Agent revoked", message: "Register the agent again before giving it a mandate." },
   mandate_signature_required: {

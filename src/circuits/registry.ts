@@ -15,6 +15,7 @@ import { sha256Hex as sha256, vkHash } from "../receipts/circuit";
 import type { CircuitRecord, CircuitWithArtifacts, Store } from "../store/interface";
 import type { SnarkjsVerificationKey, Verifier } from "../verifier/types";
 import { Refreshing } from "../refreshing";
+import { SemaphoreCircuits, semaphoreDepthOf, semaphoreFile } from "./semaphore";
 import { shippedFile } from "./shipped";
 import { circuitIdOf, SHIPPED_CIRCUIT_ID, SHIPPED_VK_HASH } from "./version";
 
@@ -38,7 +39,8 @@ export const UNKNOWN_REREAD_MS = 100;
  * (a development setup, docs/trust.md); any other was added by the operator
  * from a ceremony that verified (zkagent circuits add).
  */
-export const setupOf = (id: string): "development" | "operator" => (id === SHIPPED_CIRCUIT_ID ? "development" : "operator");
+export const setupOf = (id: string): "development" | "operator" | "semaphore" =>
+  id === SHIPPED_CIRCUIT_ID ? "development" : semaphoreDepthOf(id) !== null ? "semaphore" : "operator";
 
 /**
  * A verified ceremony's files as the store keeps them. `files` must have
@@ -114,6 +116,8 @@ export class CircuitRegistry {
   private readonly view: Refreshing<View>;
   private readonly verifiers = new Map<string, Promise<Verifier>>();
   private readonly artifacts = new Map<string, Promise<Uint8Array | null>>();
+  /** The Semaphore v4 circuits (group challenges): from the installed package, pinned, never in the store. */
+  readonly semaphore = new SemaphoreCircuits();
 
   constructor(
     private readonly store: Store,
@@ -132,7 +136,7 @@ export class CircuitRegistry {
 
   /** Every circuit as of at most refreshMs ago, oldest first (GET /v1/circuits). */
   async list(): Promise<CircuitRecord[]> {
-    return [...(await this.view.get()).byId.values()];
+    return [...(await this.view.get()).byId.values(), ...(await this.semaphore.all())];
   }
 
   async get(id: string): Promise<CircuitRecord | null> {
@@ -177,7 +181,8 @@ export class CircuitRegistry {
     const key = `${kind}:${id}`;
     let bytes = this.artifacts.get(key);
     if (!bytes) {
-      bytes = this.store.circuitArtifact(id, kind);
+      const depth = semaphoreDepthOf(id);
+      bytes = depth === null ? this.store.circuitArtifact(id, kind) : semaphoreFile(depth, kind);
       bytes.then(
         (b) => b ?? this.artifacts.delete(key),
         () => this.artifacts.delete(key),
@@ -198,6 +203,7 @@ export class CircuitRegistry {
 
   /** A circuit by id: from the view, or from the store when the view lacks it and is UNKNOWN_REREAD_MS old. */
   private async lookup(id: string): Promise<CircuitRecord | undefined> {
+    if (semaphoreDepthOf(id) !== null) return (await this.semaphore.byId(id)) ?? undefined;
     const record = (await this.view.get()).byId.get(id);
     // The shipped id is never unknown: an unseeded store verifies with it (active()).
     if (record || id === SHIPPED_CIRCUIT_ID || this.view.age() < UNKNOWN_REREAD_MS) return record;

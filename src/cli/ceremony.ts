@@ -12,6 +12,9 @@ import {
   verifyCeremony,
 } from "../ceremony/ceremony";
 import { PtauMismatchError } from "../ceremony/ptau";
+import { zkeyContributions } from "../ceremony/zkey-contributions";
+import { PinMismatchError, semaphoreFile } from "../circuits/semaphore";
+import { SEMAPHORE_ARTIFACTS_VERSION, SEMAPHORE_MAX_DEPTH } from "../groups/semaphore-pins";
 import { nonNegativeInteger, parse, printJson, say, shown, UsageError, warn } from "./args";
 
 export const ceremonyHelp = `zkagent ceremony — phase 2 of the Groth16 setup, on snarkjs's zkey functions
@@ -29,7 +32,14 @@ export const ceremonyHelp = `zkagent ceremony — phase 2 of the Groth16 setup, 
   zkagent ceremony verify [DIR] [--ptau FILE] [--json]
       Checks r1cs → pinned ptau → every contribution → final zkey →
       verification key, and prints each contribution. Without DIR: the
-      circuit this build ships. Exit 0 when it holds, 1 when not.`;
+      circuit this build ships. Exit 0 when it holds, 1 when not.
+  zkagent ceremony semaphore [--depth D] [--json]
+      The Semaphore v4 circuits group challenges use (the public Semaphore
+      ceremony's, from @zk-kit/semaphore-artifacts): checks each depth's
+      files against the SHA-256 pinned in this repository and prints how many
+      phase-2 contributions its zkey carries and its beacon; with --depth,
+      every contribution's name and hash. Exit 0 when every file matches its
+      pin, 1 when not.`;
 
 function printReport(report: CeremonyReport, json: boolean): void {
   if (json) {
@@ -44,6 +54,42 @@ function printReport(report: CeremonyReport, json: boolean): void {
   say(report.ok ? `The ceremony holds. vk_hash ${report.vk_hash}` : "The ceremony does NOT verify.");
 }
 
+/** `ceremony semaphore`: the pinned Semaphore v4 files and the contributions each zkey carries. */
+async function semaphoreCeremony(only: number | undefined, json: boolean): Promise<number> {
+  if (only !== undefined && (only < 1 || only > SEMAPHORE_MAX_DEPTH)) throw new UsageError(`--depth must be 1–${SEMAPHORE_MAX_DEPTH}`);
+  const depths = only === undefined ? Array.from({ length: SEMAPHORE_MAX_DEPTH }, (_, i) => i + 1) : [only];
+  const rows = [];
+  let ok = true;
+  for (const depth of depths) {
+    try {
+      for (const file of ["wasm", "vk"] as const) await semaphoreFile(depth, file);
+      const { contributions } = await zkeyContributions(await semaphoreFile(depth, "zkey"));
+      const beacon = contributions.find((c) => c.type === "beacon") ?? null;
+      const count = contributions.filter((c) => c.type === "contribution").length;
+      rows.push({ depth, pinned: true, contributions: count, beacon, ...(only === undefined ? {} : { list: contributions }) });
+      if (!json) {
+        const closing = beacon ? `, beacon "${shown(beacon.name)}" (2^${beacon.iterationsExp} iterations, ${beacon.beaconHash})` : ", no beacon";
+        say(`ok    depth ${String(depth).padStart(2)}: files match their pins; ${count} contributions${closing}`);
+        if (only !== undefined) for (const [i, c] of contributions.entries()) say(`  #${i + 1} ${c.type} ${shown(c.name)}: ${c.hash}`);
+      }
+    } catch (error) {
+      if (!(error instanceof PinMismatchError)) throw error;
+      ok = false;
+      rows.push({ depth, pinned: false, error: error.message });
+      if (!json) say(`FAIL  depth ${depth}: ${shown(error.message)}`);
+    }
+  }
+  // ~250 KB with --depth: written and awaited here, since a pipe took only its first 64 KiB of printJson's write before the exit.
+  if (json)
+    await Bun.write(
+      Bun.stdout,
+      `${shown(JSON.stringify({ package: `@zk-kit/semaphore-artifacts@${SEMAPHORE_ARTIFACTS_VERSION}`, ok, depths: rows }))}
+`,
+    );
+  else say(ok ? `Every file matches the pins of @zk-kit/semaphore-artifacts ${SEMAPHORE_ARTIFACTS_VERSION}.` : "Some files do NOT match their pins.");
+  return ok ? 0 : 1;
+}
+
 export async function ceremonyCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parse(
     argv,
@@ -53,6 +99,7 @@ export async function ceremonyCommand(argv: string[]): Promise<number> {
       name: { type: "string" },
       beacon: { type: "string" },
       iterations: { type: "string" },
+      depth: { type: "string" },
       json: { type: "boolean" },
     },
     true,
@@ -95,6 +142,8 @@ export async function ceremonyCommand(argv: string[]): Promise<number> {
         printReport(report, json);
         return report.ok ? 0 : 1;
       }
+      case "semaphore":
+        return await semaphoreCeremony(values.depth === undefined ? undefined : nonNegativeInteger(values.depth, "depth"), json);
       default:
         throw new UsageError(`unknown ceremony command "${sub}"`);
     }

@@ -52,7 +52,7 @@ function clientClosed(): ApiError {
  * The body's bytes, or 413 as soon as more than `limit` arrive: a chunked body
  * (no Content-Length) is never buffered past the limit.
  */
-async function readAtMost(request: Request, limit: number): Promise<Uint8Array> {
+async function readAtMost(request: Request, limit: number, tooLarge: () => ApiError): Promise<Uint8Array> {
   if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -70,18 +70,21 @@ async function readAtMost(request: Request, limit: number): Promise<Uint8Array> 
     size += value.byteLength;
     if (size > limit) {
       await reader.cancel();
-      throw new ApiError("payload_too_large");
+      throw tooLarge();
     }
     chunks.push(value);
   }
   return Buffer.concat(chunks);
 }
 
-export async function readJsonObject(request: Request): Promise<Record<string, unknown>> {
+/** `limit`: BODY_LIMIT_BYTES for every route but those that take more (a group's batch of 10,000 members). */
+export async function readJsonObject(request: Request, limit = BODY_LIMIT_BYTES): Promise<Record<string, unknown>> {
   checkContentType(request.headers.get("content-type"));
   const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > BODY_LIMIT_BYTES) throw new ApiError("payload_too_large");
-  const bytes = await readAtMost(request, BODY_LIMIT_BYTES);
+  const tooLarge = () =>
+    new ApiError("payload_too_large", limit === BODY_LIMIT_BYTES ? {} : { message: `Request bodies are limited to ${limit} bytes on this route.` });
+  if (declared > limit) throw tooLarge();
+  const bytes = await readAtMost(request, limit, tooLarge);
   // RFC 8259 §8.1: no byte order mark. TextDecoder would drop it silently (the docs said 400; issue 11).
   if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
     throw new ApiError("malformed_json", { message: "The body starts with a UTF-8 byte order mark; send JSON without one." });

@@ -46,6 +46,12 @@ export interface MandateScope {
   action: string;
   /** The challenge's context as stored (canonical JSON), or null. */
   context: string | null;
+  /**
+   * A group decision: the group's mandate is held per pseudonym, and the
+   * root the proof named must still be acceptable in the deciding
+   * transaction (src/groups/roots.ts); else the decision fails `not_member`.
+   */
+  group?: { groupId: string; root: string; pseudonym: string };
 }
 
 /** What a decision records about the mandate it was checked against. */

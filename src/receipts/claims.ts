@@ -31,6 +31,10 @@ export const CHECKS = [
   "agent_registered",
   /** ... and not revoked. */
   "agent_active",
+  /** A group proof: its message, scope and depth are the challenge's. */
+  "group_statement",
+  /** A group proof: its root is one the group had with no member removed since (docs/protocol.md). */
+  "group_root",
   /** The Groth16 proof verified against the commitment, nonce, action and context hash. */
   "proof",
   /** The agent_signature verified under the agent's registered Ed25519 key. */
@@ -78,6 +82,8 @@ export interface ReceiptClaims {
   circuit: { id: string; vk_hash: string };
   checks: string[];
   mandate?: MandateClaim;
+  /** A group session: the group, the root the proof named, and the pseudonym (null when the proof was not read that far). Never a commitment. */
+  group?: { id: string; root: string; pseudonym: string | null };
 }
 
 export class NotDecidedError extends Error {}
@@ -90,7 +96,8 @@ export function receiptClaims(input: ReceiptClaimsInput): ReceiptClaims {
   if (!evidence) throw new NotDecidedError(`challenge ${record.id} was decided without evidence`);
   const claims: ReceiptClaims = {
     iss: input.issuer,
-    sub: record.agentId,
+    // A group session's subject is the pseudonym: the member at this platform, never its commitment.
+    sub: evidence.group ? (evidence.group.pseudonym ?? "") : record.agentId,
     jti: record.id,
     iat: Math.floor(record.decidedAt / 1000),
     session_id: record.id,
@@ -109,5 +116,6 @@ export function receiptClaims(input: ReceiptClaimsInput): ReceiptClaims {
   };
   // The mandate check's outcome is stored in the evidence, so every signer of this record names the same mandate.
   if (evidence.mandate) claims.mandate = evidence.mandate;
+  if (evidence.group) claims.group = { ...evidence.group };
   return claims;
 }

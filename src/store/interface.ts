@@ -6,6 +6,7 @@
 // Times are Unix milliseconds. All methods are async so a networked store fits.
 import type { MandateDecision, MandateScope, StoredMandate } from "../mandates/enforce";
 import type { Spend, SpendKey } from "../mandates/evaluate";
+import type { GroupTrees } from "../groups/tree";
 
 export type StoredStatus = "pending" | "verified" | "failed";
 
@@ -92,6 +93,10 @@ export interface ChallengeRecord {
    * circuits were versioned (the shipped circuit, src/circuits/registry.ts).
    */
   circuitId?: string | null;
+  /** A group challenge (issue 24): its group, the group's root when it was created, and the depth to prove at; absent for an agent challenge. */
+  groupId?: string | null;
+  groupRoot?: string | null;
+  groupDepth?: number | null;
 }
 
 /**
@@ -110,7 +115,36 @@ export interface DecisionEvidence {
   circuitId?: string;
   /** The agent's mandate the decision was checked against, and what it consumed or which constraint it broke. */
   mandate?: MandateDecision | null;
+  /** A group decision: the group, the root the proof named, and the pseudonym (the proof's nullifier) when the proof was read. Never a commitment. */
+  group?: { id: string; root: string; pseudonym: string | null } | null;
 }
+
+/** A group (issue 24): a Semaphore v4 tree owned by one key. */
+export interface GroupRecord {
+  groupId: string;
+  keyId: string;
+  createdAt: number;
+  /** Bumped by every change (one transaction each). */
+  version: number;
+  /** Leaves, removed ones included (Semaphore's size). */
+  size: number;
+  activeMembers: number;
+  depth: number;
+  /** Decimal; "0" while empty. */
+  root: string;
+  /** The version of the last removal (0: none): roots older than it are no longer acceptable. */
+  removedVersion: number;
+  /** The group mandate (canonical JSON), held by each member separately; null: none. */
+  mandate: string | null;
+}
+
+export type GroupChange = { kind: "add"; commitments: string[] } | { kind: "remove"; commitment: string };
+
+export type ChangeGroupResult =
+  | { outcome: "changed"; group: GroupRecord }
+  | { outcome: "not_found" | "forbidden" | "not_member" }
+  /** An added commitment already a member or repeated: `index` into the batch. Nothing applied. */
+  | { outcome: "invalid"; index: number; problem: string };
 
 /**
  * A receipt signing key. `active` signs (exactly one at a time), `published`
@@ -471,6 +505,30 @@ export interface Store {
   completeIdempotency(keyId: string, idemKey: string, status: number, body: string): Promise<void>;
   /** Drops an unfinished reservation so the request can be retried (after a 429 or 5xx). */
   releaseIdempotency(keyId: string, idemKey: string): Promise<void>;
+  /** Stores a new group (version 0, empty); false when the id exists (for any key). */
+  createGroup(group: GroupRecord): Promise<boolean>;
+  getGroup(groupId: string): Promise<GroupRecord | null>;
+  /**
+   * Applies a change to the group its owner `keyId` asked for: `trees` (this
+   * process's cache) is brought to the stored version by replaying the
+   * leaves changed since and computes the new root outside any lock; one
+   * transaction holding the group row then writes leaves, group row and root
+   * history, if the group is still at the version the change was planned on
+   * (else it is planned again). A change that does not commit leaves no
+   * cache ahead of the store (src/store/groups.ts).
+   */
+  changeGroup(groupId: string, keyId: string, change: GroupChange, trees: GroupTrees): Promise<ChangeGroupResult>;
+  /** Leaves `offset…` in leaf order, at most `limit` ("0" for removed ones). */
+  groupMembers(groupId: string, offset: number, limit: number): Promise<string[]>;
+  /** Sets (null: removes) the group's mandate, owner only. */
+  setGroupMandate(
+    groupId: string,
+    keyId: string,
+    mandate: string | null,
+  ): Promise<{ outcome: "set"; group: GroupRecord } | { outcome: "not_found" | "forbidden" }>;
+  /** Whether `root` is acceptable for the group now (src/groups/roots.ts): read from the database, never a cache. */
+  acceptableRoot(groupId: string, root: string): Promise<boolean>;
+
   /** Deletes idempotency records created before `before`. */
   purgeIdempotency(before: number): Promise<number>;
 

@@ -26,6 +26,9 @@ import type {
   CreateChallengeResult,
   DecideResult,
   Decision,
+  ChangeGroupResult,
+  GroupChange,
+  GroupRecord,
   IdempotencyState,
   RateWindow,
   RegisterAgentResult,
@@ -45,6 +48,8 @@ import { StoreUnavailableError } from "./interface";
 import { migratePostgres } from "./migrations/postgres";
 import { eventTypeOf, newEventId, subscribedPattern } from "../webhooks/events";
 import { outboxWritten } from "../webhooks/wake";
+import { changeGroupOptimistically, levelsOf, refuseRoot, toLeaf } from "./groups";
+import type { GroupTrees } from "../groups/tree";
 import {
   evidenceText,
   heldIdempotency,
@@ -60,6 +65,7 @@ import {
   toUsage,
   toWebhookDelivery,
   toWebhookEndpoint,
+  toGroup,
 } from "./rows";
 
 export interface PostgresOptions {
@@ -372,6 +378,9 @@ export class PostgresStore implements Store {
         expires_at: c.expiresAt,
         request_id: c.requestId ?? null,
         circuit_id: c.circuitId ?? null,
+        group_id: c.groupId ?? null,
+        group_root: c.groupRoot ?? null,
+        group_depth: c.groupDepth ?? null,
       })),
     );
     const shard = usageShard();
@@ -380,10 +389,10 @@ export class PostgresStore implements Store {
       await this.sql`
         WITH items AS (
           SELECT * FROM jsonb_to_recordset(${rows}::text::jsonb) AS t(ord int, id text, agent_id text, action text, context text, nonce text,
-            created_at bigint, expires_at bigint, request_id text, circuit_id text)),
+            created_at bigint, expires_at bigint, request_id text, circuit_id text, group_id text, group_root text, group_depth bigint)),
         stored AS (
-          INSERT INTO challenges (id, key_id, agent_id, action, context, nonce, created_at, expires_at, status, request_id, circuit_id)
-          SELECT id, ${keyId}, agent_id, action, context, nonce, created_at, expires_at, 'pending', request_id, circuit_id FROM items ORDER BY ord
+          INSERT INTO challenges (id, key_id, agent_id, action, context, nonce, created_at, expires_at, status, request_id, circuit_id, group_id, group_root, group_depth)
+          SELECT id, ${keyId}, agent_id, action, context, nonce, created_at, expires_at, 'pending', request_id, circuit_id, group_id, group_root, group_depth FROM items ORDER BY ord
           RETURNING 1)
         INSERT INTO usage_counters (key_id, shard, challenges) SELECT ${keyId}, ${shard}, count(*) FROM stored
         ON CONFLICT (key_id, shard) DO UPDATE SET challenges = usage_counters.challenges + excluded.challenges`;
@@ -396,10 +405,10 @@ export class PostgresStore implements Store {
         RETURNING count),
       items AS (
         SELECT * FROM jsonb_to_recordset(${rows}::text::jsonb) AS t(ord int, id text, agent_id text, action text, context text, nonce text,
-          created_at bigint, expires_at bigint, request_id text, circuit_id text)),
+          created_at bigint, expires_at bigint, request_id text, circuit_id text, group_id text, group_root text, group_depth bigint)),
       stored AS (
-        INSERT INTO challenges (id, key_id, agent_id, action, context, nonce, created_at, expires_at, status, request_id, circuit_id)
-        SELECT id, ${keyId}, agent_id, action, context, nonce, created_at, expires_at, 'pending', request_id, circuit_id
+        INSERT INTO challenges (id, key_id, agent_id, action, context, nonce, created_at, expires_at, status, request_id, circuit_id, group_id, group_root, group_depth)
+        SELECT id, ${keyId}, agent_id, action, context, nonce, created_at, expires_at, 'pending', request_id, circuit_id, group_id, group_root, group_depth
         FROM items, win WHERE win.count - ${n} + items.ord <= ${limit} ORDER BY ord
         RETURNING 1),
       counted AS (
@@ -432,8 +441,11 @@ export class PostgresStore implements Store {
 
   async decideChallenge(id: string, proposed: Decision, scope?: MandateScope): Promise<DecideResult> {
     if (hasNul(id)) return { decided: false, record: null };
-    const fast = await this.decideWithoutMandate(id, proposed, scope);
-    if (fast) return fast;
+    // A verified group decision always takes the transaction: its root is judged there.
+    if (!(scope?.group && proposed.status === "verified")) {
+      const fast = await this.decideWithoutMandate(id, proposed, scope);
+      if (fast) return fast;
+    }
     return this.decideInTransaction(id, proposed, scope);
   }
 
@@ -519,7 +531,34 @@ export class PostgresStore implements Store {
       let decision = proposed;
       let mandate: MandateDecision | null = null;
       let checked: MandateResult | null = null;
-      if (scope && proposed.status === "verified") {
+      const group = scope?.group;
+      if (scope && group && proposed.status === "verified") {
+        // FOR SHARE waits for a removal in progress (it holds the row FOR
+        // UPDATE) and then reads its committed removed_version: a removal
+        // acknowledged anywhere refuses the removed member here.
+        const [row] = await tx`SELECT mandate, removed_version FROM groups WHERE group_id = ${group.groupId} FOR SHARE`;
+        const [ok] = row
+          ? await tx`SELECT 1 AS ok FROM group_roots WHERE group_id = ${group.groupId} AND root = ${group.root} AND root <> '0'
+              AND version >= ${row.removed_version} LIMIT 1`
+          : [];
+        if (!ok) decision = refuseRoot(proposed);
+        else {
+          const plan = planMandate({ mandate: row.mandate, mandateJws: null }, scope, proposed.decidedAt);
+          if (plan) {
+            const spend = new Map<string, Spend>();
+            for (const key of plan.keys) {
+              const [found] = await tx`
+                INSERT INTO group_spend (key_id, group_id, pseudonym, action, currency, period, period_start, total, count)
+                VALUES (${scope.keyId}, ${group.groupId}, ${group.pseudonym}, ${key.action}, ${key.currency}, ${key.period}, ${key.periodStart}, '0', 0)
+                ON CONFLICT (key_id, group_id, pseudonym, action, currency, period, period_start) DO UPDATE SET count = group_spend.count
+                RETURNING total, count`;
+              spend.set(spendKeyId(key), toSpend(found));
+            }
+            checked = plan.evaluate(spend);
+            ({ decision, mandate } = applyMandate(proposed, plan, checked));
+          }
+        }
+      } else if (scope && proposed.status === "verified") {
         const [agent] = await tx`SELECT mandate, mandate_jws FROM agents WHERE key_id = ${scope.keyId} AND agent_id = ${scope.agentId}`;
         const plan = planMandate(agent ? { mandate: agent.mandate, mandateJws: agent.mandate_jws } : null, scope, proposed.decidedAt);
         if (plan) {
@@ -559,6 +598,13 @@ export class PostgresStore implements Store {
       const record = toChallenge(row);
       if (checked?.ok) {
         for (const { key, spend } of checked.updates) {
+          if (group) {
+            await tx`
+              UPDATE group_spend SET total = ${spend.total}, count = ${spend.count}
+              WHERE key_id = ${scope!.keyId} AND group_id = ${group.groupId} AND pseudonym = ${group.pseudonym} AND action = ${key.action}
+                AND currency = ${key.currency} AND period = ${key.period} AND period_start = ${key.periodStart}`;
+            continue;
+          }
           await tx`
             UPDATE mandate_spend SET total = ${spend.total}, count = ${spend.count}
             WHERE key_id = ${scope!.keyId} AND agent_id = ${scope!.agentId} AND action = ${key.action} AND currency = ${key.currency}
@@ -917,6 +963,89 @@ export class PostgresStore implements Store {
   async oldestPendingWebhook(): Promise<number | null> {
     const [row] = await this.sql`SELECT min(created_at) AS at FROM webhook_deliveries WHERE state = 'pending'`;
     return row.at === null ? null : Number(row.at);
+  }
+
+  async createGroup(group: GroupRecord): Promise<boolean> {
+    if (hasNul(group.groupId)) return false;
+    const rows = await this.sql`
+      INSERT INTO groups (group_id, key_id, created_at, version, size, active_members, depth, root, removed_version, mandate)
+      VALUES (${group.groupId}, ${group.keyId}, ${group.createdAt}, 0, 0, 0, 0, '0', 0, ${group.mandate}) ON CONFLICT (group_id) DO NOTHING RETURNING 1`;
+    return rows.length === 1;
+  }
+
+  async getGroup(groupId: string): Promise<GroupRecord | null> {
+    if (hasNul(groupId)) return null;
+    const [row] = await this.sql`SELECT * FROM groups WHERE group_id = ${groupId}`;
+    return row ? toGroup(row) : null;
+  }
+
+  async changeGroup(groupId: string, keyId: string, change: GroupChange, trees: GroupTrees): Promise<ChangeGroupResult> {
+    if (hasNul(groupId)) return { outcome: "not_found" };
+    return changeGroupOptimistically(trees, groupId, keyId, change, {
+      read: (id) => this.getGroup(id),
+      leavesSince: async (id, version) =>
+        (await this.sql`SELECT leaf_index, commitment FROM group_members WHERE group_id = ${id} AND version > ${version} ORDER BY leaf_index`).map(toLeaf),
+      // REPEATABLE READ: the group row, the leaves and the nodes as of one commit.
+      snapshot: (id) =>
+        this.sql.begin(async (tx) => {
+          await tx`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ`;
+          const [row] = await tx`SELECT version, root FROM groups WHERE group_id = ${id}`;
+          if (!row) return null;
+          const leaves = (await tx`SELECT commitment FROM group_members WHERE group_id = ${id} ORDER BY leaf_index`).map(
+            (r: { commitment: string }) => r.commitment,
+          );
+          const nodes = await tx`SELECT level, idx, value FROM group_nodes WHERE group_id = ${id} ORDER BY level, idx`;
+          return { version: Number(row.version), root: row.root as string, leaves, levels: levelsOf(nodes) };
+        }),
+      commit: ({ group, leaves, nodes }) =>
+        this.sql.begin(async (tx): Promise<GroupRecord | null> => {
+          // The row lock orders every change of this group, on every node; the version says whether the plan still fits.
+          const [row] = await tx`SELECT version FROM groups WHERE group_id = ${groupId} FOR UPDATE`;
+          if (!row || Number(row.version) !== group.version - 1) return null;
+          const { version, size, activeMembers, depth, root, removedVersion } = group;
+          // One statement for the batch (up to 10,000 leaves), as arrays.
+          await tx`
+            INSERT INTO group_members (group_id, leaf_index, commitment, version)
+            SELECT ${groupId}, i, c, ${version} FROM unnest(${`{${leaves.map((l) => l.index).join(",")}}`}::bigint[],
+                                                            ${`{${leaves.map((l) => l.value).join(",")}}`}::text[]) AS t(i, c)
+            ON CONFLICT (group_id, leaf_index) DO UPDATE SET commitment = excluded.commitment, version = excluded.version`;
+          if (nodes.length > 0)
+            await tx`
+              INSERT INTO group_nodes (group_id, level, idx, value)
+              SELECT ${groupId}, l, i, v FROM unnest(${`{${nodes.map((n) => n.level).join(",")}}`}::bigint[], ${`{${nodes.map((n) => n.index).join(",")}}`}::bigint[],
+                                                      ${`{${nodes.map((n) => n.value).join(",")}}`}::text[]) AS t(l, i, v)
+              ON CONFLICT (group_id, level, idx) DO UPDATE SET value = excluded.value`;
+          const [updated] = await tx`
+            UPDATE groups SET version = ${version}, size = ${size}, active_members = ${activeMembers}, depth = ${depth}, root = ${root},
+              removed_version = ${removedVersion}
+            WHERE group_id = ${groupId} RETURNING *`;
+          await tx`INSERT INTO group_roots (group_id, version, root) VALUES (${groupId}, ${version}, ${root})`;
+          return toGroup(updated);
+        }),
+    });
+  }
+
+  async groupMembers(groupId: string, offset: number, limit: number): Promise<string[]> {
+    if (hasNul(groupId)) return [];
+    const rows = await this.sql`
+      SELECT commitment FROM group_members WHERE group_id = ${groupId} AND leaf_index >= ${offset} ORDER BY leaf_index LIMIT ${limit}`;
+    return rows.map((r: { commitment: string }) => r.commitment);
+  }
+
+  async setGroupMandate(groupId: string, keyId: string, mandate: string | null) {
+    if (hasNul(groupId)) return { outcome: "not_found" as const };
+    const [row] = await this.sql`UPDATE groups SET mandate = ${mandate} WHERE group_id = ${groupId} AND key_id = ${keyId} RETURNING *`;
+    if (row) return { outcome: "set" as const, group: toGroup(row) };
+    const [other] = await this.sql`SELECT 1 FROM groups WHERE group_id = ${groupId}`;
+    return { outcome: other ? ("forbidden" as const) : ("not_found" as const) };
+  }
+
+  async acceptableRoot(groupId: string, root: string): Promise<boolean> {
+    if (hasNul(groupId, root)) return false;
+    const rows = await this.sql`
+      SELECT 1 FROM group_roots r JOIN groups g ON g.group_id = r.group_id
+      WHERE r.group_id = ${groupId} AND r.root = ${root} AND r.version >= g.removed_version AND r.root <> '0' LIMIT 1`;
+    return rows.length > 0;
   }
 
   async ping(): Promise<void> {

@@ -8,6 +8,7 @@ import type {
   CircuitRecord,
   CircuitState,
   DecisionEvidence,
+  GroupRecord,
   IdempotencyState,
   SetMandateResult,
   SigningKeyRecord,
@@ -80,6 +81,20 @@ export const toChallenge = (row: any): ChallengeRecord => ({
   receipt: row.receipt ?? null,
   // Absent rather than null when unset, so records built without it compare equal.
   ...(row.circuit_id ? { circuitId: row.circuit_id as string } : {}),
+  ...(row.group_id ? { groupId: row.group_id as string, groupRoot: row.group_root as string, groupDepth: int(row.group_depth) } : {}),
+});
+
+export const toGroup = (row: any): GroupRecord => ({
+  groupId: row.group_id,
+  keyId: row.key_id,
+  createdAt: int(row.created_at),
+  version: int(row.version),
+  size: int(row.size),
+  activeMembers: int(row.active_members),
+  depth: int(row.depth),
+  root: row.root,
+  removedVersion: int(row.removed_version),
+  mandate: row.mandate ?? null,
 });
 
 export const toCircuit = (row: any): CircuitRecord => ({

@@ -25,6 +25,9 @@ import type {
   CreateChallengeResult,
   Decision,
   DecideResult,
+  ChangeGroupResult,
+  GroupChange,
+  GroupRecord,
   IdempotencyState,
   RateWindow,
   RegisterAgentResult,
@@ -44,6 +47,8 @@ import { StoreUnavailableError } from "./interface";
 import { sqliteMigrations } from "./migrations/sqlite";
 import { eventTypeOf, newEventId, subscribedPattern } from "../webhooks/events";
 import { outboxWritten } from "../webhooks/wake";
+import { changeGroupOptimistically, levelsOf, type NodeRow, refuseRoot, toLeaf } from "./groups";
+import type { GroupTrees } from "../groups/tree";
 import {
   evidenceText,
   heldIdempotency,
@@ -59,6 +64,7 @@ import {
   toClaimedWebhookDelivery,
   toWebhookDelivery,
   toWebhookEndpoint,
+  toGroup,
 } from "./rows";
 
 export interface SqliteOptions {
@@ -144,6 +150,43 @@ export class SqliteStore implements Store {
          VALUES ($keyId, $agentId, $action, $currency, $period, $periodStart, $total, $count)
          ON CONFLICT (key_id, agent_id, action, currency, period, period_start) DO UPDATE SET total = excluded.total, count = excluded.count`,
       ),
+      getGroupSpend: db.query(
+        `SELECT total, count FROM group_spend
+         WHERE key_id = $keyId AND group_id = $groupId AND pseudonym = $pseudonym AND action = $action AND currency = $currency
+           AND period = $period AND period_start = $periodStart`,
+      ),
+      putGroupSpend: db.query(
+        `INSERT INTO group_spend (key_id, group_id, pseudonym, action, currency, period, period_start, total, count)
+         VALUES ($keyId, $groupId, $pseudonym, $action, $currency, $period, $periodStart, $total, $count)
+         ON CONFLICT (key_id, group_id, pseudonym, action, currency, period, period_start) DO UPDATE SET total = excluded.total, count = excluded.count`,
+      ),
+      insertGroup: db.query(
+        `INSERT INTO groups (group_id, key_id, created_at, version, size, active_members, depth, root, removed_version, mandate)
+         VALUES ($groupId, $keyId, $createdAt, 0, 0, 0, 0, '0', 0, $mandate) ON CONFLICT (group_id) DO NOTHING`,
+      ),
+      getGroup: db.query("SELECT * FROM groups WHERE group_id = ?"),
+      leavesSince: db.query("SELECT leaf_index, commitment FROM group_members WHERE group_id = ? AND version > ? ORDER BY leaf_index"),
+      putLeaf: db.query(
+        `INSERT INTO group_members (group_id, leaf_index, commitment, version) VALUES ($groupId, $index, $value, $version)
+         ON CONFLICT (group_id, leaf_index) DO UPDATE SET commitment = excluded.commitment, version = excluded.version`,
+      ),
+      updateGroup: db.query(
+        `UPDATE groups SET version = $version, size = $size, active_members = $active, depth = $depth, root = $root, removed_version = $removedVersion
+         WHERE group_id = $groupId RETURNING *`,
+      ),
+      insertRoot: db.query("INSERT INTO group_roots (group_id, version, root) VALUES (?, ?, ?)"),
+      putNode: db.query(
+        `INSERT INTO group_nodes (group_id, level, idx, value) VALUES ($groupId, $level, $index, $value)
+         ON CONFLICT (group_id, level, idx) DO UPDATE SET value = excluded.value`,
+      ),
+      allLeaves: db.query("SELECT commitment FROM group_members WHERE group_id = ? ORDER BY leaf_index"),
+      allNodes: db.query("SELECT level, idx, value FROM group_nodes WHERE group_id = ? ORDER BY level, idx"),
+      members: db.query("SELECT commitment FROM group_members WHERE group_id = ? AND leaf_index >= ? ORDER BY leaf_index LIMIT ?"),
+      setGroupMandate: db.query("UPDATE groups SET mandate = ? WHERE group_id = ? RETURNING *"),
+      acceptableRoot: db.query(
+        `SELECT 1 AS ok FROM group_roots r JOIN groups g ON g.group_id = r.group_id
+         WHERE r.group_id = ? AND r.root = ? AND r.version >= g.removed_version AND r.root <> '0' LIMIT 1`,
+      ),
       getAgent: db.query("SELECT * FROM agents WHERE key_id = ? AND agent_id = ?"),
       revokeAgent: db.query("UPDATE agents SET revoked_at = ? WHERE key_id = ? AND agent_id = ? AND revoked_at IS NULL RETURNING *"),
       setAgentRateLimit: db.query("UPDATE api_keys SET agent_rate_limit = ? WHERE id = ?"),
@@ -161,8 +204,8 @@ export class SqliteStore implements Store {
          ON CONFLICT (key_id, window_start) DO UPDATE SET count = count + 1 RETURNING count`,
       ),
       insertChallenge: db.query(
-        `INSERT INTO challenges (id, key_id, agent_id, action, context, nonce, created_at, expires_at, status, request_id, circuit_id)
-         VALUES ($id, $keyId, $agentId, $action, $context, $nonce, $createdAt, $expiresAt, 'pending', $requestId, $circuitId)`,
+        `INSERT INTO challenges (id, key_id, agent_id, action, context, nonce, created_at, expires_at, status, request_id, circuit_id, group_id, group_root, group_depth)
+         VALUES ($id, $keyId, $agentId, $action, $context, $nonce, $createdAt, $expiresAt, 'pending', $requestId, $circuitId, $groupId, $groupRoot, $groupDepth)`,
       ),
       countChallenge: db.query("UPDATE api_keys SET challenges = challenges + 1 WHERE id = ?"),
       countWindowBy: db.query(
@@ -369,6 +412,62 @@ export class SqliteStore implements Store {
     });
   }
 
+  async createGroup(group: GroupRecord): Promise<boolean> {
+    return this.immediate(
+      "create group",
+      () => this.q.insertGroup.run({ groupId: group.groupId, keyId: group.keyId, createdAt: group.createdAt, mandate: group.mandate }).changes === 1,
+    );
+  }
+
+  async getGroup(groupId: string): Promise<GroupRecord | null> {
+    const row = this.q.getGroup.get(groupId);
+    return row ? toGroup(row) : null;
+  }
+
+  async changeGroup(groupId: string, keyId: string, change: GroupChange, trees: GroupTrees): Promise<ChangeGroupResult> {
+    return changeGroupOptimistically(trees, groupId, keyId, change, {
+      read: async (id) => this.getGroup(id),
+      leavesSince: async (id, version) => (this.q.leavesSince.all(id, version) as { leaf_index: number; commitment: string }[]).map(toLeaf),
+      // One read transaction: in WAL mode it sees one commit's state throughout.
+      snapshot: async (id) =>
+        this.db.transaction(() => {
+          const row = this.q.getGroup.get(id);
+          if (!row) return null;
+          const { version, root } = toGroup(row);
+          const leaves = (this.q.allLeaves.all(id) as { commitment: string }[]).map((r) => r.commitment);
+          return { version, root, leaves, levels: levelsOf(this.q.allNodes.all(id) as NodeRow[]) };
+        })(),
+      commit: ({ group, leaves, nodes }) =>
+        this.immediate("change group", (): GroupRecord | null => {
+          const current = this.q.getGroup.get(groupId) as { version: number } | null;
+          if (!current || current.version !== group.version - 1) return null;
+          const { version, size, activeMembers: active, depth, root, removedVersion } = group;
+          for (const leaf of leaves) this.q.putLeaf.run({ groupId, index: leaf.index, value: leaf.value, version });
+          for (const node of nodes) this.q.putNode.run({ groupId, level: node.level, index: node.index, value: node.value });
+          const updated = toGroup(this.q.updateGroup.get({ groupId, version, size, active, depth, root, removedVersion }));
+          this.q.insertRoot.run(groupId, version, root);
+          return updated;
+        }),
+    });
+  }
+
+  async groupMembers(groupId: string, offset: number, limit: number): Promise<string[]> {
+    return (this.q.members.all(groupId, offset, limit) as { commitment: string }[]).map((r) => r.commitment);
+  }
+
+  async setGroupMandate(groupId: string, keyId: string, mandate: string | null) {
+    return this.immediate("set group mandate", () => {
+      const row = this.q.getGroup.get(groupId) as { key_id: string } | null;
+      if (!row) return { outcome: "not_found" as const };
+      if (row.key_id !== keyId) return { outcome: "forbidden" as const };
+      return { outcome: "set" as const, group: toGroup(this.q.setGroupMandate.get(mandate, groupId)) };
+    });
+  }
+
+  async acceptableRoot(groupId: string, root: string): Promise<boolean> {
+    return this.q.acceptableRoot.get(groupId, root) !== null;
+  }
+
   private spendRow(keyId: string, agentId: string, key: SpendKey): Spend {
     const row = this.q.getSpend.get({ keyId, agentId, ...key });
     return row ? toSpend(row) : NO_SPEND;
@@ -403,6 +502,9 @@ export class SqliteStore implements Store {
       expiresAt,
       requestId: challenge.requestId ?? null,
       circuitId: challenge.circuitId ?? null,
+      groupId: challenge.groupId ?? null,
+      groupRoot: challenge.groupRoot ?? null,
+      groupDepth: challenge.groupDepth ?? null,
     });
   }
 
@@ -614,7 +716,25 @@ export class SqliteStore implements Store {
     let decision = proposed;
     let mandate: MandateDecision | null = null;
     let checked: MandateResult | null = null;
-    if (scope && proposed.status === "verified") {
+    const group = scope?.group;
+    if (scope && group && proposed.status === "verified") {
+      // The root is judged here, inside the deciding write transaction: a
+      // removal committed by any process before it refuses the removed member.
+      if (this.q.acceptableRoot.get(group.groupId, group.root) === null) {
+        decision = refuseRoot(proposed);
+      } else {
+        const row = this.q.getGroup.get(group.groupId) as { mandate: string | null } | null;
+        const plan = planMandate(row ? { mandate: row.mandate, mandateJws: null } : null, scope, proposed.decidedAt);
+        if (plan) {
+          const spend = (key: SpendKey) => {
+            const found = this.q.getGroupSpend.get({ keyId: scope.keyId, groupId: group.groupId, pseudonym: group.pseudonym, ...key });
+            return found ? toSpend(found) : NO_SPEND;
+          };
+          checked = plan.evaluate(new Map(plan.keys.map((key) => [spendKeyId(key), spend(key)])));
+          ({ decision, mandate } = applyMandate(proposed, plan, checked));
+        }
+      }
+    } else if (scope && proposed.status === "verified") {
       const agent = this.q.getAgent.get(scope.keyId, scope.agentId);
       const plan = planMandate(agent ? toAgent(agent) : null, scope, proposed.decidedAt);
       if (plan) {
@@ -632,7 +752,10 @@ export class SqliteStore implements Store {
     }
     const record = toChallenge(row);
     if (checked?.ok) {
-      for (const { key, spend } of checked.updates) this.q.putSpend.run({ keyId: scope!.keyId, agentId: scope!.agentId, ...key, ...spend });
+      for (const { key, spend } of checked.updates) {
+        if (group) this.q.putGroupSpend.run({ keyId: scope!.keyId, groupId: group.groupId, pseudonym: group.pseudonym, ...key, ...spend });
+        else this.q.putSpend.run({ keyId: scope!.keyId, agentId: scope!.agentId, ...key, ...spend });
+      }
     }
     (decision.status === "verified" ? this.q.countVerified : this.q.countFailed).run(record.keyId);
     return { decided: true, record, ...(scope ? { mandate } : {}) };

@@ -51,7 +51,11 @@ describe("GET /v1/circuits (public)", () => {
     expect(response.headers.get("cache-control")).toBe("public, max-age=5");
     const transcript = JSON.parse(readFileSync(`${ART}/transcript.json`, "utf8"));
     expect(response.body.active).toBe(`agent_identity-${SHIPPED_VK_HASH.slice(7, 23)}`);
-    expect(response.body.circuits).toHaveLength(1);
+    // Beside it, the Semaphore v4 circuits of depths 1–32 (group challenges), from the pinned package, never active.
+    const semaphore = response.body.circuits.filter((c: { setup: string }) => c.setup === "semaphore");
+    expect(semaphore.map((c: { id: string }) => Number(/_d(\d+)-/.exec(c.id)![1]))).toEqual(Array.from({ length: 32 }, (_, i) => i + 1));
+    expect(semaphore.every((c: { state: string }) => c.state === "accepted")).toBe(true);
+    expect(response.body.circuits).toHaveLength(33);
     const [c] = response.body.circuits;
     expect(c).toMatchObject({
       id: SHIPPED_CIRCUIT_ID,

@@ -5,6 +5,7 @@ import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { postgresTestUrl } from "../support/postgres";
 import { identity, proofFor } from "../support/proofs";
 import { expectBoundedFlood } from "./flood";
+import { groupScenario } from "./groups";
 import { budgetRace, expectExactBudget } from "./mandates";
 import { call, newKey, type Node, nodesOnPostgres } from "./nodes";
 
@@ -37,6 +38,10 @@ describe("three nodes on one PostgreSQL", () => {
     expect(read.status).toBe(200);
     expect(read.body.status).toBe("verified");
   });
+
+  test("issue 24: a group member's 6 concurrent 20.00 EUR proofs over 3 nodes against its per-pseudonym max_total 40.00: exactly 2 verified; a removal on one node refuses the member at once on the others", async () => {
+    await groupScenario(pg.nodes, pg.database.url, "pg");
+  }, 120_000);
 
   test("50 concurrent valid submissions of one challenge over 3 nodes: exactly one verified", async () => {
     const { key, id } = await newKey(pg.database.url);

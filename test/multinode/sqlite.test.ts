@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { openSqlite } from "../../src/store/sqlite";
 import { identity, proofFor } from "../support/proofs";
 import { expectBoundedFlood } from "./flood";
+import { groupScenario } from "./groups";
 import { budgetRace, expectExactBudget } from "./mandates";
 import { call, newKey, startNode, type Node } from "./nodes";
 
@@ -45,6 +46,10 @@ describe("serve --workers 2 on one SQLite file", () => {
     expect((await store.usage(id))!.verified).toBe(1);
     await store.close();
   });
+
+  test("issue 24: a group member's 6 concurrent proofs over 2 workers against its per-pseudonym max_total 40.00: exactly 2 verified; a removal refuses the member at once", async () => {
+    await groupScenario([node], path, "sqlite");
+  }, 120_000);
 
   test("30 concurrent valid 20.00 EUR proofs over 2 workers against max_total 100.00: exactly 5 verified, 25 mandate_violation", async () => {
     expectExactBudget(await budgetRace([node], path, "sqlite"));

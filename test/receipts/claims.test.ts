@@ -17,7 +17,7 @@ const record: ChallengeRecord = {
   decidedAt,
   confidence: 0.999,
   reason: null,
-  evidence: { checks: [...CHECKS], identityCommitment: "987654321", vkHash: "sha256:" + "cd".repeat(32) },
+  evidence: { checks: CHECKS.filter((check) => !check.startsWith("group_")), identityCommitment: "987654321", vkHash: "sha256:" + "cd".repeat(32) },
   receipt: null,
 };
 const input = { record, issuer: "https://zkagent.example", contextHash: "12345" };

@@ -48,7 +48,7 @@ export async function truncateAll(url: string): Promise<void> {
   await withAdmin(
     url,
     (admin) =>
-      admin`TRUNCATE api_keys, agents, challenges, rate_windows, audit_log, idempotency_keys, signing_keys, usage_counters, mandate_spend, agent_rate_windows, circuits, webhook_endpoints, webhook_events, webhook_deliveries`,
+      admin`TRUNCATE api_keys, agents, challenges, rate_windows, audit_log, idempotency_keys, signing_keys, usage_counters, mandate_spend, agent_rate_windows, circuits, webhook_endpoints, webhook_events, webhook_deliveries, groups, group_members, group_roots, group_spend, group_nodes`,
   );
 }
 

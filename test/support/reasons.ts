@@ -12,4 +12,8 @@ export const REASONS: ReadonlySet<string> = new Set([
   "signature_not_verifiable",
   "mandate_violation",
   "circuit_retired",
+  "message_mismatch",
+  "scope_mismatch",
+  "depth_mismatch",
+  "not_member",
 ]);

@@ -7,18 +7,26 @@ import { rateLimitHeaders } from "../../http/errors";
 import { idempotent } from "../../http/idempotency";
 import { REQUEST_ID_HEADER } from "../../http/request-id";
 import { validate } from "../../http/validate";
-import { challengeRefinements, challengeRequest, challengeResponse } from "./model";
-import { createChallenge } from "./service";
+import { invalidField } from "../../errors";
+import { anyChallengeRequest, anyChallengeResponse, challengeRefinements, challengeRequest, groupChallengeRefinements, groupChallengeRequest } from "./model";
+import { createChallenge, createGroupChallenge } from "./service";
 
 export const challenges = (deps: ModuleDeps) =>
   new Elysia({ name: "challenges" }).use(authentication(deps)).post(
     "/v1/verify/challenge",
     async ({ key, request, set }) => {
       const body = await readJsonObject(request);
-      const input = validate(challengeRequest, body, challengeRefinements);
+      // A group_id makes it a group challenge; without one the agent challenge's rules hold unchanged.
+      const forGroup = body.group_id !== undefined && body.group_id !== null;
+      if (forGroup && body.agent_id !== undefined && body.agent_id !== null)
+        throw invalidField("agent_id", "exactly one of agent_id and group_id may be given");
+      const groupInput = forGroup ? validate(groupChallengeRequest, body, groupChallengeRefinements) : null;
+      const agentInput = forGroup ? null : validate(challengeRequest, body, challengeRefinements);
       const requestId = String(set.headers[REQUEST_ID_HEADER]);
       const outcome = await idempotent(deps, key, request, "challenge", body, async () => {
-        const { body, rateLimit } = await createChallenge(deps, key, input, requestId);
+        const { body, rateLimit } = groupInput
+          ? await createGroupChallenge(deps, key, groupInput, requestId)
+          : await createChallenge(deps, key, agentInput!, requestId);
         if (rateLimit) Object.assign(set.headers, rateLimitHeaders(rateLimit));
         return body;
       });
@@ -32,11 +40,11 @@ export const challenges = (deps: ModuleDeps) =>
         tag: "Verification",
         summary: "Request a challenge",
         description:
-          "Issues a one-time challenge (id + nonce, 300 s) for an agent and an intended action. The agent proves against the nonce; the proof is bound to action and context.",
-        body: challengeRequest,
+          "Issues a one-time challenge (id + nonce, 300 s) for an agent and an intended action. The agent proves against the nonce; the proof is bound to action and context. With group_id instead of agent_id: a challenge any member of the group answers anonymously with a Semaphore v4 proof (docs/api.md, Groups).",
+        body: anyChallengeRequest,
         idempotent: true,
-        ok: { status: 200, schema: challengeResponse, description: "The challenge", headers: RATE_LIMIT_HEADERS },
-        errors: [...JSON_BODY_ERRORS, "idempotency_in_progress", "idempotency_mismatch", "too_many_pending", "rate_limited"],
+        ok: { status: 200, schema: anyChallengeResponse, description: "The challenge", headers: RATE_LIMIT_HEADERS },
+        errors: [...JSON_BODY_ERRORS, "idempotency_in_progress", "idempotency_mismatch", "too_many_pending", "rate_limited", "group_not_found", "group_empty"],
         headers: { 429: RATE_LIMIT_HEADERS },
       }),
     },

@@ -25,10 +25,13 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 export function sessionView(challenge: ChallengeRecord, now: number) {
   const verified = challenge.status === "verified";
+  // A group session names its member only by the pseudonym, once a verified proof gave one.
+  const group = challenge.groupId ? { group_id: challenge.groupId, pseudonym: challenge.evidence?.group?.pseudonym ?? null } : null;
   return {
     session_id: challenge.id,
     status: sessionStatus(challenge, now),
-    agent_id: challenge.agentId,
+    agent_id: group ? (group.pseudonym ?? "") : challenge.agentId,
+    ...(group ?? {}),
     action: challenge.action,
     created_at: iso(challenge.createdAt),
     verified_at: verified && challenge.decidedAt !== null ? iso(challenge.decidedAt) : null,

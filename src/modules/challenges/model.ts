@@ -35,6 +35,41 @@ export const challengeResponse = t.Object(
 
 export type ChallengeRequest = typeof challengeRequest.static;
 
+/** A challenge for a group (issue 24): group_id instead of agent_id; the member answering stays anonymous. */
+export const groupChallengeRequest = t.Object({
+  group_id: t.String({ minLength: 1, maxLength: 256, examples: ["household-agents"] }),
+  action: challengeRequest.properties.action,
+  context: challengeRequest.properties.context,
+});
+export type GroupChallengeRequest = typeof groupChallengeRequest.static;
+
+/** What the route documents: either body (exactly one of agent_id and group_id). */
+export const anyChallengeRequest = t.Union([challengeRequest, groupChallengeRequest], {
+  description: "Exactly one of agent_id (an agent challenge) and group_id (a group challenge: docs/api.md, Groups)",
+});
+
+const decimal = (description: string) => t.String({ pattern: "^(0|[1-9][0-9]*)$", description, examples: ["0"] });
+
+export const groupChallengeResponse = t.Object(
+  {
+    ...challengeResponse.properties,
+    circuit_id: circuitId("The Semaphore v4 circuit of merkle_tree_depth (GET /v1/circuits/{id}): the proof is verified against its key"),
+    group_id: t.String(),
+    merkle_tree_root: decimal("The group's root when the challenge was created"),
+    merkle_tree_depth: Type.Integer({
+      minimum: 1,
+      maximum: 32,
+      description: "The depth to prove at: generateProof(identity, group, message, scope, merkle_tree_depth)",
+    }),
+    message: decimal("Binds the nonce, the action and the context (docs/protocol.md); pass it as-is to generateProof"),
+    scope: decimal("One per (calling key, group): the member's pseudonym is the same at this platform, unrelated at another; pass it as-is"),
+    anonymity_warning: t.Union([t.String(), t.Null()], { description: "Set while the group has fewer than 3 active members (docs/privacy.md)" }),
+  },
+  { additionalProperties: false },
+);
+
+export const anyChallengeResponse = t.Union([challengeResponse, groupChallengeResponse]);
+
 /** Nesting depth of a JSON value: 0 for a scalar, 1 for {} or []. */
 function depth(value: unknown): number {
   if (typeof value !== "object" || value === null) return 0;
@@ -50,6 +85,12 @@ function depth(value: unknown): number {
  * (no NUL — in the context at any depth too —, no dot-segment agent_id). validate() (src/http/validate.ts)
  * applies them after the schema; its signature checks they fit the schema's fields.
  */
+export const groupChallengeRefinements = {
+  group_id: (groupId: string): string | null => identifierProblem("agent_id", groupId),
+  action: (action: string): string | null => identifierProblem("action", action),
+  context: (context: Record<string, unknown>): string | null => challengeRefinements.context(context),
+};
+
 export const challengeRefinements = {
   agent_id: (agentId: string): string | null => identifierProblem("agent_id", agentId),
   action: (action: string): string | null => identifierProblem("action", action),

@@ -6,7 +6,9 @@ import { ApiError, type RateLimitState } from "../../errors";
 import { canonicalJson, newNonce } from "../../identity/encoding";
 import type { ApiKeyRecord, ChallengeRecord, Store } from "../../store/interface";
 import { CHALLENGE_LIFETIME_MS } from "./lifecycle";
-import type { ChallengeRequest } from "./model";
+import type { ChallengeRequest, GroupChallengeRequest } from "./model";
+import { anonymityWarning } from "../../groups/roots";
+import { groupMessage, groupScope } from "../../groups/statement";
 
 const RATE_WINDOW_MS = 60_000;
 
@@ -66,45 +68,27 @@ async function checkPendingCap(store: Store, key: ApiKeyRecord, now: number, max
  * straight into the store (bench/support.ts).
  */
 export function pendingChallenge(
-  fields: Pick<ChallengeRecord, "id" | "keyId" | "agentId" | "action" | "context" | "nonce" | "requestId" | "circuitId">,
+  fields: Pick<
+    ChallengeRecord,
+    "id" | "keyId" | "agentId" | "action" | "context" | "nonce" | "requestId" | "circuitId" | "groupId" | "groupRoot" | "groupDepth"
+  >,
   now: number,
 ): ChallengeRecord {
   return { ...fields, createdAt: now, expiresAt: now + CHALLENGE_LIFETIME_MS, status: "pending", decidedAt: null, confidence: null, reason: null };
 }
 
-/** The challenge, and the key's rate window after it (null for an unlimited key) for the caller to report. */
-export async function createChallenge(
-  { store, clock, limits, circuits }: ChallengeDeps,
+/** Stores the challenge in the key's rate window (after the pending cap); the rate window for the caller to report. */
+async function issue(
+  { store, clock, limits }: ChallengeDeps,
   key: ApiKeyRecord,
-  input: ChallengeRequest,
-  requestId: string | null = null,
-): Promise<{
-  body: { challenge_id: string; nonce: string; expires_in: number; timestamp: number; circuit_id: string };
-  rateLimit: RateLimitState | null;
-}> {
+  fields: Omit<Parameters<typeof pendingChallenge>[0], "id" | "keyId" | "nonce">,
+): Promise<{ challenge: ChallengeRecord; rateLimit: RateLimitState | null }> {
   const now = clock.now();
   await checkPendingCap(store, key, now, limits?.maxPendingPerKey ?? DEFAULT_MAX_PENDING_PER_KEY);
   const windowStart = now - (now % RATE_WINDOW_MS);
   const reset = Math.ceil((windowStart + RATE_WINDOW_MS - now) / 1000);
-  const id = newChallengeId();
-  const nonce = newNonce();
-  const circuit = await circuits.active();
-  const result = await store.createChallenge(
-    pendingChallenge(
-      {
-        id,
-        keyId: key.id,
-        agentId: input.agent_id,
-        action: input.action,
-        context: input.context === undefined ? null : canonicalJson(input.context),
-        nonce,
-        requestId,
-        circuitId: circuit.id,
-      },
-      now,
-    ),
-    { windowStart, limit: key.rateLimit },
-  );
+  const challenge = pendingChallenge({ ...fields, id: newChallengeId(), keyId: key.id, nonce: newNonce() }, now);
+  const result = await store.createChallenge(challenge, { windowStart, limit: key.rateLimit });
   const rateLimit = key.rateLimit > 0 ? { limit: key.rateLimit, remaining: Math.max(0, key.rateLimit - result.used), reset } : null;
   if (!result.created) {
     throw new ApiError(
@@ -113,8 +97,63 @@ export async function createChallenge(
       { retryAfterSeconds: reset, rateLimit: rateLimit! },
     );
   }
+  return { challenge, rateLimit };
+}
+
+const basics = (challenge: ChallengeRecord) => ({
+  challenge_id: challenge.id,
+  nonce: challenge.nonce,
+  expires_in: CHALLENGE_LIFETIME_MS / 1000,
+  timestamp: challenge.createdAt,
+  circuit_id: challenge.circuitId!,
+});
+
+/** The challenge, and the key's rate window after it (null for an unlimited key) for the caller to report. */
+export async function createChallenge(deps: ChallengeDeps, key: ApiKeyRecord, input: ChallengeRequest, requestId: string | null = null) {
+  const circuit = await deps.circuits.active();
+  const { challenge, rateLimit } = await issue(deps, key, {
+    agentId: input.agent_id,
+    action: input.action,
+    context: input.context === undefined ? null : canonicalJson(input.context),
+    requestId,
+    circuitId: circuit.id,
+  });
+  return { body: basics(challenge), rateLimit };
+}
+
+/**
+ * A challenge for a group (issue 24): it names the group's root and depth
+ * now, the Semaphore circuit of that depth, and the message and scope a
+ * stock client passes to generateProof. The agent column stays empty: who
+ * answers is not known, and never will be beyond the pseudonym.
+ */
+export async function createGroupChallenge(deps: ChallengeDeps, key: ApiKeyRecord, input: GroupChallengeRequest, requestId: string | null = null) {
+  const group = await deps.store.getGroup(input.group_id);
+  if (!group) throw new ApiError("group_not_found");
+  if (group.activeMembers === 0) throw new ApiError("group_empty");
+  // A depth-0 tree (one leaf) is proved with the depth-1 circuit, as Semaphore's generateProof does.
+  const depth = Math.max(1, group.depth);
+  const circuit = await deps.circuits.semaphore.circuit(depth);
+  const { challenge, rateLimit } = await issue(deps, key, {
+    agentId: "",
+    action: input.action,
+    context: input.context === undefined ? null : canonicalJson(input.context),
+    requestId,
+    circuitId: circuit.id,
+    groupId: group.groupId,
+    groupRoot: group.root,
+    groupDepth: depth,
+  });
   return {
-    body: { challenge_id: id, nonce, expires_in: CHALLENGE_LIFETIME_MS / 1000, timestamp: now, circuit_id: circuit.id },
+    body: {
+      ...basics(challenge),
+      group_id: group.groupId,
+      merkle_tree_root: group.root,
+      merkle_tree_depth: depth,
+      message: groupMessage(challenge).toString(),
+      scope: groupScope(key.id, group.groupId).toString(),
+      anonymity_warning: anonymityWarning(group.activeMembers),
+    },
     rateLimit,
   };
 }

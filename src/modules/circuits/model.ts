@@ -10,7 +10,8 @@ const hex64 = (description: string) => t.String({ pattern: "^[0-9a-f]{64}$", des
 const hex128 = (description: string) => t.String({ pattern: "^[0-9a-f]{128}$", description });
 
 /** A circuit version's id: the circuit's name and the first 16 hex digits of its vk hash (src/circuits/version.ts). */
-export const circuitId = (description: string) => t.String({ pattern: `^${CIRCUIT_NAME}-[0-9a-f]{16}$`, description, examples: [SHIPPED_CIRCUIT_ID] });
+export const circuitId = (description: string) =>
+  t.String({ pattern: `^(${CIRCUIT_NAME}|semaphore_v4_d([1-9]|[12][0-9]|3[0-2]))-[0-9a-f]{16}$`, description, examples: [SHIPPED_CIRCUIT_ID] });
 
 export const ceremonySummary = t.Object(
   {
@@ -56,8 +57,9 @@ export const circuitView = t.Object(
     state: t.Union([t.Literal("active"), t.Literal("accepted"), t.Literal("retired")], {
       description: "active: new challenges use it; accepted: verifies the challenges that name it; retired: verifies nothing",
     }),
-    setup: t.Union([t.Literal("development"), t.Literal("operator")], {
-      description: "development: the shipped circuit, whose phase 2 the zkagent project made; operator: added from a verified ceremony (docs/trust.md)",
+    setup: t.Union([t.Literal("development"), t.Literal("operator"), t.Literal("semaphore")], {
+      description:
+        "development: the shipped circuit, whose phase 2 the zkagent project made; operator: added from a verified ceremony; semaphore: a Semaphore v4 circuit from its public ceremony, for group challenges (docs/trust.md)",
     }),
     vk_hash: t.String({
       pattern: "^sha256:[0-9a-f]{64}$",

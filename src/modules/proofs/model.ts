@@ -6,16 +6,24 @@ import type { FailureReason } from "./service";
 /** A proof's JSON text is ~700 bytes; this bound only stops abuse. */
 export const PROOF_MAX_LENGTH = 8 * 1024;
 export const SIGNATURE_MAX_LENGTH = 256;
+/** What an agent challenge's proof must be: the words the schema's string rule gives (src/http/validate.ts). */
+export const PROOF_STRING_REQUIREMENT = `must be a non-empty string of at most ${PROOF_MAX_LENGTH} characters`;
 
 /** The request body, validated by src/http/validate.ts; a null agent_signature is the same as none. */
 export const proofRequest = t.Object({
   challenge_id: t.String({ minLength: 1, maxLength: 256, examples: ["ch_3q2-7wEzX1pDk9cVt0mWlA"] }),
-  proof: t.String({
-    minLength: 1,
-    maxLength: PROOF_MAX_LENGTH,
-    description:
-      "The JSON text of a snarkjs Groth16 proof ({pi_a, pi_b, pi_c, protocol, curve}), or its compact form: base64url of 256 bytes (see docs/protocol.md).",
-  }),
+  proof: t.Union([
+    t.String({
+      minLength: 1,
+      maxLength: PROOF_MAX_LENGTH,
+      description:
+        "The JSON text of a snarkjs Groth16 proof ({pi_a, pi_b, pi_c, protocol, curve}), or its compact form: base64url of 256 bytes (see docs/protocol.md).",
+    }),
+    t.Record(t.String(), t.Any(), {
+      description:
+        "For a group challenge: the Semaphore v4 proof object as @semaphore-protocol/proof returns it, {merkleTreeDepth, merkleTreeRoot, nullifier, message, scope, points} (its JSON text is accepted too). A malformed object fails the challenge with reason invalid_proof_format.",
+    }),
+  ]),
   agent_signature: t.Optional(
     t.Union([
       t.String({ maxLength: SIGNATURE_MAX_LENGTH, description: "Ed25519 signature (base64url) of the canonical challenge message; raises confidence." }),
@@ -29,7 +37,9 @@ export type ProofRequest = typeof proofRequest.static;
 export const proofResponse = t.Object(
   {
     verified: t.Literal(true),
-    agent_id: t.String(),
+    agent_id: t.String({ description: "The challenge's agent; for a group challenge the pseudonym (so clients of agent challenges keep working)" }),
+    pseudonym: t.Optional(t.String({ description: "Group challenges only: the proof's nullifier, decimal: this member at this platform" })),
+    group_id: t.Optional(t.String({ description: "Group challenges only" })),
     action: t.String(),
     confidence: t.Number({ examples: [0.99] }),
     timestamp: t.String({ format: "date-time" }),
@@ -54,6 +64,10 @@ const REASONS: Record<FailureReason, true> = {
   signature_not_verifiable: true,
   mandate_violation: true,
   circuit_retired: true,
+  message_mismatch: true,
+  scope_mismatch: true,
+  depth_mismatch: true,
+  not_member: true,
 };
 /** The constraints a mandate_violation names in `detail` (docs/mandates.md). */
 const VIOLATIONS: Record<MandateViolation, true> = {

@@ -17,7 +17,7 @@
 // submission, which then verifies its own proof.
 import type { CircuitRegistry } from "../../circuits/registry";
 import type { Clock } from "../../clock";
-import { ApiError } from "../../errors";
+import { ApiError, invalidField } from "../../errors";
 import { confidence } from "../../identity/confidence";
 import { canonicalContextHash, statementSignals } from "../../identity/encoding";
 import { verifySignature } from "../../identity/signature";
@@ -28,7 +28,9 @@ import { type Receipts, receiptOrNull, signReceipt } from "../../receipts/servic
 import type { AgentRecord, ApiKeyRecord, ChallengeRecord, Decision, DecisionEvidence, Store } from "../../store/interface";
 import type { VerifyFailure } from "../../verifier/types";
 import { isExpired, isRetained } from "../challenges/lifecycle";
-import type { ProofRequest } from "./model";
+import { PROOF_STRING_REQUIREMENT, type ProofRequest } from "./model";
+import { groupMessage, groupScope, parseSemaphoreProof, publicSignals, unpackPoints } from "../../groups/statement";
+import type { MandateScope } from "../../mandates/enforce";
 
 /**
  * Why a verification failed: the verifier's own reasons plus what this
@@ -44,7 +46,13 @@ export type FailureReason =
   /** The proof verified but the agent's mandate forbids the action; `detail` names the constraint. */
   | "mandate_violation"
   /** The challenge's circuit was retired after the challenge was created: its key verifies nothing. */
-  | "circuit_retired";
+  | "circuit_retired"
+  /** Group proofs: the proof's message, scope or depth is not the challenge's. */
+  | "message_mismatch"
+  | "scope_mismatch"
+  | "depth_mismatch"
+  /** Group proofs: the root is not one of the group's acceptable roots (a non-member's tree, or a member removed since). */
+  | "not_member";
 
 export interface ProofDeps {
   store: Store;
@@ -65,6 +73,41 @@ interface Evaluation {
   identityCommitment: string | null;
   /** The challenge's circuit and its key's hash: what the receipt names. */
   circuit: { id: string; vkHash: string };
+  /** A group challenge: the group, the root the proof named, the pseudonym once the proof verified. */
+  group?: { id: string; root: string; pseudonym: string | null };
+}
+
+/**
+ * A group challenge's proof (issue 24): the stock Semaphore v4 proof object,
+ * checked against the challenge's message, scope and depth, its root against
+ * the group's acceptable roots (read from the store now; the deciding
+ * transaction reads them again), then verified with this service's own
+ * Groth16 verifier against that depth's key.
+ */
+async function evaluateGroup(deps: ProofDeps, challenge: ChallengeRecord, input: ProofRequest): Promise<Evaluation> {
+  const checks: Check[] = [...CHALLENGE_CHECKS];
+  const circuit = await deps.circuits.verifierFor(challenge.circuitId);
+  const used = { id: circuit.id, vkHash: circuit.vkHash };
+  const groupId = challenge.groupId!;
+  const proof = parseSemaphoreProof(input.proof);
+  const group = { id: groupId, root: proof?.merkleTreeRoot ?? challenge.groupRoot!, pseudonym: null as string | null };
+  const failed = (reason: FailureReason): Evaluation => ({ reason, signatureValid: false, checks, identityCommitment: null, circuit: used, group });
+  if (!proof) return failed("invalid_proof_format");
+  if (proof.message !== groupMessage(challenge).toString()) return failed("message_mismatch");
+  if (proof.scope !== groupScope(challenge.keyId, groupId).toString()) return failed("scope_mismatch");
+  if (proof.merkleTreeDepth !== challenge.groupDepth) return failed("depth_mismatch");
+  checks.push("group_statement");
+  if (!(await deps.store.acceptableRoot(groupId, proof.merkleTreeRoot))) return failed("not_member");
+  checks.push("group_root");
+  if (!circuit.ok) return failed(circuit.reason);
+  deps.metrics?.proofCheck(challenge.keyId);
+  const verdict = await circuit.verifier.verify(unpackPoints(proof.points), publicSignals(proof), { tenant: challenge.keyId });
+  if (!verdict.ok) return failed(verdict.reason);
+  checks.push("proof");
+  // Only a verified proof's nullifier is the member's pseudonym.
+  group.pseudonym = proof.nullifier;
+  if ((input.agent_signature ?? null) !== null) return failed("signature_not_verifiable");
+  return { reason: null, signatureValid: false, checks, identityCommitment: null, circuit: used, group };
 }
 
 /** Checked by submitProof before evaluation, and again by the store's conditional update. */
@@ -72,6 +115,7 @@ const CHALLENGE_CHECKS: readonly Check[] = ["challenge_owner", "challenge_unexpi
 
 /** `agent` is the challenge's agent as read with the challenge (store.getChallengeWithAgent). */
 async function evaluate(deps: ProofDeps, challenge: ChallengeRecord, agent: AgentRecord | null, input: ProofRequest): Promise<Evaluation> {
+  if (challenge.groupId) return evaluateGroup(deps, challenge, input);
   const checks: Check[] = [...CHALLENGE_CHECKS];
   // The circuit the challenge was issued with, whatever is active now. An
   // unknown id throws (a fault: the challenge stays pending), never a verdict.
@@ -94,7 +138,7 @@ async function evaluate(deps: ProofDeps, challenge: ChallengeRecord, agent: Agen
   if (!circuit.ok) return failed(circuit.reason);
   // Counted per key: the pairing work a key's submissions cause (at most one check per challenge at a time).
   deps.metrics?.proofCheck(challenge.keyId);
-  const verdict = await circuit.verifier.verify(input.proof, signals, { tenant: challenge.keyId });
+  const verdict = await circuit.verifier.verify(input.proof as string, signals, { tenant: challenge.keyId });
   if (!verdict.ok) return failed(verdict.reason);
   checks.push("proof");
 
@@ -197,6 +241,8 @@ async function submit(deps: ProofDeps, key: ApiKeyRecord, input: ProofRequest, r
   const { store, clock } = deps;
   // The agent comes with the challenge (one query on PostgreSQL); nothing about it is used before the checks below.
   const found = await store.getChallengeWithAgent(input.challenge_id);
+  // A proof object is a group challenge's only: for any other id the answer is the one agent clients always had.
+  if (typeof input.proof !== "string" && !found?.challenge.groupId) throw invalidField("proof", PROOF_STRING_REQUIREMENT);
   if (!found || !isRetained(found.challenge, clock.now())) throw new ApiError("challenge_not_found");
   const { challenge, agent } = found;
   // Checked before anything else about the challenge: a stranger learns
@@ -294,17 +340,20 @@ async function claimOrWait(deps: ProofDeps, challenge: ChallengeRecord, token: s
 async function decide({ deps, key, input, requestId, challenge, agent }: Submission) {
   const { store, clock, logger } = deps;
   const started = performance.now();
-  const { reason, signatureValid, checks, identityCommitment, circuit } = await evaluate(deps, challenge, agent, input);
+  const { reason, signatureValid, checks, identityCommitment, circuit, group } = await evaluate(deps, challenge, agent, input);
   const evaluationMs = performance.now() - started;
   const score = confidence({ proofValid: reason === null, signatureValid });
   // Stored with the decision, in the same update, so its receipt can be signed from the row alone.
-  const evidence: DecisionEvidence = { checks, identityCommitment, vkHash: circuit.vkHash, circuitId: circuit.id };
+  const evidence: DecisionEvidence = { checks, identityCommitment, vkHash: circuit.vkHash, circuitId: circuit.id, ...(group ? { group } : {}) };
   const proposed: Decision = { status: reason === null ? "verified" : "failed", decidedAt: clock.now(), confidence: score, reason, requestId, evidence };
   const decision: Decision = { ...proposed, receipt: await presignedReceipt(deps, challenge, agent, proposed) };
   // The challenge is the mandate scope: the agent's mandate is checked (and
   // its period totals moved) in the transaction that decides; what it
   // consumed joins the evidence, and so the receipt.
-  const outcome = await store.decideChallenge(challenge.id, decision, challenge);
+  // A group's mandate is held per pseudonym, and its root judged again in that transaction.
+  const scope: MandateScope =
+    group?.pseudonym && reason === null ? { ...challenge, group: { groupId: group.id, root: group.root, pseudonym: group.pseudonym } } : challenge;
+  const outcome = await store.decideChallenge(challenge.id, decision, scope);
 
   if (!outcome.decided) {
     // Another submission won the race, or the lifetime ran out while we verified.
@@ -333,7 +382,8 @@ async function decide({ deps, key, input, requestId, challenge, agent }: Submiss
   }
   return {
     verified: true as const,
-    agent_id: challenge.agentId,
+    agent_id: group?.pseudonym ?? challenge.agentId,
+    ...(group?.pseudonym ? { pseudonym: group.pseudonym, group_id: group.id } : {}),
     action: challenge.action,
     confidence: score!,
     timestamp: new Date(decision.decidedAt).toISOString(),

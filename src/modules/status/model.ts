@@ -7,7 +7,9 @@ export const statusResponse = t.Object(
   {
     session_id: t.String(),
     status: t.Union([t.Literal("pending"), t.Literal("verified"), t.Literal("failed"), t.Literal("expired")]),
-    agent_id: t.String(),
+    agent_id: t.String({ description: 'The agent; for a group session the pseudonym once a proof verified, else ""' }),
+    group_id: t.Optional(t.String({ description: "Group sessions only" })),
+    pseudonym: t.Optional(t.Union([t.String(), t.Null()], { description: "Group sessions only: the proof's nullifier once a proof verified, else null" })),
     action: t.String(),
     created_at: t.String({ format: "date-time" }),
     verified_at: isoOrNull,

@@ -227,6 +227,67 @@ export const postgresMigrations: string[] = [
    );
    CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_at) WHERE state = 'pending';
    CREATE INDEX webhook_deliveries_key ON webhook_deliveries (key_id, created_at);`,
+  // 10: groups (issue 24, docs/protocol.md "Groups"). A group is a Semaphore
+  // v4 tree: its leaves (group_members, "0" once removed), its current state
+  // and version (groups), and every root it has had with the version that
+  // made it (group_roots): a root is acceptable when its version is no older
+  // than the group's last removal (removed_version). Each leaf row carries
+  // the version that last wrote it, so a process whose cached tree is behind
+  // replays only what changed since. Group challenges name their group, the
+  // root and the depth; group_spend keeps a group mandate's totals per
+  // pseudonym (the proof's nullifier) per platform key. group_nodes keeps the
+  // tree's internal nodes (levels 1…depth) as the last change left them, so a
+  // process without the tree loads it rather than hashing every leaf again.
+  `CREATE TABLE groups (
+     group_id        TEXT PRIMARY KEY,
+     key_id          TEXT NOT NULL,
+     created_at      BIGINT NOT NULL,
+     version         BIGINT NOT NULL,
+     size            BIGINT NOT NULL,
+     active_members  BIGINT NOT NULL,
+     depth           BIGINT NOT NULL,
+     root            TEXT NOT NULL,
+     removed_version BIGINT NOT NULL,
+     mandate         TEXT
+   );
+   CREATE TABLE group_members (
+     group_id    TEXT NOT NULL,
+     leaf_index  BIGINT NOT NULL,
+     commitment  TEXT NOT NULL,
+     version     BIGINT NOT NULL,
+     PRIMARY KEY (group_id, leaf_index)
+   );
+   CREATE UNIQUE INDEX group_members_active ON group_members (group_id, commitment) WHERE commitment <> '0';
+   CREATE INDEX group_members_by_version ON group_members (group_id, version);
+   CREATE TABLE group_roots (
+     group_id  TEXT NOT NULL,
+     version   BIGINT NOT NULL,
+     root      TEXT NOT NULL,
+     PRIMARY KEY (group_id, version)
+   );
+   CREATE INDEX group_roots_by_root ON group_roots (group_id, root);
+   CREATE TABLE group_nodes (
+     group_id  TEXT NOT NULL,
+     level     BIGINT NOT NULL,
+     idx       BIGINT NOT NULL,
+     value     TEXT NOT NULL,
+     PRIMARY KEY (group_id, level, idx)
+   );
+   CREATE TABLE group_spend (
+     key_id        TEXT NOT NULL,
+     group_id      TEXT NOT NULL,
+     pseudonym     TEXT NOT NULL,
+     action        TEXT NOT NULL,
+     currency      TEXT NOT NULL,
+     period        TEXT NOT NULL,
+     period_start  BIGINT NOT NULL,
+     total         TEXT NOT NULL,
+     count         BIGINT NOT NULL,
+     PRIMARY KEY (key_id, group_id, pseudonym, action, currency, period, period_start)
+   );
+   ALTER TABLE challenges ADD COLUMN group_id TEXT;
+   ALTER TABLE challenges ADD COLUMN group_root TEXT;
+   ALTER TABLE challenges ADD COLUMN group_depth BIGINT;`,
 ];
 
 /**
