@@ -1,0 +1,85 @@
+// Private verification over HTTP, end to end: a real zkagent server, the
+// example shop, and an agent that claims a group (issue 24 + 26). The agent's
+// fetch reads the members from the trusted zkagent service, proves with the
+// SDK's own Semaphore prover, and the shop serves the order to a pseudonym:
+// neither the shop nor its handler learns which member placed it.
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createSemaphoreIdentity, fetch as agentFetch } from "../../src/agent";
+import { call } from "../multinode/nodes";
+import { cli, startWorld, type World } from "./support";
+
+setDefaultTimeout(60_000);
+
+let world: World;
+const member = createSemaphoreIdentity();
+const outsider = createSemaphoreIdentity();
+const json = { "content-type": "application/json" };
+const order = (amount: number) => JSON.stringify({ amount, currency: "EUR" });
+const payload = (jws: string) => JSON.parse(Buffer.from(jws.split(".")[1]!, "base64url").toString("utf8"));
+
+beforeAll(async () => {
+  world = await startWorld("http-auth-group");
+  expect((await call(world.node, "POST", "/v1/groups", world.key, { group_id: "household" })).status).toBe(201);
+  const others = Array.from({ length: 4 }, () => createSemaphoreIdentity().identity_commitment);
+  const added = await call(world.node, "POST", "/v1/groups/household/members", world.key, {
+    identity_commitments: [others[0], member.identity_commitment, ...others.slice(1)],
+  });
+  expect(added.status).toBe(201);
+}, 90_000);
+
+afterAll(async () => {
+  await world?.stop();
+});
+
+const orderAs = (identity: { private_key: string }, amount: number, trusted = true) =>
+  agentFetch(`${world.shopUrl}/orders`, {
+    method: "POST",
+    headers: json,
+    body: order(amount),
+    zkagent: {
+      identity: { group_id: "household", ...identity },
+      trustedServices: trusted ? [world.node.url] : [],
+      fetch: (request) => world.observe(request),
+    },
+  });
+
+describe("a group claim over HTTP", () => {
+  test("a member's order is served to its pseudonym, the same one on every order at this shop; the receipt names no member", async () => {
+    const first = await orderAs(member, 12);
+    expect(first.status).toBe(201);
+    const placed = await first.json();
+    const claims = payload(placed.receipt);
+    expect(claims.sub).toBe(placed.agent_id);
+    expect(placed.agent_id).toMatch(/^[0-9]+$/); // the nullifier, not a member's commitment
+    expect(placed.agent_id).not.toBe(member.identity_commitment);
+    expect(JSON.stringify(claims)).not.toContain(member.identity_commitment);
+    expect(claims).toMatchObject({ status: "verified", action: "purchase" });
+
+    const second = await orderAs(member, 3);
+    expect(second.status).toBe(201);
+    expect((await second.json()).agent_id).toBe(placed.agent_id);
+  });
+
+  test("zkagent fetch places a group order from the command line with --trust", async () => {
+    const file = join(world.tmp, "member.json");
+    writeFileSync(file, JSON.stringify({ ...member, group_id: "household" }), { mode: 0o600 });
+    const result = await cli(["fetch", `${world.shopUrl}/orders`, "-X", "POST", "-d", order(7), "--identity", file, "--trust", world.node.url]);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ amount: 7, currency: "EUR" });
+    expect(result.stdout + result.stderr).not.toContain(member.private_key);
+  });
+
+  test("an identity outside the group is refused by the agent itself, before any proof is sent", async () => {
+    await expect(orderAs(outsider, 5)).rejects.toThrow(/not.*member|member.*not/i);
+  });
+
+  test("without a trusted service the agent reads no member list and proves nothing", async () => {
+    await expect(orderAs(member, 5, false)).rejects.toThrow(/trusted zkagent service/);
+  });
+
+  test("no answer was a 5xx", () => {
+    expect(world.statuses.filter((status) => status >= 500)).toEqual([]);
+  });
+});
