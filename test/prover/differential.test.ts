@@ -201,5 +201,6 @@ describe.each([
       }
     }
     expect(wasm.stageFinish()).toBe(ProverStatus.OK);
+    expect(wasm.stageSelfCheck()).toBe(ProverStatus.OK);
   });
 });

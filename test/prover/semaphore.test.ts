@@ -1,0 +1,115 @@
+// The prover on Semaphore v4 (the stock artifacts, depths 1–20): proofs of
+// random statements — random groups, members, messages and scopes — pass the
+// stock client's verifyProof (@semaphore-protocol/proof) and snarkjs
+// groth16.verify, both under node in ONE child process for the whole batch
+// (they start worker threads that never finish under Bun), and each fails for
+// a neighbouring statement (message, scope, root or nullifier changed). The
+// witness and H's coefficients are compared with snarkjs's in
+// differential.test.ts, which runs the same staged checks on Semaphore.
+//
+// Depths are spread so that the test stays within its budget on two shared
+// cores: most statements at depths 1–8, fewer at 9–16, a handful at 17–20
+// (every depth at least twice); each depth's prover is built once, without
+// window tables (the tables cost more to build than they save for a few
+// proofs; differential.test.ts covers both modes of the MSM).
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
+import { join } from "node:path";
+import { createProver } from "../../src/prover";
+import { Groth16Verifier } from "../../src/verifier";
+import { R, ROOT } from "./support";
+import { semaphoreArtifacts, semaphoreStatement } from "./semaphore";
+
+setDefaultTimeout(240_000);
+
+/** Statements per depth: 200 in all. */
+const PER_DEPTH = (d: number) => (d <= 8 ? 16 : d <= 14 ? 8 : d <= 16 ? 4 : 2) + (d === 1 ? 8 : 0);
+const DEPTHS = Array.from({ length: 20 }, (_, i) => i + 1);
+
+interface Case {
+  depth: number;
+  vkey: unknown;
+  publicSignals: string[];
+  proof: unknown;
+  semaphore: { merkleTreeDepth: number; merkleTreeRoot: string; nullifier: string; message: string; scope: string };
+  /** Which neighbour: 0 message, 1 scope, 2 root, 3 nullifier changed by one. */
+  neighbour: number;
+}
+
+// Under node: for each case, [stock verifyProof, snarkjs verify, stock verifyProof on the
+// neighbouring statement, snarkjs verify on the neighbouring public signals].
+const SCRIPT = `
+import * as snarkjs from ${JSON.stringify(join(ROOT, "node_modules/snarkjs/main.js"))};
+import { verifyProof, packGroth16Proof } from ${JSON.stringify(join(ROOT, "node_modules/@semaphore-protocol/proof/dist/index.node.js"))};
+let text = "";
+for await (const chunk of process.stdin) text += chunk;
+const quiet = { log() {}, info() {}, debug() {}, warn() {}, error() {} };
+const R = ${R}n;
+const bump = (x) => ((BigInt(x) + 1n) % R).toString();
+const out = [];
+for (const c of JSON.parse(text)) {
+  const points = packGroth16Proof(c.proof);
+  const proof = { ...c.semaphore, points };
+  const other = { ...proof };
+  const otherSignals = [...c.publicSignals];
+  // public signals: [root, nullifier, hash(message), hash(scope)]
+  if (c.neighbour === 0) { other.message = bump(other.message); }
+  else if (c.neighbour === 1) { other.scope = bump(other.scope); }
+  else if (c.neighbour === 2) { other.merkleTreeRoot = bump(other.merkleTreeRoot); }
+  else { other.nullifier = bump(other.nullifier); }
+  otherSignals[[2, 3, 0, 1][c.neighbour]] = bump(otherSignals[[2, 3, 0, 1][c.neighbour]]);
+  out.push([
+    await verifyProof(proof),
+    await snarkjs.groth16.verify(c.vkey, c.publicSignals, c.proof, quiet),
+    await verifyProof(other),
+    await snarkjs.groth16.verify(c.vkey, otherSignals, c.proof, quiet),
+  ]);
+}
+process.stdout.write(JSON.stringify(out));
+process.exit(0);`;
+
+async function nodeVerifyAll(cases: Case[]): Promise<boolean[][]> {
+  const child = Bun.spawn(["node", "--input-type=module", "-e", SCRIPT], { cwd: ROOT, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+  child.stdin.write(JSON.stringify(cases));
+  await child.stdin.end();
+  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  if (code !== 0) throw new Error(`verification under node exited ${code}: ${stderr}`);
+  return JSON.parse(stdout);
+}
+
+describe("Semaphore v4, depths 1–20", () => {
+  test("200 random statements: each proof passes the stock verifyProof and snarkjs, and fails for a neighbouring statement", async () => {
+    const cases: Case[] = [];
+    for (const depth of DEPTHS) {
+      const artifacts = semaphoreArtifacts(depth);
+      const prover = await createProver(artifacts, { precompute: false });
+      const verifier = await Groth16Verifier.fromVerificationKey(artifacts.vkey);
+      for (let i = 0; i < PER_DEPTH(depth); i++) {
+        // Groups of 1 to 2^min(depth, 7) members, so that shallow trees inside deep circuits occur too.
+        const size = 1 + Math.floor(Math.random() * 2 ** Math.min(depth, 7));
+        const st = semaphoreStatement(depth, size);
+        const { proof, publicSignals } = await prover.prove(st.input);
+        // The circuit's public signals are what the stock client derives: root, nullifier, hashes.
+        expect(publicSignals[0]).toBe(st.merkleTreeRoot.toString());
+        expect(verifier.verify(JSON.stringify(proof), publicSignals)).toEqual({ ok: true });
+        cases.push({
+          depth,
+          vkey: artifacts.vkey,
+          publicSignals,
+          proof,
+          semaphore: {
+            merkleTreeDepth: depth,
+            merkleTreeRoot: st.merkleTreeRoot.toString(),
+            nullifier: publicSignals[1]!,
+            message: st.message.toString(),
+            scope: st.scope.toString(),
+          },
+          neighbour: cases.length % 4,
+        });
+      }
+    }
+    expect(cases).toHaveLength(200);
+    const verdicts = await nodeVerifyAll(cases);
+    const wrong = verdicts.flatMap((v, i) => (v.join() === "true,true,false,false" ? [] : [{ depth: cases[i]!.depth, neighbour: cases[i]!.neighbour, v }]));
+    expect(wrong).toEqual([]);
+  });
+});
