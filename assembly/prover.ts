@@ -52,7 +52,7 @@ import { FP_SIZE, fpMul, fpIsZero } from "./fp";
 import { G1_AFFINE_SIZE, G1_JACOBIAN_SIZE, g1IsOnCurve, g1ToBytes } from "./g1";
 import { G2_AFFINE_SIZE, G2_JACOBIAN_SIZE, g2IsOnCurve, g2ToBytes } from "./g2";
 import { FR_SIZE, frMul, frSub, frAdd, leIsCanonical, limbsFromWords, frFromLE, frToLE, WORD_BYTES } from "./fr";
-import { nttSetDomain, ntt, intt, cosetShift } from "./ntt";
+import { nttSetDomain, toCoset } from "./ntt";
 import { Bases, basesBuild, basesTableBytes as tableBytes, msm, msmSmall, jAdd, jToAffine, MAX_WINDOW, SCALAR_SIZE } from "./msm";
 import {
   P_W0, P_W1, P_W2, P_W3, ZKEY_FP_TO_MONT, ZKEY_COEF_TO_MONT, FR_ROOTS, FR_TWO_ADICITY, FR_ONE,
@@ -361,7 +361,6 @@ export function stageQuotient(): void {
 /** One part of stageQuotient (QUOTIENT_*), to be called in order. */
 export function stageQuotientPart(part: i32): void {
   const n = domainSize;
-  const coset = FR_ROOTS + (<usize>domainLog + 1) * FR_SIZE;
   if (part == QUOTIENT_EVALUATE) {
     memory.fill(polyA, 0, n * FR_SIZE);
     memory.fill(polyB, 0, n * FR_SIZE);
@@ -372,9 +371,9 @@ export function stageQuotientPart(part: i32): void {
       frAdd(target, target, PRODUCT);
     }
     for (let i: usize = 0; i < n; i++) frMul(polyC + i * FR_SIZE, polyA + i * FR_SIZE, polyB + i * FR_SIZE);
-  } else if (part == QUOTIENT_COSET_A) toCoset(polyA, coset);
-  else if (part == QUOTIENT_COSET_B) toCoset(polyB, coset);
-  else if (part == QUOTIENT_COSET_C) toCoset(polyC, coset);
+  } else if (part == QUOTIENT_COSET_A) toCoset(polyA);
+  else if (part == QUOTIENT_COSET_B) toCoset(polyB);
+  else if (part == QUOTIENT_COSET_C) toCoset(polyC);
   else if (part == QUOTIENT_COMBINE) {
     for (let i: usize = 0; i < n; i++) {
       const h = polyA + i * FR_SIZE;
@@ -385,12 +384,6 @@ export function stageQuotientPart(part: i32): void {
   }
 }
 
-/** Evaluations on ⟨ω⟩ → evaluations on the coset g·⟨ω⟩, in place. */
-function toCoset(poly: usize, g: usize): void {
-  intt(poly);
-  cosetShift(poly, g);
-  ntt(poly);
-}
 
 /** One multi-scalar multiplication, into its result slot. */
 export function stageMsm(set: i32): void {
