@@ -185,12 +185,13 @@ function writeLE(x: bigint, out: Uint8Array, offset: number): void {
 
 /** Writes prove()'s input (witness ‖ r ‖ s ‖ −r·s) into the module's I/O buffer. */
 export function writeProveInput(wasm: ProverExports, witness: Uint8Array, r: bigint, s: bigint): void {
-  const bytes = new Uint8Array(witness.length + 3 * N8);
+  // Straight into the module's I/O buffer: one copy of the witness, not two.
+  const size = witness.length + 3 * N8;
+  const bytes = new Uint8Array(wasm.memory.buffer, wasm.io(size), size);
   bytes.set(witness);
   writeLE(r, bytes, witness.length);
   writeLE(s, bytes, witness.length + N8);
   writeLE((BN254_R - ((r * s) % BN254_R)) % BN254_R, bytes, witness.length + 2 * N8);
-  write(wasm, bytes);
 }
 
 class WasmProver implements Prover {
