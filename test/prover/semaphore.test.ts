@@ -8,22 +8,24 @@
 // differential.test.ts, which runs the same staged checks on Semaphore.
 //
 // Depths are spread so that the test stays within its budget (200 full
-// proofs at depth 20 would take ≈ 150 s on two quiet cores): 110 statements
-// at depth 1, 10 at each of 2–5, 6 at each of 6–10, 2 at each of 11–20; each depth's prover is built once, without
-// window tables (the tables cost more to build than they save for a few
-// proofs; differential.test.ts covers both modes of the MSM).
+// proofs at depth 20 would take ≈ 150 s of one quiet core): 70 statements at
+// depth 1, 20 at each of 2–5, 6 at each of 6–10, 2 at each of 11–20. Two
+// child processes prove (one per core, test/prover/semaphore-prove.ts), each
+// depth's prover built once there, without window tables (they cost more to
+// build than they save over a few proofs; differential.test.ts covers both
+// modes of the MSM).
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { join } from "node:path";
-import { createProver } from "../../src/prover";
 import { Groth16Verifier } from "../../src/verifier";
 import { R, ROOT } from "./support";
-import { semaphoreArtifacts, semaphoreStatement } from "./semaphore";
+import { semaphoreArtifacts } from "./semaphore";
+import type { ProvedStatement } from "./semaphore-prove";
 
-// Estimated ≈ 55 s on two quiet cores (420 s measured at load average ≈ 9 with a heavier spread); the margin is for a shared machine.
+// Estimated ≈ 35 s on two quiet cores (one process proving all 200 took 420 s at load average ≈ 9); the margin is for a shared machine.
 setDefaultTimeout(600_000);
 
 /** Statements per depth: 200 in all, most where a proof is cheapest (depth 1: 1,761 signals; depth 20: 6,454). */
-const PER_DEPTH = (d: number) => (d === 1 ? 110 : d <= 5 ? 10 : d <= 10 ? 6 : 2);
+const PER_DEPTH = (d: number) => (d === 1 ? 70 : d <= 5 ? 20 : d <= 10 ? 6 : 2);
 const DEPTHS = Array.from({ length: 20 }, (_, i) => i + 1);
 
 interface Case {
@@ -77,36 +79,42 @@ async function nodeVerifyAll(cases: Case[]): Promise<boolean[][]> {
   return JSON.parse(stdout);
 }
 
+/** Proves the [depth, groupSize] jobs in a child process (test/prover/semaphore-prove.ts). */
+async function proveInChild(jobs: [number, number][]): Promise<ProvedStatement[]> {
+  const child = Bun.spawn([process.execPath, join(import.meta.dir, "semaphore-prove.ts")], { cwd: ROOT, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+  child.stdin.write(JSON.stringify(jobs));
+  await child.stdin.end();
+  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  if (code !== 0) throw new Error(`the proving child exited ${code}: ${stderr}`);
+  return JSON.parse(stdout);
+}
+
 describe("Semaphore v4, depths 1–20", () => {
   test("200 random statements: each proof passes the stock verifyProof and snarkjs, and fails for a neighbouring statement", async () => {
+    // Groups of 1 to 2^min(depth, 7) members, so that shallow trees inside deep circuits occur too.
+    const jobs: [number, number][] = DEPTHS.flatMap((depth) =>
+      Array.from({ length: PER_DEPTH(depth) }, () => [depth, 1 + Math.floor(Math.random() * 2 ** Math.min(depth, 7))] as [number, number]),
+    );
+    expect(jobs).toHaveLength(200);
+    // Two children, one per core, each with every other job (both see every depth).
+    const halves = await Promise.all([0, 1].map((half) => proveInChild(jobs.filter((_, i) => i % 2 === half))));
+    const proved = halves.flat();
     const cases: Case[] = [];
-    for (const depth of DEPTHS) {
-      const artifacts = semaphoreArtifacts(depth);
-      const prover = await createProver(artifacts, { precompute: false });
-      const verifier = await Groth16Verifier.fromVerificationKey(artifacts.vkey);
-      for (let i = 0; i < PER_DEPTH(depth); i++) {
-        // Groups of 1 to 2^min(depth, 7) members, so that shallow trees inside deep circuits occur too.
-        const size = 1 + Math.floor(Math.random() * 2 ** Math.min(depth, 7));
-        const st = semaphoreStatement(depth, size);
-        const { proof, publicSignals } = await prover.prove(st.input);
-        // The circuit's public signals are what the stock client derives: root, nullifier, hashes.
-        expect(publicSignals[0]).toBe(st.merkleTreeRoot.toString());
-        expect(verifier.verify(JSON.stringify(proof), publicSignals)).toEqual({ ok: true });
-        cases.push({
-          depth,
-          vkey: artifacts.vkey,
-          publicSignals,
-          proof,
-          semaphore: {
-            merkleTreeDepth: depth,
-            merkleTreeRoot: st.merkleTreeRoot.toString(),
-            nullifier: publicSignals[1]!,
-            message: st.message.toString(),
-            scope: st.scope.toString(),
-          },
-          neighbour: cases.length % 4,
-        });
-      }
+    const verifiers = new Map<number, Groth16Verifier>();
+    for (const p of proved) {
+      const artifacts = semaphoreArtifacts(p.depth);
+      if (!verifiers.has(p.depth)) verifiers.set(p.depth, await Groth16Verifier.fromVerificationKey(artifacts.vkey));
+      // The circuit's public signals are what the stock client derives: the root first; and our verifier accepts.
+      expect(p.publicSignals[0]).toBe(p.merkleTreeRoot);
+      expect(verifiers.get(p.depth)!.verify(JSON.stringify(p.proof), p.publicSignals)).toEqual({ ok: true });
+      cases.push({
+        depth: p.depth,
+        vkey: artifacts.vkey,
+        publicSignals: p.publicSignals,
+        proof: p.proof,
+        semaphore: { merkleTreeDepth: p.depth, merkleTreeRoot: p.merkleTreeRoot, nullifier: p.publicSignals[1]!, message: p.message, scope: p.scope },
+        neighbour: cases.length % 4,
+      });
     }
     expect(cases).toHaveLength(200);
     const verdicts = await nodeVerifyAll(cases);
