@@ -38,7 +38,11 @@
 //   loadPoints()      io: α₁ β₁ β₂ γ₂ δ₁ δ₂ as the zkey stores them (section 2)
 //   loadIc()          io: IC₀..IC_nPublic (section 3)
 //   loadCoefs()       io: the coefficient records (section 4 after its count)
-//   loadBases(set, count, window, tables)  io: one point section (SET_A … SET_H)
+//   loadBases(set, count, window, tables)  io: one point section (SET_A … SET_H);
+//                     tables TABLES_NONE, TABLES_BUILD or TABLES_FROM_CALLER, after
+//                     which the caller writes basesTableBytes(set) bytes at
+//                     basesTable(set) (the disk cache, src/prover/tables.ts,
+//                     which reads them back with basesWindow/basesTable after a build)
 // then per proof:
 //   prove()           io: witness ‖ r ‖ s ‖ (−r·s mod r) in, proof ‖ public inputs out
 // Byte forms: zkey points are little-endian 32-byte coordinates in
