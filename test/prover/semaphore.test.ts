@@ -10,8 +10,8 @@
 //
 // Depths are spread so that the test stays within its budget: a proof costs
 // ≈ 0.39 s of CPU at depth 1 and ≈ 1.3 s at depth 20 (no tables, measured
-// under load), so 200 at depth 20 would be ≈ 260 s. Here: 120 statements at
-// depth 1, 10 at each of 2–5, 4 at each of 6–10, 2 at each of 11–20. Two
+// under load), so 200 at depth 20 would be ≈ 260 s. Here: 156 statements at
+// depth 1, 6 at each of 2–5, 2 at each of 6–10, 1 at each of 11–20. Two
 // child processes prove (one per core, test/prover/semaphore-prove.ts), each
 // depth's prover built once there, with window tables only where they pay
 // (depth 1; differential.test.ts covers both modes of the MSM).
@@ -22,11 +22,11 @@ import { R, ROOT } from "./support";
 import { semaphoreArtifacts } from "./semaphore";
 import type { ProvedStatement } from "./semaphore-prove";
 
-// Estimated ≈ 45 s on two quiet cores (≈ 95 s of CPU for the proofs, measured under load); the margin is for a shared machine.
+// ≈ 110 s of CPU in all, measured under load: ≈ 55 s on two cores; the margin is for a shared machine.
 setDefaultTimeout(600_000);
 
 /** Statements per depth: 200 in all, most where a proof is cheapest (depth 1: 1,761 signals; depth 20: 6,454). */
-const PER_DEPTH = (d: number) => (d === 1 ? 120 : d <= 5 ? 10 : d <= 10 ? 4 : 2);
+const PER_DEPTH = (d: number) => (d === 1 ? 156 : d <= 5 ? 6 : d <= 10 ? 2 : 1);
 const DEPTHS = Array.from({ length: 20 }, (_, i) => i + 1);
 
 interface Case {
