@@ -215,9 +215,11 @@ export function chooseWindow(k: i32, tables: bool): i32 {
  * Sets up k affine bases (at points, stride 2E) whose scalars are
  * scalarIndex[0..k), with their window tables when `tables`. Returns false
  * when a multiple reaches infinity (a base of small order: not a G1/G2 point
- * of a valid key).
+ * of a valid key). fromCaller: the table is allocated but not computed, the
+ * caller copies in one that this function computed earlier for the same
+ * points and window (the prover's table cache, src/prover/tables.ts).
  */
-export function basesBuild(b: Bases, g2: bool, points: usize, k: i32, scalarIndex: usize, window: i32, tables: bool): bool {
+export function basesBuild(b: Bases, g2: bool, points: usize, k: i32, scalarIndex: usize, window: i32, tables: bool, fromCaller: bool = false): bool {
   const E = elemSize(g2);
   const A = 2 * E; // affine size
   const J = 3 * E; // Jacobian size
@@ -242,6 +244,7 @@ export function basesBuild(b: Bases, g2: bool, points: usize, k: i32, scalarInde
     return true;
   }
   b.table = heap.alloc(max<usize>(entries, 1) * A);
+  if (fromCaller) return true; // the caller writes the table (a copy of one this function built before)
   // Jacobian multiples first, then one batch normalisation (Montgomery's trick).
   // (Scratch shared by every set: the stub runtime never frees, so per-set buffers would add up.)
   reserve(S_BUILD_JACOBIAN, max<usize>(entries, 1) * J);
@@ -280,6 +283,11 @@ export function basesBuild(b: Bases, g2: bool, points: usize, k: i32, scalarInde
     fMul(g2, dst + E, src + E, LAMBDA); // y = Y/Z³
   }
   return true;
+}
+
+/** Bytes of a base set's table (with tables: count × W affine points). */
+export function basesTableBytes(b: Bases): usize {
+  return b.tables ? <usize>b.count * <usize>b.windows * 2 * elemSize(b.g2) : 0;
 }
 
 /** Signed window j of the scalar at s (c-bit window plus carry in, as described above). */

@@ -9,7 +9,7 @@
 // the evaluation at ω^i exactly as snarkjs's Fr.fft orders it; the inverse
 // transform uses ω⁻¹ and scales by n⁻¹.
 
-import { FR_ROOTS, FR_ROOTS_INV, FR_INV_POW2 } from "./constants";
+import { FR_ROOTS, FR_ROOTS_INV, FR_INV_POW2, FR_TWO_ADICITY } from "./constants";
 import { FR_SIZE, frMul, frAdd, frSub, frSetOne, frCopy } from "./fr";
 
 let domainLog: i32 = -1;
@@ -17,6 +17,8 @@ let domainSize: usize = 0;
 /** ω^k and ω^(−k), k < n/2, Montgomery form. */
 let twiddles: usize = 0;
 let twiddlesInv: usize = 0;
+/** n⁻¹·g^i, i < n (g the coset generator ffjavascript uses, w[log n + 1]): toCoset's one multiplication per element. */
+let cosetFactors: usize = 0;
 
 const V: usize = memory.data(<i32>FR_SIZE, 4);
 
@@ -35,6 +37,13 @@ export function nttSetDomain(log: i32): void {
   for (let k: usize = 1; k < half; k++) {
     frMul(twiddles + k * FR_SIZE, twiddles + (k - 1) * FR_SIZE, w);
     frMul(twiddlesInv + k * FR_SIZE, twiddlesInv + (k - 1) * FR_SIZE, wi);
+  }
+  // The coset factors exist when the domain has a 2n-th root (log < FR_TWO_ADICITY; setup checks it for the prover).
+  if (log < FR_TWO_ADICITY) {
+    cosetFactors = heap.alloc(domainSize * FR_SIZE);
+    frCopy(cosetFactors, FR_INV_POW2 + <usize>log * FR_SIZE);
+    const g = FR_ROOTS + (<usize>log + 1) * FR_SIZE;
+    for (let i: usize = 1; i < domainSize; i++) frMul(cosetFactors + i * FR_SIZE, cosetFactors + (i - 1) * FR_SIZE, g);
   }
 }
 
@@ -85,13 +94,17 @@ export function intt(a: usize): void {
   for (let i: usize = 0; i < domainSize; i++) frMul(a + i * FR_SIZE, a + i * FR_SIZE, scale);
 }
 
-const POWER: usize = memory.data(<i32>FR_SIZE, 4);
-
-/** a[i] ·= g^i (moves a polynomial's coefficients to the coset g·⟨ω⟩: ffjavascript's batchApplyKey(a, 1, g)). */
-export function cosetShift(a: usize, g: usize): void {
-  frSetOne(POWER);
-  for (let i: usize = 0; i < domainSize; i++) {
-    frMul(a + i * FR_SIZE, a + i * FR_SIZE, POWER);
-    frMul(POWER, POWER, g);
-  }
+/**
+ * In place: evaluations on ⟨ω⟩ → evaluations on the coset g·⟨ω⟩ with
+ * g = w[log n + 1], exactly intt, cosetShift(g), ntt — but the inverse
+ * transform's n⁻¹ and the shift's g^i are one precomputed factor per element
+ * (n⁻¹·g^i, shared by the prover's three transforms): n multiplications
+ * instead of 3n between the two transforms (the scaling of an inverse DFT
+ * folded into the following diagonal matrix, e.g. Van Loan, "Computational
+ * Frameworks for the Fast Fourier Transform", 1992, §1.4 and §4.1).
+ */
+export function toCoset(a: usize): void {
+  transform(a, twiddlesInv);
+  for (let i: usize = 0; i < domainSize; i++) frMul(a + i * FR_SIZE, a + i * FR_SIZE, cosetFactors + i * FR_SIZE);
+  transform(a, twiddles);
 }

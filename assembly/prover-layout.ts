@@ -32,3 +32,11 @@ export const SET_B2: i32 = 2;
 export const SET_C: i32 = 3;
 /** zkey section 9: H (G1), domainSize points */
 export const SET_H: i32 = 4;
+
+// --- loadBases's window tables
+/** no window tables: each window gets its own buckets (a fast load, ≈ 2× the additions per proof) */
+export const TABLES_NONE: i32 = 0;
+/** the module computes the window tables (≈ 255 doublings per base, once) */
+export const TABLES_BUILD: i32 = 1;
+/** the module allocates the tables and the caller copies in ones it built before (src/prover/tables.ts) */
+export const TABLES_FROM_CALLER: i32 = 2;

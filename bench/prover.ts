@@ -1,31 +1,41 @@
 // Benchmark: zkagent's Groth16 prover (src/prover, build/prover.wasm) against
-// snarkjs on the agent circuit, in one run (bun run bench:prover = bun
-// bench/prover.ts).
+// snarkjs, on the agent circuit and on Semaphore v4 (the stock artifacts of
+// @zk-kit/semaphore-artifacts, depths 10, 16 and 20, a group of 1,000), in
+// one run (bun run bench:prover = bun bench/prover.ts).
 //
-//   zkagent prove()              createProver once, then Prover.prove (witness + proof)
+// Per circuit:
+//   createProver                 zkey parse + checks + window tables + witness calculator, once
+//                                (and the same with precompute: false, and with a tableCache
+//                                directory: once writing it, once reading it)
+//   zkagent prove()              Prover.prove (witness + proof) after that one createProver
 //   snarkjs fullProve, single    groth16.fullProve(…, { singleThread: true }): the SDK's old path,
 //                                which rebuilds the curve and the witness calculator every call
 //   snarkjs fullProve, curve once  the same with a single-threaded curve cached where snarkjs
 //                                looks for it (globalThis.curve_bn128), as test/support does
 //   breakdown                    the test build (build/prover-test.wasm) stage by stage,
-//                                alternating with whole proofs in the last block:
-//                                witness (circom), quotient (witness checks + NTTs), each MSM,
-//                                finish (blinding, encoding, the self-check verification)
+//                                alternating with whole proofs in the last block: witness
+//                                (circom), checks (witness copied and checked), evaluate (A_T, B_T,
+//                                C_T), cosetA/B/C (each: INTT, shift, NTT), combine (a·b − c), each
+//                                MSM, finish (blinding, affine, encoding), selfCheck (verification)
 //
 // The machine is shared: zkagent and the two snarkjs variants alternate in
 // blocks, every figure is a median, and --rounds repeats the whole thing.
-// Options: --iterations N (zkagent proofs per round, default 40; snarkjs gets
-// a quarter), --rounds N (default 1), --json (one object on stdout).
-import { readFileSync } from "node:fs";
+// Options: --circuits agent,10,16,20 (default all four), --iterations N
+// (zkagent proofs per round for the agent circuit, default 40; Semaphore gets
+// a quarter, at least 6; snarkjs a quarter of zkagent's, at least 3),
+// --rounds N (default 1), --json (one object on stdout: { circuits: [...] }).
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as snarkjs from "snarkjs";
 // @ts-ignore — untyped nested dependency (the copy snarkjs itself uses)
 import { buildBn128 } from "ffjavascript";
 import { identityCommitment } from "../src/identity/commitment";
-import { type CircuitInput, createProver, writeProveInput, randomScalar } from "../src/prover";
+import { type CircuitInput, createProver, type Prover, randomScalar, writeProveInput } from "../src/prover";
 import { BaseSet, type ProverTestExports } from "../src/prover/wasm";
 import type { WitnessCalculator } from "../src/prover/witness";
 import { parseZkey } from "../src/prover/zkey";
+import { semaphoreArtifacts, semaphoreStatement } from "../test/prover/semaphore";
 import { median } from "./support";
 
 const args = process.argv.slice(2);
@@ -33,17 +43,46 @@ const option = (name: string, fallback: number) => (args.includes(name) ? Number
 const iterations = option("--iterations", 40);
 const rounds = option("--rounds", 1);
 const json = args.includes("--json");
+const selected = (args.includes("--circuits") ? args[args.indexOf("--circuits") + 1]! : "agent,10,16,20").split(",");
 const log = (line: string) => (json ? process.stderr : process.stdout).write(`${line}\n`);
 
 const root = join(import.meta.dir, "..");
-const zkey = new Uint8Array(readFileSync(join(root, "circuits/artifacts/agent_identity.zkey")));
-const wasm = new Uint8Array(readFileSync(join(root, "circuits/artifacts/agent_identity.wasm")));
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
+const testModule = await WebAssembly.compile(readFileSync(join(root, "build/prover-test.wasm")));
 
-async function randomInput(): Promise<Record<string, string>> {
+interface Circuit {
+  name: string;
+  zkey: Uint8Array;
+  wasm: Uint8Array;
+  inputs: CircuitInput[];
+  iterations: number;
+}
+
+async function agentCircuit(): Promise<Circuit> {
   const f = () => randomScalar().toString(); // already < r
-  const secret = f();
-  return { secret, identity_commitment: (await identityCommitment(BigInt(secret))).toString(), nonce: f(), action_hash: f(), context_hash: f() };
+  const input = async () => {
+    const secret = f();
+    return { secret, identity_commitment: (await identityCommitment(BigInt(secret))).toString(), nonce: f(), action_hash: f(), context_hash: f() };
+  };
+  return {
+    name: "agent_identity",
+    zkey: new Uint8Array(readFileSync(join(root, "circuits/artifacts/agent_identity.zkey"))),
+    wasm: new Uint8Array(readFileSync(join(root, "circuits/artifacts/agent_identity.wasm"))),
+    inputs: await Promise.all(Array.from({ length: 8 }, input)),
+    iterations,
+  };
+}
+
+function semaphoreCircuit(depth: number): Circuit {
+  const { zkey, wasm } = semaphoreArtifacts(depth);
+  // Members of a group of 1,000 (the prover at a random index), random message and scope.
+  return {
+    name: `semaphore-${depth}`,
+    zkey,
+    wasm,
+    inputs: Array.from({ length: 4 }, () => semaphoreStatement(depth, 1000).input),
+    iterations: Math.max(6, iterations >> 2),
+  };
 }
 
 async function time(fn: () => Promise<unknown>): Promise<number> {
@@ -52,140 +91,186 @@ async function time(fn: () => Promise<unknown>): Promise<number> {
   return performance.now() - t;
 }
 
-// --- set-up -------------------------------------------------------------------------
-const loadStarted = performance.now();
-const prover = await createProver({ zkey, wasm });
-const loadMs = performance.now() - loadStarted;
-const testModule = await WebAssembly.compile(readFileSync(join(root, "build/prover-test.wasm")));
-const staged = (await createProver({ zkey, wasm }, { module: testModule })) as unknown as { wasm: ProverTestExports; witness: WitnessCalculator };
-const z = parseZkey(zkey);
-const nonZero = (section: Uint8Array, size: number) => {
-  let k = 0;
-  for (let i = 0; i < section.length; i += size) if (section.subarray(i, i + size).some((b) => b !== 0)) k++;
-  return k;
-};
-const msmSizes = { A: nonZero(z.A, 64), B1: nonZero(z.B1, 64), B2: nonZero(z.B2, 128), C: nonZero(z.C, 64), H: nonZero(z.H, 64) };
-const windows = Object.fromEntries(Object.entries(BaseSet).map(([name, set]) => [name, staged.wasm.basesWindow(set)]));
-const inputs = await Promise.all(Array.from({ length: 8 }, randomInput));
+const STAGES = [
+  "witness",
+  "checks",
+  "evaluate",
+  "cosetA",
+  "cosetB",
+  "cosetC",
+  "combine",
+  "msmA",
+  "msmB1",
+  "msmB2",
+  "msmC",
+  "msmH",
+  "finish",
+  "selfCheck",
+] as const;
+type Breakdown = Record<(typeof STAGES)[number], number>;
+const MSMS = [
+  ["msmA", BaseSet.A],
+  ["msmB1", BaseSet.B1],
+  ["msmB2", BaseSet.B2],
+  ["msmC", BaseSet.C],
+  ["msmH", BaseSet.H],
+] as const;
 
-function zkagentRun(n: number) {
-  return async () => {
+async function bench(c: Circuit) {
+  let t = performance.now();
+  const prover: Prover = await createProver({ zkey: c.zkey, wasm: c.wasm });
+  const loadMs = performance.now() - t;
+  t = performance.now();
+  await createProver({ zkey: c.zkey, wasm: c.wasm }, { precompute: false });
+  const loadNoTablesMs = performance.now() - t;
+  // The disk cache of the tables: a first createProver that writes it, a second that reads it.
+  const tableCache = mkdtempSync(join(tmpdir(), "zkagent-bench-tables-"));
+  t = performance.now();
+  await createProver({ zkey: c.zkey, wasm: c.wasm }, { tableCache });
+  const loadCacheColdMs = performance.now() - t;
+  t = performance.now();
+  await createProver({ zkey: c.zkey, wasm: c.wasm }, { tableCache });
+  const loadCacheWarmMs = performance.now() - t;
+  rmSync(tableCache, { recursive: true, force: true });
+  const staged = (await createProver({ zkey: c.zkey, wasm: c.wasm }, { module: testModule })) as unknown as {
+    wasm: ProverTestExports;
+    witness: WitnessCalculator;
+  };
+  const z = parseZkey(c.zkey);
+  const nonZero = (section: Uint8Array, size: number) => {
+    let k = 0;
+    for (let i = 0; i < section.length; i += size) if (section.subarray(i, i + size).some((b) => b !== 0)) k++;
+    return k;
+  };
+  const msmSizes = { A: nonZero(z.A, 64), B1: nonZero(z.B1, 64), B2: nonZero(z.B2, 128), C: nonZero(z.C, 64), H: nonZero(z.H, 64) };
+  const windows = Object.fromEntries(Object.entries(BaseSet).map(([name, set]) => [name, staged.wasm.basesWindow(set)]));
+  const { inputs } = c;
+
+  const zkagentRun = (n: number) => async () => {
     const times: number[] = [];
-    for (let i = 0; i < n; i++) times.push(await time(() => prover.prove(inputs[i % inputs.length] as CircuitInput)));
+    for (let i = 0; i < n; i++) times.push(await time(() => prover.prove(inputs[i % inputs.length]!)));
     return times;
   };
-}
-const snarkjsRun = (n: number, singleThread: boolean) => async () => {
-  const times: number[] = [];
-  for (let i = 0; i < n; i++) {
-    times.push(
-      await time(() =>
-        (snarkjs.groth16.fullProve as any)(inputs[i % inputs.length], { type: "mem", data: wasm }, { type: "mem", data: zkey }, quiet, {}, { singleThread }),
-      ),
-    );
-  }
-  // snarkjs leaves a curve's worth of WebAssembly memory per call behind: collect it here, and
-  // let zkagent's next block start warm, so neither is charged for the other's garbage.
-  Bun.gc(true);
-  await zkagentRun(3)();
-  return times;
-};
-
-type Breakdown = Record<"witness" | "quotient" | "msmA" | "msmB1" | "msmB2" | "msmC" | "msmH" | "finish", number>;
-async function breakdown(n: number): Promise<Breakdown> {
-  const acc: Record<keyof Breakdown, number[]> = { witness: [], quotient: [], msmA: [], msmB1: [], msmB2: [], msmC: [], msmH: [], finish: [] };
-  const w = staged.wasm;
-  for (let i = 0; i < n; i++) {
-    let t = performance.now();
-    const witness = await staged.witness.calculate(inputs[i % inputs.length] as CircuitInput);
-    acc.witness.push(performance.now() - t);
-    writeProveInput(w, witness, randomScalar(), randomScalar());
-    t = performance.now();
-    if (w.stageWitness() !== 0) throw new Error("stageWitness");
-    w.stageQuotient();
-    acc.quotient.push(performance.now() - t);
-    for (const [name, set] of [
-      ["msmA", BaseSet.A],
-      ["msmB1", BaseSet.B1],
-      ["msmB2", BaseSet.B2],
-      ["msmC", BaseSet.C],
-      ["msmH", BaseSet.H],
-    ] as const) {
-      t = performance.now();
-      w.stageMsm(set);
-      acc[name].push(performance.now() - t);
+  const snarkjsRun = (n: number, singleThread: boolean) => async () => {
+    const times: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const input = inputs[i % inputs.length];
+      const args = [input, { type: "mem", data: c.wasm }, { type: "mem", data: c.zkey }, quiet, {}, { singleThread }];
+      times.push(await time(() => (snarkjs.groth16.fullProve as any)(...args)));
     }
-    t = performance.now();
-    if (w.stageFinish() !== 0) throw new Error("stageFinish: the proof did not verify");
-    acc.finish.push(performance.now() - t);
+    // snarkjs leaves a curve's worth of WebAssembly memory per call behind: collect it here, and
+    // let zkagent's next block start warm, so neither is charged for the other's garbage.
+    Bun.gc(true);
+    await zkagentRun(2)();
+    return times;
+  };
+  async function breakdown(n: number): Promise<Breakdown> {
+    const acc = Object.fromEntries(STAGES.map((k) => [k, [] as number[]])) as Record<keyof Breakdown, number[]>;
+    const w = staged.wasm;
+    const timed = (stage: keyof Breakdown, fn: () => unknown) => {
+      const t0 = performance.now();
+      const r = fn();
+      acc[stage].push(performance.now() - t0);
+      return r;
+    };
+    for (let i = 0; i < n; i++) {
+      const t0 = performance.now();
+      const witness = await staged.witness.calculate(inputs[i % inputs.length]!);
+      acc.witness.push(performance.now() - t0);
+      writeProveInput(w, witness, randomScalar(), randomScalar());
+      if (timed("checks", () => w.stageWitness()) !== 0) throw new Error("stageWitness");
+      (["evaluate", "cosetA", "cosetB", "cosetC", "combine"] as const).forEach((stage, part) => timed(stage, () => w.stageQuotientPart(part)));
+      for (const [stage, set] of MSMS) timed(stage, () => w.stageMsm(set));
+      if (timed("finish", () => w.stageFinish()) !== 0) throw new Error("stageFinish");
+      if (timed("selfCheck", () => w.stageSelfCheck()) !== 0) throw new Error("stageSelfCheck: the proof did not verify");
+    }
+    return Object.fromEntries(Object.entries(acc).map(([k, v]) => [k, median(v)])) as Breakdown;
   }
-  return Object.fromEntries(Object.entries(acc).map(([k, v]) => [k, median(v)])) as Breakdown;
+
+  // Warm-up: JIT tiers of both, and the snarkjs curve for the "curve once" variant.
+  await zkagentRun(Math.min(10, c.iterations))();
+  await snarkjsRun(1, true)();
+  await breakdown(2);
+
+  const results: { zkagent: number[]; single: number[]; curveOnce: number[]; breakdown: Breakdown[] } = {
+    zkagent: [],
+    single: [],
+    curveOnce: [],
+    breakdown: [],
+  };
+  const snarkjsIterations = Math.max(3, c.iterations >> 2);
+  for (let round = 0; round < rounds; round++) {
+    const zk: number[] = [];
+    const single: number[] = [];
+    const once: number[] = [];
+    // Blocks: zkagent, snarkjs single, zkagent, snarkjs curve-once, zkagent alternating with the breakdown.
+    const block = Math.max(1, Math.floor(c.iterations / 3));
+    zk.push(...(await zkagentRun(block)()));
+    single.push(...(await snarkjsRun(snarkjsIterations, true)()));
+    zk.push(...(await zkagentRun(block)()));
+    (globalThis as any).curve_bn128 ??= await buildBn128(true);
+    once.push(...(await snarkjsRun(snarkjsIterations, false)()));
+    // The last block interleaves whole proofs with the staged breakdown, so both see the same load.
+    const stagedRuns: Breakdown[] = [];
+    for (let i = 0; i < Math.max(1, c.iterations - 2 * block); i++) {
+      zk.push(...(await zkagentRun(1)()));
+      stagedRuns.push(await breakdown(1));
+    }
+    results.zkagent.push(median(zk));
+    results.single.push(median(single));
+    results.curveOnce.push(median(once));
+    results.breakdown.push(Object.fromEntries(STAGES.map((k) => [k, median(stagedRuns.map((b) => b[k]))])) as Breakdown);
+  }
+
+  const zkagentMs = median(results.zkagent);
+  const singleMs = median(results.single);
+  const onceMs = median(results.curveOnce);
+  const parts = Object.fromEntries(STAGES.map((k) => [k, median(results.breakdown.map((b) => b[k]))])) as Breakdown;
+  return {
+    circuit: c.name,
+    nVars: z.nVars,
+    nPublic: z.nPublic,
+    domainSize: z.domainSize,
+    msmSizes,
+    windows,
+    iterations: c.iterations,
+    rounds,
+    load_ms: Math.round(loadMs),
+    load_no_tables_ms: Math.round(loadNoTablesMs),
+    load_table_cache_cold_ms: Math.round(loadCacheColdMs),
+    load_table_cache_warm_ms: Math.round(loadCacheWarmMs),
+    zkagent_median_ms: +zkagentMs.toFixed(2),
+    snarkjs_fullprove_single_median_ms: +singleMs.toFixed(1),
+    snarkjs_fullprove_curve_once_median_ms: +onceMs.toFixed(1),
+    speedup_vs_single: +(singleMs / zkagentMs).toFixed(2),
+    speedup_vs_curve_once: +(onceMs / zkagentMs).toFixed(2),
+    breakdown_median_ms: Object.fromEntries(Object.entries(parts).map(([k, v]) => [k, +v.toFixed(2)])),
+    per_round: {
+      zkagent: results.zkagent.map((x) => +x.toFixed(2)),
+      single: results.single.map((x) => +x.toFixed(1)),
+      curveOnce: results.curveOnce.map((x) => +x.toFixed(1)),
+    },
+  };
 }
 
-// Warm-up: JIT tiers of both, and the snarkjs curve for the "curve once" variant.
-await zkagentRun(10)();
-await snarkjsRun(2, true)();
-await breakdown(5);
-
-const results: { zkagent: number[]; single: number[]; curveOnce: number[]; breakdown: Breakdown[] } = { zkagent: [], single: [], curveOnce: [], breakdown: [] };
-const snarkjsIterations = Math.max(4, iterations >> 2);
-for (let round = 0; round < rounds; round++) {
-  const zk: number[] = [];
-  const single: number[] = [];
-  const once: number[] = [];
-  // Blocks: zkagent, snarkjs single, zkagent, snarkjs curve-once, zkagent alternating with the breakdown.
-  const block = Math.max(1, Math.floor(iterations / 3));
-  zk.push(...(await zkagentRun(block)()));
-  single.push(...(await snarkjsRun(snarkjsIterations, true)()));
-  zk.push(...(await zkagentRun(block)()));
-  (globalThis as any).curve_bn128 ??= await buildBn128(true);
-  once.push(...(await snarkjsRun(snarkjsIterations, false)()));
-  // The last block interleaves whole proofs with the staged breakdown, so both see the same load.
-  const staged: Breakdown[] = [];
-  for (let i = 0; i < iterations - 2 * block; i++) {
-    zk.push(...(await zkagentRun(1)()));
-    staged.push(await breakdown(1));
-  }
-  results.zkagent.push(median(zk));
-  results.single.push(median(single));
-  results.curveOnce.push(median(once));
-  results.breakdown.push(Object.fromEntries(Object.keys(staged[0]!).map((k) => [k, median(staged.map((b) => b[k as keyof Breakdown]))])) as Breakdown);
-}
-
-const zkagentMs = median(results.zkagent);
-const singleMs = median(results.single);
-const onceMs = median(results.curveOnce);
-const parts = Object.fromEntries(
-  Object.keys(results.breakdown[0]!).map((k) => [k, median(results.breakdown.map((b) => b[k as keyof Breakdown]))]),
-) as Breakdown;
-const out = {
-  circuit: { nVars: z.nVars, nPublic: z.nPublic, domainSize: z.domainSize, constraints: "see docs/performance.md", msmSizes, windows },
-  iterations,
-  rounds,
-  load_ms: Math.round(loadMs),
-  zkagent_median_ms: +zkagentMs.toFixed(2),
-  snarkjs_fullprove_single_median_ms: +singleMs.toFixed(1),
-  snarkjs_fullprove_curve_once_median_ms: +onceMs.toFixed(1),
-  speedup_vs_single: +(singleMs / zkagentMs).toFixed(2),
-  speedup_vs_curve_once: +(onceMs / zkagentMs).toFixed(2),
-  breakdown_median_ms: Object.fromEntries(Object.entries(parts).map(([k, v]) => [k, +v.toFixed(2)])),
-  per_round: {
-    zkagent: results.zkagent.map((x) => +x.toFixed(2)),
-    single: results.single.map((x) => +x.toFixed(1)),
-    curveOnce: results.curveOnce.map((x) => +x.toFixed(1)),
-  },
-};
-if (json) console.log(JSON.stringify(out));
-else {
-  log(`agent_identity: nVars ${z.nVars}, domain ${z.domainSize}; non-zero bases ${JSON.stringify(msmSizes)}; windows ${JSON.stringify(windows)}`);
-  log(`createProver (zkey parse + tables + witness calculator): ${out.load_ms} ms`);
-  log(`zkagent prove            median ${out.zkagent_median_ms} ms   (rounds: ${out.per_round.zkagent.join(", ")})`);
-  log(`snarkjs fullProve single median ${out.snarkjs_fullprove_single_median_ms} ms  → zkagent ${out.speedup_vs_single}× faster`);
-  log(`snarkjs fullProve, curve built once  median ${out.snarkjs_fullprove_curve_once_median_ms} ms  → zkagent ${out.speedup_vs_curve_once}× faster`);
+const out: Awaited<ReturnType<typeof bench>>[] = [];
+for (const name of selected) {
+  const c = name === "agent" ? await agentCircuit() : semaphoreCircuit(Number(name));
+  const r = await bench(c);
+  out.push(r);
+  log(`${r.circuit}: nVars ${r.nVars}, domain ${r.domainSize}; non-zero bases ${JSON.stringify(r.msmSizes)}; windows ${JSON.stringify(r.windows)}`);
   log(
-    `breakdown (test build, medians, ms): ${Object.entries(out.breakdown_median_ms)
+    `  createProver (zkey parse + tables + witness calculator): ${r.load_ms} ms; without tables ${r.load_no_tables_ms} ms; ` +
+      `with tableCache: ${r.load_table_cache_cold_ms} ms writing it, ${r.load_table_cache_warm_ms} ms reading it`,
+  );
+  log(`  zkagent prove            median ${r.zkagent_median_ms} ms   (rounds: ${r.per_round.zkagent.join(", ")})`);
+  log(`  snarkjs fullProve single median ${r.snarkjs_fullprove_single_median_ms} ms  → zkagent ${r.speedup_vs_single}× faster`);
+  log(`  snarkjs fullProve, curve built once  median ${r.snarkjs_fullprove_curve_once_median_ms} ms  → zkagent ${r.speedup_vs_curve_once}× faster`);
+  log(
+    `  breakdown (test build, medians, ms): ${Object.entries(r.breakdown_median_ms)
       .map(([k, v]) => `${k} ${v}`)
       .join(", ")}`,
   );
 }
+if (json) console.log(JSON.stringify({ circuits: out }));
 process.exit(0);

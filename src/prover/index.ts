@@ -17,7 +17,8 @@
 import { FIELD_BYTES, fromBytes32, PROOF_BYTES, snarkjsProofFromBytes } from "../verifier/encoding";
 import type { SnarkjsProof } from "../verifier/types";
 import { ProverError } from "./errors";
-import { BaseSet, instantiateProver, ProverStatus, type ProverExports } from "./wasm";
+import { type CachedTables, readTables, tablesPath, writeTables } from "./tables";
+import { BaseSet, instantiateProver, ProverStatus, type ProverExports, proverModuleDigest, sha256Hex, Tables } from "./wasm";
 import { type CircuitInput, createWitnessCalculator, type WitnessCalculator } from "./witness";
 import { BN254_R, N8, parseZkey, type Zkey } from "./zkey";
 
@@ -55,6 +56,15 @@ export interface ProverOptions {
    * prove`): a fast start, proofs ≈ 2× slower.
    */
   precompute?: boolean;
+  /**
+   * A directory for the window tables (src/prover/tables.ts): the first
+   * createProver for a zkey writes them there (≈ 8 MB per 1,000 signals),
+   * later ones — in any process — copy them in after checking their SHA-256
+   * instead of computing them (Semaphore depth 20: ≈ 6 s → well under 1 s).
+   * Default none: the tables are computed each time. Ignored with
+   * `precompute: false`, `module` or `window`.
+   */
+  tableCache?: string;
   /** A compiled prover module to instantiate instead of build/prover.wasm (tests use the test build). */
   module?: WebAssembly.Module;
   /** Window width for every base set instead of the module's choice (tests). */
@@ -85,8 +95,20 @@ function write(wasm: ProverExports, bytes: Uint8Array): void {
   new Uint8Array(wasm.memory.buffer, ptr, bytes.length).set(bytes);
 }
 
-/** Loads a parsed zkey (parseZkey has checked every section's size) into a fresh module instance. */
-function loadZkey(wasm: ProverExports, z: Zkey, window = 0, precompute = true): void {
+type BaseSection = [set: number, bytes: Uint8Array, count: number];
+
+function baseSections(z: Zkey): BaseSection[] {
+  return [
+    [BaseSet.A, z.A, z.nVars],
+    [BaseSet.B1, z.B1, z.nVars],
+    [BaseSet.B2, z.B2, z.nVars],
+    [BaseSet.C, z.C, z.nVars - z.nPublic - 1],
+    [BaseSet.H, z.H, z.domainSize],
+  ];
+}
+
+/** Loads a parsed zkey (parseZkey has checked every section's size) into a fresh module instance, all but its point sections. */
+function loadKey(wasm: ProverExports, z: Zkey): void {
   check(wasm.setup(z.nVars, z.nPublic, z.domainLog, z.nCoef), "setup");
   write(wasm, z.headerPoints);
   check(wasm.loadPoints(), "header points");
@@ -94,17 +116,43 @@ function loadZkey(wasm: ProverExports, z: Zkey, window = 0, precompute = true): 
   check(wasm.loadIc(), "IC");
   write(wasm, z.coefs);
   check(wasm.loadCoefs(), "coefficients");
-  const sets: [number, Uint8Array, number][] = [
-    [BaseSet.A, z.A, z.nVars],
-    [BaseSet.B1, z.B1, z.nVars],
-    [BaseSet.B2, z.B2, z.nVars],
-    [BaseSet.C, z.C, z.nVars - z.nPublic - 1],
-    [BaseSet.H, z.H, z.domainSize],
-  ];
-  for (const [set, bytes, count] of sets) {
+}
+
+/** loadKey, then the point sections, their window tables computed by the module (or none). */
+function loadZkey(wasm: ProverExports, z: Zkey, window = 0, precompute = true): void {
+  loadKey(wasm, z);
+  for (const [set, bytes, count] of baseSections(z)) {
     write(wasm, bytes);
-    check(wasm.loadBases(set, count, window, precompute ? 1 : 0), `point section ${set + 5}`);
+    check(wasm.loadBases(set, count, window, precompute ? Tables.BUILD : Tables.NONE), `point section ${set + 5}`);
   }
+}
+
+/**
+ * loadKey, then the point sections with the tables copied from the cache;
+ * false (the instance is then unusable) when a cached size is not what the
+ * module allocates for this key.
+ */
+function loadZkeyCached(wasm: ProverExports, z: Zkey, cached: CachedTables): boolean {
+  loadKey(wasm, z);
+  let at = 0;
+  for (const [set, bytes, count] of baseSections(z)) {
+    write(wasm, bytes);
+    check(wasm.loadBases(set, count, cached.windows[set]!, Tables.FROM_CALLER), `point section ${set + 5}`);
+    const size = cached.sizes[set]!;
+    if (wasm.basesTableBytes(set) !== size) return false;
+    new Uint8Array(wasm.memory.buffer, wasm.basesTable(set), size).set(cached.payload.subarray(at, at + size));
+    at += size;
+  }
+  return true;
+}
+
+/** The tables a loaded instance built, for the cache. */
+function tablesOf(wasm: ProverExports, z: Zkey): { windows: number[]; tables: Uint8Array[] } {
+  const sets = baseSections(z).map(([set]) => set);
+  return {
+    windows: sets.map((set) => wasm.basesWindow(set)),
+    tables: sets.map((set) => new Uint8Array(wasm.memory.buffer, wasm.basesTable(set), wasm.basesTableBytes(set))),
+  };
 }
 
 /** The module's output (wire proof ‖ public inputs) as snarkjs JSON. */
@@ -137,12 +185,13 @@ function writeLE(x: bigint, out: Uint8Array, offset: number): void {
 
 /** Writes prove()'s input (witness ‖ r ‖ s ‖ −r·s) into the module's I/O buffer. */
 export function writeProveInput(wasm: ProverExports, witness: Uint8Array, r: bigint, s: bigint): void {
-  const bytes = new Uint8Array(witness.length + 3 * N8);
+  // Straight into the module's I/O buffer: one copy of the witness, not two.
+  const size = witness.length + 3 * N8;
+  const bytes = new Uint8Array(wasm.memory.buffer, wasm.io(size), size);
   bytes.set(witness);
   writeLE(r, bytes, witness.length);
   writeLE(s, bytes, witness.length + N8);
   writeLE((BN254_R - ((r * s) % BN254_R)) % BN254_R, bytes, witness.length + 2 * N8);
-  write(wasm, bytes);
 }
 
 class WasmProver implements Prover {
@@ -184,9 +233,25 @@ export async function createProver(artifacts: ProverArtifacts, options: ProverOp
   if (witness.witnessSize !== z.nVars) {
     throw new ProverError("circuit_mismatch", `the circuit computes ${witness.witnessSize} witness elements, the zkey expects ${z.nVars}`);
   }
-  const wasm = await instantiateProver(options.module);
+  const precompute = options.precompute ?? true;
+  // The cache holds the production module's tables: not for a module passed in.
+  const cacheDir = precompute && !options.module ? options.tableCache : undefined;
+  let wasm = await instantiateProver(options.module);
   try {
-    loadZkey(wasm, z, options.window ?? 0, options.precompute ?? true);
+    if (cacheDir === undefined) loadZkey(wasm, z, options.window ?? 0, precompute);
+    else {
+      const [zkeyDigest, moduleDigest] = [sha256Hex(artifacts.zkey), await proverModuleDigest()];
+      const path = tablesPath(cacheDir, zkeyDigest, moduleDigest);
+      const cached = options.window === undefined ? readTables(path, zkeyDigest, moduleDigest, baseSections(z).length) : undefined;
+      if (!cached || !loadZkeyCached(wasm, z, cached)) {
+        if (cached) wasm = await instantiateProver();
+        loadZkey(wasm, z, options.window ?? 0, true);
+        if (options.window === undefined) {
+          const { windows, tables } = tablesOf(wasm, z);
+          writeTables(path, cacheDir, zkeyDigest, moduleDigest, windows, tables);
+        }
+      }
+    }
   } catch (e) {
     // The module traps only when its memory cannot grow (AssemblyScript's stub runtime aborts).
     if (e instanceof WebAssembly.RuntimeError) {

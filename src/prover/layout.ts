@@ -23,3 +23,10 @@ export const BaseSet = {
   C: 3,
   H: 4,
 } as const;
+
+/** loadBases's window-table modes (assembly/prover.ts TABLES_*). */
+export const Tables = {
+  NONE: 0,
+  BUILD: 1,
+  FROM_CALLER: 2,
+} as const;

@@ -8,6 +8,7 @@
 // under Bun, a missing or stale build is rebuilt first (scripts/asc-build.ts),
 // as src/verifier/wasm.ts does for the verifier.
 
+import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { instantiate } from "@assemblyscript/loader";
@@ -22,6 +23,9 @@ export type ProverExports = {
   loadIc(): number;
   loadCoefs(): number;
   loadBases(set: number, count: number, window: number, tables: number): number;
+  basesWindow(set: number): number;
+  basesTable(set: number): number;
+  basesTableBytes(set: number): number;
   prove(): number;
 };
 
@@ -29,15 +33,17 @@ export type ProverExports = {
 export type ProverTestExports = ProverExports & {
   stageWitness(): number;
   stageQuotient(): void;
+  /** One part of stageQuotient, in order: 0 evaluate A_T, B_T, C_T; 1–3 A, B, C to the coset (INTT, shift, NTT); 4 h = a·b − c. */
+  stageQuotientPart(part: number): void;
   stageMsm(set: number): void;
   stageFinish(): number;
+  stageSelfCheck(): number;
   readQuotient(): number;
   readMsm(set: number): number;
-  basesWindow(set: number): number;
 };
 
 /** Status codes and point-section numbers: the ABI table shared with assembly/ (generated). */
-export { BaseSet, ProverStatus } from "./layout.ts";
+export { BaseSet, ProverStatus, Tables } from "./layout.ts";
 
 // A bundle built for Node makes a file import relative to the bundle.
 const filePath = (path: string) => (path.startsWith(".") ? fileURLToPath(new URL(path, import.meta.url)) : path);
@@ -54,11 +60,24 @@ async function wasmBytes(): Promise<Uint8Array> {
 
 let modulePromise: Promise<WebAssembly.Module> | undefined;
 
+let digestPromise: Promise<string> | undefined;
+
 /** The compiled production module, once per process. */
 export function proverModule(): Promise<WebAssembly.Module> {
-  modulePromise ??= wasmBytes().then((bytes) => WebAssembly.compile(bytes));
+  modulePromise ??= wasmBytes().then((bytes) => {
+    digestPromise = Promise.resolve(sha256Hex(bytes));
+    return WebAssembly.compile(bytes);
+  });
   return modulePromise;
 }
+
+/** SHA-256 (hex) of the production module's bytes: part of the table cache's key (its tables are in the module's own number form). */
+export async function proverModuleDigest(): Promise<string> {
+  await proverModule();
+  return digestPromise!;
+}
+
+export const sha256Hex = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex");
 
 /** A fresh instance (own memory): one per loaded zkey. */
 export async function instantiateProver(module?: WebAssembly.Module): Promise<ProverExports> {

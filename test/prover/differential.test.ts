@@ -1,6 +1,7 @@
 // Point-by-point against snarkjs where the prover is deterministic, through
 // the test build (build/prover-test.wasm, assembly/prover-testing.ts), which
 // runs prove()'s stages one by one:
+// on the agent circuit, a seven-input fixture and Semaphore v4 (depth 3):
 //   - the witness against snarkjs's wtns.calculate;
 //   - the H scalars against a BigInt computation of snarkjs's formula
 //     (groth16_prove.js: INTT, ·g^i with g = ffjavascript's w[log n + 1],
@@ -21,6 +22,7 @@ import { BaseSet, type ProverTestExports, ProverStatus } from "../../src/prover/
 import type { WitnessCalculator } from "../../src/prover/witness";
 import { parseZkey } from "../../src/prover/zkey";
 import { fp2FromBytes, fromBytes32 } from "../../src/verifier/encoding";
+import { semaphoreArtifacts, semaphoreStatement } from "./semaphore";
 import { agentCircuit, type CircuitFiles, R, ROOT, randomField, sevenInputs } from "./support";
 
 setDefaultTimeout(120_000);
@@ -104,6 +106,8 @@ const agentInput = async () => {
 describe.each([
   ["agent_identity", agentCircuit, agentInput],
   ["seven_inputs", sevenInputs, async () => ({ w: randomField(), x: Array.from({ length: 7 }, randomField) })],
+  // Semaphore v4's stock artifacts at depth 3 (2,255 signals, domain 4,096), a group of 2 to 8: the same checks at Semaphore's shape.
+  ["semaphore-3", { name: "semaphore-3", ...semaphoreArtifacts(3) }, async () => semaphoreStatement(3, 2 + Math.floor(Math.random() * 7)).input],
 ] as const)("%s", (_name, circuit, input) => {
   let run: Run;
   let data: Record<string, unknown>;
@@ -201,5 +205,6 @@ describe.each([
       }
     }
     expect(wasm.stageFinish()).toBe(ProverStatus.OK);
+    expect(wasm.stageSelfCheck()).toBe(ProverStatus.OK);
   });
 });
