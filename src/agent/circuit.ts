@@ -24,6 +24,7 @@
 // asked), never redirected to another origin. The cache is keyed by the
 // service's origin and the validated id, so nothing lands outside it and one
 // service cannot plant entries for another.
+import { readBounded } from "./bounded";
 import { createHash, randomUUID } from "node:crypto";
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
@@ -219,30 +220,9 @@ async function download(url: string, limit: number, what: string, get: typeof fe
       await response.body?.cancel();
       throw new CircuitSourceError(`GET ${current}: the ${what} is ${declared} bytes, more than the ${limit} accepted: refused`);
     }
-    const hash = createHash("sha256");
-    const chunks: Uint8Array[] = [];
-    let total = 0;
-    if (response.body) {
-      const reader = response.body.getReader();
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        total += value.byteLength;
-        if (total > limit) {
-          await reader.cancel();
-          throw new CircuitSourceError(`GET ${current}: the ${what} is more than the ${limit} bytes accepted: refused while downloading`);
-        }
-        hash.update(value);
-        chunks.push(value);
-      }
-    }
-    const bytes = new Uint8Array(total);
-    let at = 0;
-    for (const chunk of chunks) {
-      bytes.set(chunk, at);
-      at += chunk.byteLength;
-    }
-    return { bytes, sha256: hash.digest("hex") };
+    const body = await readBounded(response, limit);
+    if (body === null) throw new CircuitSourceError(`GET ${current}: the ${what} is more than the ${limit} bytes accepted: refused while downloading`);
+    return body;
   }
 }
 

@@ -20,11 +20,18 @@
 // read so far, in which case the next page is asked for with `?offset=`. An
 // answer with neither is the whole list. A group that changes between pages
 // gives a root other than the challenge's, which is refused like any other.
+import { readBounded } from "./bounded";
 import { Identity } from "@semaphore-protocol/identity";
 import { LeanIMT } from "@zk-kit/lean-imt";
 import { packGroth16Proof } from "@zk-kit/utils/proof-packing";
 import { poseidon2 } from "poseidon-lite/poseidon2";
-import { parseSemaphoreValue, semaphoreHash, semaphoreNullifier, semaphorePublicSignals } from "../groups/statement";
+import {
+  parseSemaphoreValue,
+  type SemaphoreProof as SemaphoreProofObject,
+  semaphoreHash,
+  semaphoreNullifier,
+  semaphorePublicSignals,
+} from "../groups/statement";
 import { FIELD_ORDER_R, parseFieldElement } from "../identity/field";
 import type { CircuitInput, ProofResult, Prover } from "../prover";
 import type { JsonObject } from "../identity/encoding";
@@ -77,16 +84,8 @@ export interface GroupChallenge {
   circuit_id: string;
 }
 
-/** A Semaphore v4 proof, exactly as @semaphore-protocol/proof's generateProof returns it. */
-export interface SemaphoreProof {
-  merkleTreeDepth: number;
-  merkleTreeRoot: string;
-  nullifier: string;
-  message: string;
-  scope: string;
-  /** The Groth16 proof packed as @zk-kit/utils' packGroth16Proof does: a, b with each Fp2 pair swapped, c. */
-  points: ReturnType<typeof packGroth16Proof>;
-}
+/** A Semaphore v4 proof, exactly as @semaphore-protocol/proof's generateProof returns it: the points packed as @zk-kit/utils' packGroth16Proof does (a, b with each Fp2 pair swapped, c). */
+export type SemaphoreProof = Omit<SemaphoreProofObject, "points"> & { points: ReturnType<typeof packGroth16Proof> };
 
 export interface SemaphoreIdentityKeys {
   /** base64 of the private key (Identity.export()). Never leaves the agent. */
@@ -279,21 +278,9 @@ function serviceBase(service: string): URL {
 
 /** The body of a response as text, refused once it passes `limit` bytes (counted while streaming). */
 async function boundedText(response: Response, limit: number, url: string): Promise<string> {
-  const reader = response.body?.getReader();
-  if (!reader) return "";
-  const chunks: Uint8Array[] = [];
-  let length = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    length += value.length;
-    if (length > limit) {
-      await reader.cancel();
-      throw new GroupProofError("members", `GET ${url}: the answer passes ${limit} bytes: refused`);
-    }
-    chunks.push(value);
-  }
-  return new TextDecoder().decode(Buffer.concat(chunks));
+  const body = await readBounded(response, limit);
+  if (body === null) throw new GroupProofError("members", `GET ${url}: the answer passes ${limit} bytes: refused`);
+  return new TextDecoder().decode(body.bytes);
 }
 
 /**

@@ -475,9 +475,10 @@ export class PostgresStore implements Store {
     const type = eventTypeOf(status);
     const eventId = newEventId();
     const pattern = subscribedPattern(type);
-    const rows =
-      status === "verified"
-        ? await this.sql`
+    // One statement for both outcomes: the mandate condition holds only for a
+    // mandated verified decision, and the usage count goes to its column.
+    const [verified, failed] = status === "verified" ? [1, 0] : [0, 1];
+    const rows = await this.sql`
           WITH decided AS (
             UPDATE challenges SET status = ${status}, decided_at = ${decidedAt}, confidence = ${confidence}, reason = ${reason},
               decided_request_id = ${requestId}, evidence = ${evidence}, receipt = ${receipt}
@@ -486,27 +487,8 @@ export class PostgresStore implements Store {
                 SELECT 1 FROM agents WHERE key_id = ${keyId} AND agent_id = ${agentId} AND mandate IS NOT NULL))
             RETURNING *),
           counted AS (
-            INSERT INTO usage_counters (key_id, shard, verified) SELECT key_id, ${shard}, 1 FROM decided
-            ON CONFLICT (key_id, shard) DO UPDATE SET verified = usage_counters.verified + 1),
-          event AS (
-            INSERT INTO webhook_events (id, key_id, type, session_id, created_at)
-            SELECT ${eventId}, key_id, ${type}, id, ${decidedAt} FROM decided
-            WHERE EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.key_id = decided.key_id AND e.deleted_at IS NULL AND e.events LIKE ${pattern})
-            RETURNING id, key_id),
-          fanned AS (
-            INSERT INTO webhook_deliveries (event_id, endpoint_id, key_id, state, attempts, next_at, created_at)
-            SELECT event.id, e.id, e.key_id, 'pending', 0, ${decidedAt}, ${decidedAt} FROM event
-            JOIN webhook_endpoints e ON e.key_id = event.key_id AND e.deleted_at IS NULL AND e.events LIKE ${pattern})
-          SELECT *, (SELECT count(*) FROM event)::int AS webhook_events FROM decided`
-        : await this.sql`
-          WITH decided AS (
-            UPDATE challenges SET status = ${status}, decided_at = ${decidedAt}, confidence = ${confidence}, reason = ${reason},
-              decided_request_id = ${requestId}, evidence = ${evidence}, receipt = ${receipt}
-            WHERE id = ${id} AND status = 'pending' AND expires_at >= ${decidedAt}
-            RETURNING *),
-          counted AS (
-            INSERT INTO usage_counters (key_id, shard, failed) SELECT key_id, ${shard}, 1 FROM decided
-            ON CONFLICT (key_id, shard) DO UPDATE SET failed = usage_counters.failed + 1),
+            INSERT INTO usage_counters (key_id, shard, verified, failed) SELECT key_id, ${shard}, ${verified}, ${failed} FROM decided
+            ON CONFLICT (key_id, shard) DO UPDATE SET verified = usage_counters.verified + EXCLUDED.verified, failed = usage_counters.failed + EXCLUDED.failed),
           event AS (
             INSERT INTO webhook_events (id, key_id, type, session_id, created_at)
             SELECT ${eventId}, key_id, ${type}, id, ${decidedAt} FROM decided

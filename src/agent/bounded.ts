@@ -1,0 +1,32 @@
+// Bodies the agent reads from a service are bounded while they stream: a
+// hostile service cannot make the agent buffer more than the limit before it
+// is refused (docs/trust.md, "What the agent pins").
+import { createHash } from "node:crypto";
+
+/** The body and its SHA-256 (hex), hashed as the bytes arrived; null as soon as it passes `limit` bytes (the stream is cancelled). */
+export async function readBounded(response: Response, limit: number): Promise<{ bytes: Uint8Array; sha256: string } | null> {
+  const hash = createHash("sha256");
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const reader = response.body?.getReader();
+  if (reader) {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.byteLength;
+      if (total > limit) {
+        await reader.cancel();
+        return null;
+      }
+      hash.update(value);
+      chunks.push(value);
+    }
+  }
+  const bytes = new Uint8Array(total);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return { bytes, sha256: hash.digest("hex") };
+}
