@@ -2,12 +2,15 @@
 // bound: snarkjs (under node) checks the zkey against the r1cs and the public phase-1 ptau, the committed
 // verification key is the zkey's, and changing any single public input makes
 // a valid proof fail under the reference verifier.
-import { describe, expect, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { referenceVerify, snarkjs } from "../support/snarkjs";
 import { sampleProof } from "../support/proofs";
+
+// Each of these runs snarkjs in a node process: seconds on a busy two-core machine.
+setDefaultTimeout(60_000);
 
 const ART = "circuits/artifacts";
 const SNARKJS = ["node", "node_modules/snarkjs/build/cli.cjs"];
