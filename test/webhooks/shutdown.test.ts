@@ -1,0 +1,82 @@
+// A graceful stop of the delivery worker (main.ts calls it as SIGTERM's
+// drain begins): no new claims, the attempts in flight finish and are
+// recorded, and no delivery is left leased, so another node (or the restart)
+// claims the rest at once instead of after the lease runs out.
+import { afterEach, describe, expect, test } from "bun:test";
+import { systemClock } from "../../src/clock";
+import { storesUnderTest } from "../support/stores";
+import { type Receiver, startReceiver, until } from "./receiver";
+import { decideOne, registerAgents, registerEndpoint, type Service, startService } from "./support";
+
+let service: Service | undefined;
+let receiver: Receiver | undefined;
+afterEach(async () => {
+  await service?.worker.stop();
+  receiver?.stop();
+  service = receiver = undefined;
+});
+
+for (const { name, open } of storesUnderTest()) {
+  describe(`webhook worker stop (${name})`, () => {
+    test("stop() while attempts are in flight: they finish and are recorded, nothing more is sent, no lease is left", async () => {
+      // Attempts last 2 s at most here, their leases 7 s: a lease left behind would hold its delivery that long.
+      service = await startService(await open(), systemClock, { timeoutMs: 2000, pollMs: 100 });
+      const { h, worker } = service;
+      receiver = startReceiver({ delayMs: 300 }); // each delivery is in flight for 300 ms
+      const key = await h.newKey("stopping");
+      receiver.secrets.push((await registerEndpoint(h, key, receiver.url)).secret);
+      await registerAgents(h, key);
+      const TOTAL = 40; // more than the 16 attempts one endpoint may have in flight, so some wait unclaimed
+      await Promise.all(Array.from({ length: TOTAL }, (_, i) => decideOne(h, key, i % 2 ? "failed" : "verified")));
+      await Bun.sleep(50);
+
+      const beforeStop = receiver.log.length;
+      await worker.stop();
+      const afterStop = receiver.log.length;
+      // Attempts were in flight when stop() was called, and it waited for their answers.
+      expect(afterStop).toBeGreaterThan(beforeStop);
+      // Each finished attempt is recorded as delivered: none is left to be sent again.
+      const delivered = await h.store.listWebhookDeliveries({ state: "delivered", limit: 100 });
+      expect(delivered).toHaveLength(afterStop);
+      const pending = await h.store.listWebhookDeliveries({ state: "pending", limit: 100 });
+      expect(pending.length).toBe(TOTAL - afterStop);
+      expect(pending.length).toBeGreaterThan(0);
+
+      // Nothing is claimed or sent after the stop.
+      await Bun.sleep(500);
+      expect(receiver.log.length).toBe(afterStop);
+
+      // No lease survives the stop: another node claims every pending delivery at once.
+      const now = Date.now();
+      const claimed = await h.store.claimWebhookDeliveries({
+        token: crypto.randomUUID(),
+        now,
+        until: now + 60_000,
+        limit: 100,
+        perEndpoint: 100,
+        skipEndpoints: [],
+      });
+      expect(claimed.map((d) => d.eventId).sort()).toEqual(pending.map((d) => d.eventId).sort());
+    }, 30_000);
+
+    test("a worker started again after a stop delivers the rest at once, each event once", async () => {
+      service = await startService(await open(), systemClock, { timeoutMs: 2000, pollMs: 100 });
+      const { h, worker } = service;
+      receiver = startReceiver({ delayMs: 300 });
+      const key = await h.newKey("restarting");
+      receiver.secrets.push((await registerEndpoint(h, key, receiver.url)).secret);
+      await registerAgents(h, key);
+      const TOTAL = 40;
+      await Promise.all(Array.from({ length: TOTAL }, (_, i) => decideOne(h, key, i % 2 ? "failed" : "verified")));
+      await Bun.sleep(50);
+      await worker.stop();
+      const restartedAt = Date.now();
+      worker.start();
+      // Well inside the 7 s a left-over lease would hold a delivery back.
+      await until(() => receiver!.ids().size >= TOTAL, 4_000, "every event after the restart");
+      expect(Date.now() - restartedAt).toBeLessThan(4_000);
+      await Bun.sleep(300);
+      expect(receiver.log).toHaveLength(TOTAL);
+    }, 30_000);
+  });
+}
