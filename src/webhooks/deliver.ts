@@ -18,25 +18,6 @@ export interface AttemptResult {
   error: string | null;
 }
 
-// One keep-alive pool per checked address (and the host name TLS checks):
-// a reused connection goes to the address that was checked for it, never to
-// what a name resolves to later. A new connection per attempt cost the event
-// loop ~2.8 ms against ~0.5 ms reused (docs/reliability.md, Issue 27), which
-// the decisions sharing that loop waited behind.
-const IDLE_SOCKET_MS = 30_000;
-const agents = new Map<string, http.Agent>();
-function agentFor(target: ResolvedTarget): http.Agent {
-  const { url, address } = target;
-  const key = `${url.protocol}//${url.hostname}@${address}:${url.port}`;
-  let agent = agents.get(key);
-  if (!agent) {
-    const options = { keepAlive: true, timeout: IDLE_SOCKET_MS };
-    agent = url.protocol === "https:" ? new https.Agent(options) : new http.Agent(options);
-    agents.set(key, agent);
-  }
-  return agent;
-}
-
 export function send(target: ResolvedTarget, headers: Record<string, string>, body: string, timeoutMs: number): Promise<AttemptResult> {
   const { url, address, family } = target;
   // The connection goes to the address the policy checked, whatever the name resolves to now.
@@ -48,12 +29,11 @@ export function send(target: ResolvedTarget, headers: Record<string, string>, bo
   const payload = Buffer.from(body);
   return new Promise<AttemptResult>((resolve) => {
     let settled = false;
-    /** `keep`: the answer was read to its end, so its connection may serve the next attempt. */
-    const finish = (result: AttemptResult, keep = false) => {
+    const finish = (result: AttemptResult) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      if (!keep) request.destroy();
+      request.destroy();
       resolve(result);
     };
     const request = client.request(
@@ -64,7 +44,7 @@ export function send(target: ResolvedTarget, headers: Record<string, string>, bo
         path: `${url.pathname}${url.search}`,
         method: "POST",
         lookup: pinned,
-        agent: agentFor(target),
+        agent: false,
         headers: {
           ...headers,
           "content-type": "application/json",
@@ -79,14 +59,14 @@ export function send(target: ResolvedTarget, headers: Record<string, string>, bo
         response.on("data", (chunk: string) => {
           text += chunk;
           // Enough to say why; never more, whatever the receiver sends.
-          if (text.length >= RESPONSE_READ_LIMIT) done(false);
+          if (text.length >= RESPONSE_READ_LIMIT) done();
         });
-        response.on("end", () => done(true));
-        response.on("error", () => done(false));
-        const done = (keep: boolean) => {
+        response.on("end", () => done());
+        response.on("error", () => done());
+        const done = () => {
           const ok = status >= 200 && status < 300;
           const why = status >= 300 && status < 400 ? `redirect (${status}) not followed` : `HTTP ${status}${text ? `: ${text.slice(0, 200)}` : ""}`;
-          finish({ delivered: ok, status, error: ok ? null : why }, keep);
+          finish({ delivered: ok, status, error: ok ? null : why });
         };
       },
     );
