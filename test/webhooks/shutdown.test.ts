@@ -3,7 +3,13 @@
 // recorded, and no delivery is left leased, so another node (or the restart)
 // claims the rest at once instead of after the lease runs out.
 import { afterEach, describe, expect, test } from "bun:test";
+import { createIdentity, prove } from "../../src/agent";
 import { systemClock } from "../../src/clock";
+import { loadConfig } from "../../src/config";
+import { startServer } from "../../src/main";
+import { createKey } from "../../src/modules/keys/service";
+import { openSqlite } from "../../src/store/sqlite";
+import { api, freePort, tempDatabase } from "../reliability/support";
 import { storesUnderTest } from "../support/stores";
 import { type Receiver, startReceiver, until } from "./receiver";
 import { decideOne, registerAgents, registerEndpoint, type Service, startService } from "./support";
@@ -80,3 +86,71 @@ for (const { name, open } of storesUnderTest()) {
     }, 30_000);
   });
 }
+
+test("the service's stop(): from the drain's start its worker claims nothing, the attempt in flight finishes and is recorded", async () => {
+  const db = tempDatabase("webhook-drain");
+  const setup = openSqlite(db);
+  const { key } = await createKey(setup, systemClock, "drain", 0);
+  await setup.close();
+  receiver = startReceiver({ delayMs: 800 });
+  const config = {
+    ...loadConfig({}),
+    hostname: "127.0.0.1",
+    port: await freePort(),
+    databaseUrl: db,
+    logLevel: "silent" as const,
+    webhooksAllowPrivate: "true" as const,
+  };
+  // The listener keeps serving for 1.5 s after stop() begins (a load balancer's window).
+  const server = await startServer(config, { drainDelayMs: 1_500, bootstrap: false });
+  let stopped = false;
+  try {
+    const endpoint = await api(server.url, key, "POST", "/v1/webhooks", { url: receiver.url, events: ["session.verified"] });
+    expect(endpoint.status).toBe(201);
+    receiver.secrets.push(endpoint.body.secret);
+    const agent = await createIdentity();
+    expect((await api(server.url, key, "POST", "/v1/agents", { agent_id: "a", identity_commitment: agent.identity_commitment })).status).toBe(201);
+    const challenges = [];
+    for (let i = 0; i < 2; i++) {
+      const c = await api(server.url, key, "POST", "/v1/verify/challenge", { agent_id: "a", action: "purchase" });
+      expect(c.status).toBe(200);
+      challenges.push({ id: c.body.challenge_id as string, proof: await prove({ secret: agent.secret, nonce: c.body.nonce, action: "purchase" }) });
+    }
+    const decide = async (c: { id: string; proof: unknown }) =>
+      expect((await api(server.url, key, "POST", "/v1/verify/proof", { challenge_id: c.id, proof: c.proof })).status).toBe(200);
+
+    await decide(challenges[0]!); // its attempt starts on the commit's wake-up; the receiver holds it 800 ms
+    await Bun.sleep(100);
+    const stopping = server.stop();
+    await decide(challenges[1]!); // decided while draining: left to the other nodes, not claimed here
+    await stopping;
+    stopped = true;
+    // The attempt in flight was answered and recorded before the database closed; nothing more was sent.
+    expect(receiver.log.map((r) => r.body.data.session_id)).toEqual([challenges[0]!.id]);
+    await Bun.sleep(300);
+    expect(receiver.log).toHaveLength(1);
+
+    const store = openSqlite(db);
+    try {
+      const delivered = await store.listWebhookDeliveries({ state: "delivered", limit: 10 });
+      expect(delivered.map((d) => d.sessionId)).toEqual([challenges[0]!.id]);
+      const pending = await store.listWebhookDeliveries({ state: "pending", limit: 10 });
+      expect(pending.map((d) => [d.sessionId, d.attempts])).toEqual([[challenges[1]!.id, 0]]);
+      // Not leased: another node claims it at once.
+      const now = Date.now();
+      const claimed = await store.claimWebhookDeliveries({
+        token: crypto.randomUUID(),
+        now,
+        until: now + 60_000,
+        limit: 10,
+        perEndpoint: 10,
+        skipEndpoints: [],
+      });
+      expect(claimed.map((d) => d.sessionId)).toEqual([challenges[1]!.id]);
+    } finally {
+      await store.close();
+    }
+  } finally {
+    if (!stopped) await server.stop();
+  }
+}, 60_000);
