@@ -28,13 +28,14 @@ for (const { name, open } of storesUnderTest()) {
       // Attempts last 2 s at most here, their leases 7 s: a lease left behind would hold its delivery that long.
       service = await startService(await open(), systemClock, { timeoutMs: 2000, pollMs: 100 });
       const { h, worker } = service;
-      receiver = startReceiver({ delayMs: 300 }); // each delivery is in flight for 300 ms
+      // Each delivery is in flight for 1 s: 40 of them at 16 at a time take 3 s, so some are in flight
+      // when the decisions are done, and some not yet claimed.
+      receiver = startReceiver({ delayMs: 1000 });
       const key = await h.newKey("stopping");
       receiver.secrets.push((await registerEndpoint(h, key, receiver.url)).secret);
       await registerAgents(h, key);
       const TOTAL = 40; // more than the 16 attempts one endpoint may have in flight, so some wait unclaimed
       await Promise.all(Array.from({ length: TOTAL }, (_, i) => decideOne(h, key, i % 2 ? "failed" : "verified")));
-      await Bun.sleep(50);
 
       const beforeStop = receiver.log.length;
       await worker.stop();
