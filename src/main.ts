@@ -186,6 +186,10 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       lifecycle.draining = true;
       logger.info("draining", { delay_ms: options.drainDelayMs ?? 0 });
       clearInterval(purgeTimer);
+      // No new claims from here: deliveries of decisions made while draining go to the other nodes'
+      // polls (or this node's restart). Attempts in flight finish meanwhile, each within its deadline,
+      // and are recorded, so no lease is left to expire (docs/webhooks.md, Shutdown).
+      const webhooksStopped = webhooks.stop();
       if (options.drainDelayMs) await Bun.sleep(options.drainDelayMs);
       // stop(false) closes the listener at once and resolves when the in-flight requests have been answered.
       const drained = app.server!.stop(false).then(() => true);
@@ -197,7 +201,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       // Elysia runs onAfterResponse hooks (request log, metrics) a tick after the response is out.
       await new Promise((resolve) => setImmediate(resolve));
       await purging; // a purge in progress still holds the database
-      await webhooks.stop(); // attempts in flight end within their deadline and are recorded
+      await webhooksStopped; // attempts in flight end within their deadline and are recorded
       await store.close();
       await circuits.close();
       verifier.close();

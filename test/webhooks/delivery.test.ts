@@ -19,8 +19,9 @@ afterEach(async () => {
 
 for (const { name, open } of storesUnderTest()) {
   describe(`webhook deliveries (${name})`, () => {
-    test("200 decisions (verified, failed, mandate refusals): each arrives once after dedup, validly signed, with the proof answer's receipt", async () => {
-      service = await startService(await open(), systemClock);
+    test("200 decisions (verified, failed, mandate refusals), then 40 one at a time: each arrives once after dedup, validly signed, with the proof answer's receipt; one at a time within a second", async () => {
+      // A 5 s poll: the paced phase below then fails unless the commit's wake-up starts each attempt.
+      service = await startService(await open(), systemClock, { pollMs: 5000 });
       const { h } = service;
       receiver = startReceiver();
       const key = await h.newKey("hooks");
@@ -53,22 +54,39 @@ for (const { name, open } of storesUnderTest()) {
         if (answer.kind === "refused")
           expect(event).toMatchObject({ type: "session.failed", data: { status: "failed", reason: "mandate_violation", detail: "max_amount" } });
       }
-      // The first attempt starts on the commit's wake-up, not at a poll.
-      const firstArrival = new Map<string, number>();
-      for (const r of receiver.log) if (!firstArrival.has(r.body.data.session_id)) firstArrival.set(r.body.data.session_id, r.at);
-      const delays = answers.map((a) => firstArrival.get(a.sessionId)! - a.at);
-      console.log(`[webhooks ${name}] first delivery after the proof answer: p50 ${percentile(delays, 50)} ms, p99 ${percentile(delays, 99)} ms`);
-      // The typical event within a second, here where the service, its worker and the receiver share one
-      // event loop on a loaded machine (the tail is in docs/webhooks.md: SQLite's p99 reached 1.5 s).
-      expect(percentile(delays, 50)).toBeLessThan(1000);
-      expect(percentile(delays, 99)).toBeLessThan(5000);
+      // A flood: 20 decisions at a time, as fast as one thread makes them. The service, its worker, the
+      // receiver and this driver share that thread, and on SQLite the store's work runs on it too, so the
+      // deliveries queue behind the decisions; a throughput figure, not the issue's latency bound (below).
+      const flood = firstDeliveryDelays(receiver, answers);
+      console.log(`[webhooks ${name}] flood: first delivery after the proof answer p50 ${percentile(flood, 50)} ms, p99 ${percentile(flood, 99)} ms`);
+      expect(percentile(flood, 99)).toBeLessThan(5000);
+
+      // The issue's bound, one decision at a time on an idle receiver: the first attempt starts on the
+      // commit's wake-up, not at the 5 s poll, and arrives within a second.
+      const paced: Answer[] = [];
+      for (let i = 0; i < 40; i++) {
+        const answer = await decideOne(h, key, kinds[i]!);
+        await until(() => receiver!.log.some((r) => r.body.data.session_id === answer.sessionId), 5_000, "the paced delivery");
+        paced.push(answer);
+      }
+      const delays = firstDeliveryDelays(receiver, paced);
+      console.log(`[webhooks ${name}] one at a time: first delivery after the proof answer p50 ${percentile(delays, 50)} ms, p99 ${percentile(delays, 99)} ms`);
+      expect(percentile(delays, 99)).toBeLessThan(1000);
+      answers.push(...paced);
 
       const delivered = await h.call("GET", "/v1/webhook-deliveries?state=delivered&limit=1000", { key });
       expect(delivered.status).toBe(200);
-      expect(delivered.body.deliveries).toHaveLength(200);
+      expect(delivered.body.deliveries).toHaveLength(240);
       expect((await h.call("GET", "/v1/webhook-deliveries?state=pending", { key })).body.deliveries).toHaveLength(0);
     }, 60_000);
   });
+}
+
+/** Per answer: from the proof answer to the first arrival of its session's event at the receiver. */
+function firstDeliveryDelays(receiver: Receiver, answers: Answer[]): number[] {
+  const firstArrival = new Map<string, number>();
+  for (const r of receiver.log) if (!firstArrival.has(r.body.data.session_id)) firstArrival.set(r.body.data.session_id, r.at);
+  return answers.map((a) => firstArrival.get(a.sessionId)! - a.at);
 }
 
 describe("secret rotation on the wire", () => {
