@@ -5,8 +5,7 @@
 // everyone, issue 23). Rows stored before this existed are rebuilt once, on
 // the first start that finds them (rebuildCircuitListings, registry.ts).
 import { createHash } from "node:crypto";
-import type { Transcript } from "../ceremony/transcript";
-import { transcriptText } from "../ceremony/transcript";
+import { type Transcript, transcriptText } from "../ceremony/transcript";
 
 /** The contributions, beacon and ptau a circuit's transcript lists (the list's `ceremony`, src/modules/circuits/model.ts). */
 export interface CeremonySummary {
