@@ -17,6 +17,8 @@ import { join } from "node:path";
 import { shippedCeremony } from "../../src/ceremony/ceremony";
 import { circuitRecordOf, rebuildCircuitListings } from "../../src/circuits/registry";
 import type { CircuitWithArtifacts, Store } from "../../src/store/interface";
+import { migratePostgres, postgresMigrations } from "../../src/store/migrations/postgres";
+import { sqliteMigrations } from "../../src/store/migrations/sqlite";
 import { openPostgres } from "../../src/store/postgres";
 import { openSqlite } from "../../src/store/sqlite";
 import { createHarness } from "../support/harness";
@@ -169,3 +171,74 @@ for (const { name, open } of STORES) {
     });
   });
 }
+
+/** The schema as it was before listings were stored: every migration before the one that adds them (others may follow it). */
+const beforeListings = (migrations: readonly string[]) =>
+  migrations.slice(
+    0,
+    migrations.findIndex((m) => m.includes("ADD COLUMN transcript_sha256")),
+  );
+
+/** A row as an older release wrote it: no listing columns, the transcript with an extra member. */
+async function oldRowValues() {
+  const record = await shipped;
+  const transcript = JSON.stringify({ ...(await shippedTranscript()), note: "kept aside" });
+  return { ...record, transcript };
+}
+
+describe("a database from before listings, migrated", () => {
+  test("sqlite: the migration leaves the old row without a listing; the first start's rebuild gives it one, served in schema", async () => {
+    const path = join(tmp, "old.db");
+    const old = new Database(path, { create: true, strict: true });
+    const steps = beforeListings(sqliteMigrations);
+    expect(steps.length).toBeGreaterThan(0);
+    for (const migration of steps) old.exec(migration);
+    old.exec(`PRAGMA user_version = ${steps.length}`);
+    const r = await oldRowValues();
+    old
+      .query(
+        `INSERT INTO circuits (id, state, vk, vk_hash, zkey_sha256, wasm_sha256, transcript, zkey, wasm, created_at, activated_at, retired_at)
+         VALUES (?, 'active', ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)`,
+      )
+      .run(r.id, r.vk, r.vkHash, r.zkeySha256, r.wasmSha256, r.transcript, r.zkey, r.wasm, r.createdAt, r.createdAt);
+    old.close();
+
+    const store = openSqlite(path);
+    try {
+      expect(await store.getCircuit(r.id)).toMatchObject({ transcriptSha256: null, ceremony: null, refused: null });
+      expect(await rebuildCircuitListings(store)).toEqual({ rebuilt: [r.id], refused: [] });
+      const h = await createHarness(store);
+      const listed = (await h.call("GET", `/v1/circuits/${r.id}`)).body;
+      expect(listed.transcript_sha256).toBe(sha256((await shipped).transcript));
+      expect(listed.ceremony).toEqual((await shipped).ceremony);
+      expect((await h.call("GET", `/v1/circuits/${r.id}/transcript`)).body).toEqual(await shippedTranscript());
+    } finally {
+      await store.close();
+    }
+  });
+
+  test("postgres: likewise", async () => {
+    const db = await createTestDatabase(await postgresTestUrl());
+    const raw = new SQL(db.url);
+    try {
+      await migratePostgres(raw, beforeListings(postgresMigrations));
+      const r = await oldRowValues();
+      await raw`INSERT INTO circuits (id, state, vk, vk_hash, zkey_sha256, wasm_sha256, transcript, zkey, wasm, created_at, activated_at, retired_at)
+        VALUES (${r.id}, 'active', ${r.vk}, ${r.vkHash}, ${r.zkeySha256}, ${r.wasmSha256}, ${r.transcript}, ${Buffer.from(r.zkey)}, ${Buffer.from(r.wasm)},
+                ${r.createdAt}, ${r.createdAt}, NULL)`;
+      const store = await openPostgres(db.url, { poolSize: 2 });
+      try {
+        expect(await store.getCircuit(r.id)).toMatchObject({ transcriptSha256: null, ceremony: null, refused: null });
+        expect(await rebuildCircuitListings(store)).toEqual({ rebuilt: [r.id], refused: [] });
+        const h = await createHarness(store);
+        expect((await h.call("GET", `/v1/circuits/${r.id}`)).body.ceremony).toEqual((await shipped).ceremony);
+        expect((await h.call("GET", `/v1/circuits/${r.id}/transcript`)).body).toEqual(await shippedTranscript());
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await raw.close();
+      await db.drop();
+    }
+  });
+});
