@@ -21,6 +21,7 @@ import { migratePostgres, postgresMigrations } from "../../src/store/migrations/
 import { sqliteMigrations } from "../../src/store/migrations/sqlite";
 import { openPostgres } from "../../src/store/postgres";
 import { openSqlite } from "../../src/store/sqlite";
+import { startNode } from "../multinode/nodes";
 import { createHarness } from "../support/harness";
 import { createTestDatabase, postgresTestUrl, type TestDatabase } from "../support/postgres";
 
@@ -241,4 +242,37 @@ describe("a database from before listings, migrated", () => {
       await db.drop();
     }
   });
+});
+
+test("zkagent serve rebuilds on its first start: the honest old row is listed, the lying one answers 409 and is not listed", async () => {
+  const path = join(tmp, "served.db");
+  const old = new Database(path, { create: true, strict: true });
+  const steps = beforeListings(sqliteMigrations);
+  for (const migration of steps) old.exec(migration);
+  old.exec(`PRAGMA user_version = ${steps.length}`);
+  const honest = await shippedTranscript();
+  const lying = { ...honest, steps: honest.steps.map((s: { step: string }, i: number) => (i === 1 ? { ...s, step: "review" } : s)) };
+  const insert = old.query(
+    `INSERT INTO circuits (id, state, vk, vk_hash, zkey_sha256, wasm_sha256, transcript, zkey, wasm, created_at, activated_at, retired_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL)`,
+  );
+  for (const [row, state] of [
+    [await legacyRow(0x10, honest), "active"],
+    [await legacyRow(0x11, lying), "accepted"],
+  ] as const) {
+    insert.run(row.id, state, row.vk, row.vkHash, row.zkeySha256, row.wasmSha256, row.transcript, row.zkey, row.wasm, row.createdAt);
+  }
+  old.close();
+
+  const node = await startNode(path, 1, { LOG_LEVEL: "error" });
+  try {
+    const list = (await (await fetch(`${node.url}/v1/circuits`)).json()) as { circuits: { id: string }[] };
+    const ids = list.circuits.map((c) => c.id).filter((id) => id.startsWith("agent_identity-0"));
+    expect(ids).toEqual(["agent_identity-0000000000000010"]);
+    const refused = await fetch(`${node.url}/v1/circuits/agent_identity-0000000000000011/transcript`);
+    expect(refused.status).toBe(409);
+    expect(((await refused.json()) as { error: string }).error).toBe("Circuit not served");
+  } finally {
+    await node.stop();
+  }
 });
