@@ -58,7 +58,17 @@ export async function recordExamples(wrap: <T extends App>(app: T) => T = (app) 
   const webhooks = { allowPrivate: false, resolve: async () => [{ address: "93.184.216.34", family: 4 }] };
   const deps: AppDeps = { store, clock, verifier: await serviceVerifier(), logger: silentLogger, webhooks };
   // The shipped circuit, as main.ts seeds it on a first start.
-  await store.addCircuit(await shippedCircuitRecord(clock.now()));
+  const shippedRecord = await shippedCircuitRecord(clock.now());
+  await store.addCircuit(shippedRecord);
+  // A circuit stored before transcripts were checked whose transcript failed the re-check on start (src/circuits/registry.ts rebuildCircuitListings).
+  const notServed = "/v1/circuits/agent_identity-0000000000000bad";
+  await store.addCircuit({
+    ...shippedRecord,
+    id: "agent_identity-0000000000000bad",
+    transcriptSha256: null,
+    ceremony: null,
+    refused: 'transcript.json: step 2 has the unknown label "review"',
+  });
   const app = wrap(createApp(deps));
   const examples: Examples = {};
 
@@ -346,6 +356,7 @@ export async function recordExamples(wrap: <T extends App>(app: T) => T = (app) 
   const unknownCircuit = "/v1/circuits/agent_identity-0000000000000000";
   for (const [operationId, path] of [["getCircuit", ""], ...Object.entries(artifacts).map(([kind, [id]]) => [id, `/${kind}`])] as const) {
     await call(operationId, "Circuit not found", "GET", `${unknownCircuit}${path}`, { key: null });
+    await call(operationId, "Circuit not served", "GET", `${notServed}${path}`, { key: null });
     await call(operationId, "Service unavailable", "GET", `${circuitPath}${path}`, { key: null, app: unavailable });
     await call(operationId, "Internal server error", "GET", `${circuitPath}${path}`, { key: null, app: broken });
   }

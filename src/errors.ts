@@ -24,6 +24,12 @@ const catalogue = {
   too_many_agents: { status: 429, error: "Too many agents" }, // + message
   agent_not_found: { status: 404, error: "Agent not found" },
   circuit_not_found: { status: 404, error: "Circuit not found" },
+  // Issue 23: a circuit stored before transcripts were checked, whose stored transcript failed the re-check on the first start since.
+  circuit_not_served: {
+    status: 409,
+    error: "Circuit not served",
+    message: "Its stored ceremony transcript did not pass the checks; the operator can add the ceremony again (zkagent circuits add).",
+  },
   webhook_not_found: { status: 404, error: "Webhook not found" },
   webhook_event_not_found: {
     status: 404,

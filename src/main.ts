@@ -1,6 +1,6 @@
 // Start-up: config (read once) → store → verifier → createApp(deps).listen().
 import { createApp } from "./app";
-import { CircuitRegistry, SHIPPED_CIRCUIT_ID, seedShippedCircuit, setupOf } from "./circuits/registry";
+import { CircuitRegistry, rebuildCircuitListings, SHIPPED_CIRCUIT_ID, seedShippedCircuit, setupOf } from "./circuits/registry";
 import { systemClock } from "./clock";
 import type { Config } from "./config";
 import type { AppDeps } from "./deps";
@@ -94,6 +94,9 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   });
   try {
     await seedShippedCircuit(store, systemClock.now());
+    // Rows stored before listings were: re-checked and rebuilt once (a no-op on every later start).
+    const rebuilt = await rebuildCircuitListings(store);
+    for (const { id, reason } of rebuilt.refused) logger.warn("circuit not served: its stored transcript failed the checks", { circuit_id: id, reason });
   } catch (error) {
     await store.close();
     throw error;

@@ -13,7 +13,7 @@
 //
 // The service is not trusted with the circuit (docs/trust.md, "What the agent
 // pins"): whatever the source, the witness wasm must be one this SDK pins
-// (src/agent/pins.ts) byte for byte, and the zkey must be for that pinned
+// (src/circuits/pins.ts) byte for byte, and the zkey must be for that pinned
 // circuit (its header's counts and its constraint section) with a
 // verification key that hashes to the vk_hash the id is derived from. The
 // wasm is code the agent runs with its secret as input; a zkey for another
@@ -32,10 +32,8 @@ import { join, resolve, sep } from "node:path";
 import { zKey } from "../ceremony/snarkjs";
 import { CEREMONY_FILES, shippedFile } from "../circuits/shipped";
 import { circuitIdOf, SHIPPED_CIRCUIT_ID, SHIPPED_VK_HASH } from "../circuits/version";
-import { ProverError } from "../prover";
-import { parseZkey } from "../prover/zkey";
 import { sha256Hex as sha256, vkHash as vkHashOf } from "../receipts/circuit";
-import { PINNED_CIRCUITS, type PinnedCircuit, pinnedByWasm } from "./pins";
+import { PINNED_CIRCUITS, type PinnedCircuit, pinnedByWasm, zkeyPinMismatch } from "../circuits/pins";
 
 /** What prove() needs of a circuit: its id (the challenge's circuit_id), the proving artifacts and the key hash they match. */
 export interface LoadedCircuit {
@@ -120,20 +118,8 @@ export function checkZkey(zkey: Uint8Array, pin: PinnedCircuit, vkHash: string, 
 }
 
 async function checkZkeyOnce(zkey: Uint8Array, pin: PinnedCircuit, vkHash: string, where: string): Promise<void> {
-  let parsed: ReturnType<typeof parseZkey>;
-  try {
-    parsed = parseZkey(zkey);
-  } catch (error) {
-    if (error instanceof ProverError) throw new CircuitSourceError(`${where}: the zkey is not a valid Groth16 key: ${error.message}`);
-    throw error;
-  }
-  const shape = { nVars: parsed.nVars, nPublic: parsed.nPublic, domainSize: parsed.domainSize, nCoef: parsed.nCoef, coefsSha256: sha256(parsed.coefs) };
-  for (const [field, expected] of Object.entries(pin.zkey)) {
-    const actual = shape[field as keyof typeof shape];
-    if (actual !== expected) {
-      throw new CircuitSourceError(`${where}: the zkey is not for the pinned ${pin.name} circuit (${field} ${actual}, pinned ${expected}): refused`);
-    }
-  }
+  const mismatch = zkeyPinMismatch(zkey, pin);
+  if (mismatch) throw new CircuitSourceError(`${where}: ${mismatch}: refused`);
   const exported = vkHashOf(await zKey.exportVerificationKey({ type: "mem", data: zkey }));
   if (exported !== vkHash) throw new CircuitSourceError(`${where}: the zkey's verification key hashes to ${exported}, not ${vkHash}: refused`);
 }

@@ -30,6 +30,7 @@ import { CEREMONY_FILES, CIRCUIT_NAME, type CeremonyFile, shippedFile } from "..
 import { sha256Hex as sha256, vkHash as vkHashOf } from "../receipts/circuit";
 import { CeremonyError, parseTranscript, TRANSCRIPT_FORMAT, type Transcript, type TranscriptStep, transcriptText } from "./transcript";
 import { type ZkeyContribution, ZkeyContributionsError, zkeyContributions } from "./contributions";
+import { CEREMONY_FILE_LIMITS } from "./limits";
 import { CeremonyDirError, checkCeremonyDir, readCeremonyFile, stepArea } from "./files";
 export { CeremonyError, parseTranscript, TRANSCRIPT_FORMAT, type Transcript, type TranscriptStep, transcriptText } from "./transcript";
 import { PTAU_BLAKE2B512, PTAU_NAME, PTAU_SOURCE, PtauMismatchError, readPinnedPtau } from "./ptau";
@@ -322,22 +323,7 @@ export async function verifyCeremony(files: CeremonyFiles, options: { ptau?: str
     return done();
   }
   report.contributions = contributions;
-  const recorded = transcript.steps.filter((s) => s.step !== "init");
-  const mismatch =
-    recorded.length !== contributions.length
-      ? `the transcript lists ${recorded.length} contributions, the zkey holds ${contributions.length}`
-      : recorded
-          .map((s, i) => {
-            const c = contributions[i]!;
-            const same =
-              s.name === c.name &&
-              s.hash === c.hash &&
-              (s.step === "beacon") === (c.beacon !== undefined) &&
-              s.beacon === c.beacon &&
-              s.iterations_exp === c.iterations_exp;
-            return same ? null : `contribution #${c.index} in the transcript is not the zkey's`;
-          })
-          .find((m) => m !== null);
+  const mismatch = contributionMismatch(transcript, contributions);
   add(
     "contributions",
     contributions.length > 0 && !mismatch,
@@ -353,6 +339,65 @@ export async function verifyCeremony(files: CeremonyFiles, options: { ptau?: str
   report.vk_hash = vkHashOf(exported);
   add("vk", committed !== null && vkHashOf(committed) === report.vk_hash, `vk_hash ${report.vk_hash}`);
   return done();
+}
+
+/** Why the contributions `transcript` lists are not exactly the zkey's (names, hashes, beacon, in order), or null when they are. */
+function contributionMismatch(transcript: Transcript, contributions: readonly ZkeyContribution[]): string | null {
+  const recorded = transcript.steps.filter((s) => s.step !== "init");
+  if (recorded.length !== contributions.length) return `the transcript lists ${recorded.length} contributions, the zkey holds ${contributions.length}`;
+  const differs = recorded.findIndex((s, i) => {
+    const c = contributions[i]!;
+    return !(
+      s.name === c.name &&
+      s.hash === c.hash &&
+      (s.step === "beacon") === (c.beacon !== undefined) &&
+      s.beacon === c.beacon &&
+      s.iterations_exp === c.iterations_exp
+    );
+  });
+  return differs === -1 ? null : `contribution #${contributions[differs]!.index} in the transcript is not the zkey's`;
+}
+
+/**
+ * The checks of verifyCeremony that need no phase-1 file, for a transcript
+ * stored before `circuits add` made them (the first start re-checks such a
+ * row, registry.ts rebuildCircuitListings): its form and size, the pinned
+ * circuit and ptau, the order of its steps, the row's wasm and final zkey,
+ * and exactly the contributions read from the stored zkey. The parsed
+ * transcript, or why it is refused.
+ */
+export async function recheckStoredTranscript(
+  text: string,
+  row: { wasmSha256: string; zkeySha256: string; zkey: Uint8Array },
+): Promise<{ ok: true; transcript: Transcript } | { ok: false; reason: string }> {
+  const refuse = (reason: string) => ({ ok: false as const, reason });
+  const bytes = new TextEncoder().encode(text);
+  if (bytes.length > CEREMONY_FILE_LIMITS.transcript)
+    return refuse(`the transcript is ${bytes.length} bytes, more than the ${CEREMONY_FILE_LIMITS.transcript} accepted`);
+  let transcript: Transcript;
+  try {
+    transcript = parseTranscript(bytes);
+  } catch (error) {
+    if (error instanceof CeremonyError) return refuse(error.message);
+    throw error;
+  }
+  if (transcript.circuit !== CIRCUIT_NAME) return refuse(`the transcript names the circuit ${JSON.stringify(transcript.circuit)}, not ${CIRCUIT_NAME}`);
+  if (transcript.ptau.name !== PTAU_NAME || transcript.ptau.blake2b512 !== PTAU_BLAKE2B512)
+    return refuse(`the transcript names ptau ${JSON.stringify(transcript.ptau.name)}, not the pinned ${PTAU_NAME}`);
+  const [inOrder, order] = stepOrder(transcript.steps);
+  if (!inOrder) return refuse(order);
+  if (transcript.wasm_sha256 !== row.wasmSha256) return refuse("the transcript's wasm_sha256 is not the circuit's wasm");
+  if (transcript.steps.at(-1)!.zkey_sha256 !== row.zkeySha256) return refuse("the transcript's last step did not write the circuit's zkey");
+  let contributions: ZkeyContribution[];
+  try {
+    contributions = await zkeyContributions(row.zkey);
+  } catch (error) {
+    if (error instanceof ZkeyContributionsError) return refuse(error.message);
+    throw error;
+  }
+  if (contributions.length === 0) return refuse("the zkey holds no contribution");
+  const mismatch = contributionMismatch(transcript, contributions);
+  return mismatch ? refuse(mismatch) : { ok: true, transcript };
 }
 
 /** Whether the steps are in a ceremony's order (init once and first, a beacon only last) with well-formed, non-decreasing times. */

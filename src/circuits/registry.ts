@@ -10,11 +10,13 @@
 // circuit's is the one main.ts wires (batched, maybe threaded); the others
 // come from `verifierFor`.
 import { CEREMONY_FILE_LIMITS } from "../ceremony/limits";
-import { CeremonyError, parseTranscript, transcriptText } from "../ceremony/transcript";
+import { CeremonyError, parseTranscript } from "../ceremony/transcript";
 import { sha256Hex as sha256, vkHash } from "../receipts/circuit";
 import type { CircuitRecord, CircuitWithArtifacts, Store } from "../store/interface";
 import type { SnarkjsVerificationKey, Verifier } from "../verifier/types";
 import { Refreshing } from "../refreshing";
+import { listingOf } from "./listing";
+import { pinnedArtifacts } from "./pins";
 import { SemaphoreCircuits, semaphoreDepthOf, semaphoreFile } from "./semaphore";
 import { shippedFile } from "./shipped";
 import { circuitIdOf, SHIPPED_CIRCUIT_ID, SHIPPED_VK_HASH } from "./version";
@@ -44,18 +46,20 @@ export const setupOf = (id: string): "development" | "operator" | "semaphore" =>
 
 /**
  * A verified ceremony's files as the store keeps them. `files` must have
- * passed verifyCeremony. The transcript stored is rebuilt from its known
- * fields (parseTranscript, within CEREMONY_FILE_LIMITS.transcript), never the
- * bytes as handed over: what is served is what was verified.
+ * passed verifyCeremony. The witness wasm must be a pinned one and the zkey
+ * for its circuit (src/circuits/pins.ts): the service never stores what an
+ * agent would refuse. The transcript stored is rebuilt from its known fields
+ * (parseTranscript, within CEREMONY_FILE_LIMITS.transcript), never the bytes
+ * as handed over, and what the list shows of it (its hash, its summary) is
+ * computed here, once (src/circuits/listing.ts).
  */
-function verifiedTranscriptText(bytes: Uint8Array): string {
-  if (bytes.length > CEREMONY_FILE_LIMITS.transcript) {
-    throw new CeremonyError(`the transcript is ${bytes.length} bytes, more than the ${CEREMONY_FILE_LIMITS.transcript} accepted`);
-  }
-  return transcriptText(parseTranscript(bytes));
-}
-
 export function circuitRecordOf(files: { zkey: Uint8Array; wasm: Uint8Array; vk: Uint8Array; transcript: Uint8Array }, now: number): CircuitWithArtifacts {
+  const pinned = pinnedArtifacts(files.wasm, files.zkey);
+  if (!pinned.ok) throw new CeremonyError(pinned.reason);
+  if (files.transcript.length > CEREMONY_FILE_LIMITS.transcript) {
+    throw new CeremonyError(`the transcript is ${files.transcript.length} bytes, more than the ${CEREMONY_FILE_LIMITS.transcript} accepted`);
+  }
+  const listing = listingOf(parseTranscript(files.transcript));
   const vk = JSON.parse(new TextDecoder().decode(files.vk));
   const hash = vkHash(vk);
   return {
@@ -65,13 +69,44 @@ export function circuitRecordOf(files: { zkey: Uint8Array; wasm: Uint8Array; vk:
     vkHash: hash,
     zkeySha256: sha256(files.zkey),
     wasmSha256: sha256(files.wasm),
-    transcript: verifiedTranscriptText(files.transcript),
+    transcript: listing.transcript,
+    transcriptSha256: listing.transcriptSha256,
+    ceremony: listing.ceremony,
+    refused: null,
     createdAt: now,
     activatedAt: null,
     retiredAt: null,
     zkey: files.zkey,
     wasm: files.wasm,
   };
+}
+
+/**
+ * Gives every row stored before listings were (transcriptSha256 null, not
+ * refused) its listing, once: the stored transcript is re-checked
+ * (recheckStoredTranscript: form, size, pinned circuit and ptau, step order,
+ * the row's wasm and zkey, the zkey's own contributions) and the row's wasm
+ * and zkey against the pins. A row that passes is served its rebuilt
+ * transcript from then on; one that does not is marked refused and not
+ * served (the list leaves it out; its routes answer circuit_not_served).
+ * Nodes starting together may both rebuild a row: the store keeps the first.
+ */
+export async function rebuildCircuitListings(store: Store): Promise<{ rebuilt: string[]; refused: { id: string; reason: string }[] }> {
+  const done = { rebuilt: [] as string[], refused: [] as { id: string; reason: string }[] };
+  const pending = (await store.listCircuits()).filter((c) => c.transcriptSha256 === null && c.refused === null);
+  if (pending.length === 0) return done;
+  // Loaded only when a row needs it: the contributions are read with snarkjs's curve.
+  const { recheckStoredTranscript } = await import("../ceremony/ceremony");
+  for (const c of pending) {
+    const [zkey, wasm] = await Promise.all([store.circuitArtifact(c.id, "zkey"), store.circuitArtifact(c.id, "wasm")]);
+    if (!zkey || !wasm) continue;
+    const pinned = pinnedArtifacts(wasm, zkey);
+    const checked = pinned.ok ? await recheckStoredTranscript(c.transcript, { wasmSha256: c.wasmSha256, zkeySha256: c.zkeySha256, zkey }) : pinned;
+    if (checked.ok) {
+      if (await store.rebuildCircuitListing(c.id, listingOf(checked.transcript))) done.rebuilt.push(c.id);
+    } else if (await store.rebuildCircuitListing(c.id, { refused: checked.reason })) done.refused.push({ id: c.id, reason: checked.reason });
+  }
+  return done;
 }
 
 /** The shipped circuit as a store row: the first start seeds it (active when no circuit is). */

@@ -72,6 +72,7 @@ export async function semaphoreCircuit(depth: number): Promise<CircuitRecord> {
   const vk = JSON.parse(new TextDecoder().decode(await semaphoreFile(depth, "vk")));
   const hash = vkHash(vk);
   const pin = SEMAPHORE_PINS[depth]!;
+  const transcript = semaphoreTranscript(depth);
   return {
     id: `${SEMAPHORE_CIRCUIT_PREFIX}${depth}-${hash.replace(/^sha256:/, "").slice(0, 16)}`,
     state: "accepted",
@@ -79,7 +80,11 @@ export async function semaphoreCircuit(depth: number): Promise<CircuitRecord> {
     vkHash: hash,
     zkeySha256: pin.zkey,
     wasmSha256: pin.wasm,
-    transcript: semaphoreTranscript(depth),
+    transcript,
+    transcriptSha256: sha256Hex(transcript),
+    // Its ceremony is Semaphore's public one: no zkagent transcript lists its contributions.
+    ceremony: { contributions: [], beacon: null, ptau: { name: "", blake2b512: "" } },
+    refused: null,
     createdAt: 0,
     activatedAt: null,
     retiredAt: null,

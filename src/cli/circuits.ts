@@ -1,7 +1,8 @@
 // `zkagent circuits add|activate|retire|list`: the circuit versions in the
 // store every node shares (docs/trust.md). Exit 0 done, 1 refused, 2 usage.
-import { readCeremonyDir, verifyCeremony } from "../ceremony/ceremony";
+import { CeremonyError, readCeremonyDir, verifyCeremony } from "../ceremony/ceremony";
 import { CIRCUIT_REFRESH_MS, circuitRecordOf } from "../circuits/registry";
+import { pinnedArtifacts } from "../circuits/pins";
 import type { Config } from "../config";
 import { CHALLENGE_LIFETIME_MS } from "../modules/challenges/lifecycle";
 import { circuitViewOf } from "../modules/circuits/service";
@@ -42,12 +43,20 @@ export async function circuitsCommand(argv: string[], config: Config): Promise<n
   if (sub === "add") {
     const files = await readCeremonyDir(arg!).catch((error: Error) => error);
     if (files instanceof Error) return fail(files.message);
+    // The pins first (src/circuits/pins.ts): a circuit an agent would refuse is not worth the seconds of the ceremony checks.
+    const pinned = pinnedArtifacts(files.wasm, files.zkey);
+    if (!pinned.ok) return fail(`the ceremony in ${arg} is not for a pinned circuit: ${pinned.reason}`);
     const report = await verifyCeremony(files);
     if (!report.ok) {
       const failed = report.checks.filter((c) => !c.ok).map((c) => `${c.check}: ${c.detail}`);
       return fail(`the ceremony in ${arg} does not verify (zkagent ceremony verify ${arg}): ${failed.join("; ")}`, { checks: report.checks });
     }
-    record = circuitRecordOf(files, Date.now());
+    try {
+      record = circuitRecordOf(files, Date.now());
+    } catch (error) {
+      if (error instanceof CeremonyError) return fail(`the ceremony in ${arg} is refused: ${error.message}`);
+      throw error;
+    }
   }
 
   const store = await openStore(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
@@ -55,10 +64,18 @@ export async function circuitsCommand(argv: string[], config: Config): Promise<n
     switch (sub) {
       case "list": {
         // The view GET /v1/circuits gives, so --json and the API list the same fields.
-        const circuits = (await store.listCircuits()).map(circuitViewOf);
-        if (values.json) printJson({ circuits });
-        else if (circuits.length === 0) say("No circuits yet: the first start of the server stores the shipped one.");
-        else for (const c of circuits) say(`${c.id}  ${c.state.padEnd(8)}  ${c.setup.padEnd(11)}  ${c.vk_hash}`);
+        // A row the service does not serve (its stored transcript refused, or not rebuilt yet) is named here, never listed as served.
+        const records = await store.listCircuits();
+        const circuits = records.map(circuitViewOf).filter((view) => view !== null);
+        const notServed = records
+          .filter((c) => circuitViewOf(c) === null)
+          .map((c) => ({ id: c.id, state: c.state, reason: c.refused ?? "not rebuilt yet: start the server once" }));
+        if (values.json) printJson(notServed.length ? { circuits, not_served: notServed } : { circuits });
+        else if (records.length === 0) say("No circuits yet: the first start of the server stores the shipped one.");
+        else {
+          for (const c of circuits) say(`${c.id}  ${c.state.padEnd(8)}  ${c.setup.padEnd(11)}  ${c.vk_hash}`);
+          for (const c of notServed) say(`${c.id}  ${c.state.padEnd(8)}  NOT SERVED: ${c.reason}`);
+        }
         return 0;
       }
       case "add": {

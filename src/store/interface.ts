@@ -7,6 +7,7 @@
 import type { MandateDecision, MandateScope, StoredMandate } from "../mandates/enforce";
 import type { Spend, SpendKey } from "../mandates/evaluate";
 import type { GroupTrees } from "../groups/tree";
+import type { CeremonySummary, CircuitListing } from "../circuits/listing";
 
 export type StoredStatus = "pending" | "verified" | "failed";
 
@@ -181,8 +182,18 @@ export interface CircuitRecord {
   vkHash: string;
   zkeySha256: string;
   wasmSha256: string;
-  /** The ceremony's transcript.json text. */
+  /** The ceremony's transcript.json text, rebuilt from its known fields (src/circuits/listing.ts). */
   transcript: string;
+  /**
+   * SHA-256 of `transcript` and its summary, computed when the circuit was
+   * added: what GET /v1/circuits serves. Null on a row stored before they
+   * were (rebuilt once by the first start that finds it) or whose stored
+   * transcript failed that rebuild's checks (`refused` says why).
+   */
+  transcriptSha256: string | null;
+  ceremony: CeremonySummary | null;
+  /** Why the rebuild refused this row's stored transcript: the circuit is then not served. Null when it was not refused. */
+  refused: string | null;
   createdAt: number;
   activatedAt: number | null;
   retiredAt: number | null;
@@ -486,6 +497,12 @@ export interface Store {
    * `circuit.state` says). One transaction; returns the stored state.
    */
   addCircuit(circuit: CircuitWithArtifacts): Promise<{ added: boolean; state: CircuitState }>;
+  /**
+   * Records what a row stored before listings were (transcriptSha256 null)
+   * lists: its rebuilt transcript (the stored one is kept aside, never served)
+   * or why it is refused. Only a row not rebuilt yet changes; false otherwise.
+   */
+  rebuildCircuitListing(id: string, outcome: CircuitListing | { refused: string }): Promise<boolean>;
   /** Every circuit, oldest first, without the artifact bytes. */
   listCircuits(): Promise<CircuitRecord[]>;
   getCircuit(id: string): Promise<CircuitRecord | null>;

@@ -10,6 +10,7 @@
 import { SQL } from "bun";
 import { applyMandate, type MandateDecision, type MandateScope, planMandate, type StoredMandate } from "../mandates/enforce";
 import { type MandateResult, NO_SPEND, type Spend, type SpendKey, spendKeyId } from "../mandates/evaluate";
+import type { CircuitListing } from "../circuits/listing";
 import type {
   ActivateCircuitResult,
   AgentQuota,
@@ -731,8 +732,10 @@ export class PostgresStore implements Store {
       const [active] = await tx`SELECT 1 FROM circuits WHERE state = 'active'`;
       const state: CircuitState = active ? "accepted" : "active";
       const added = await tx`
-        INSERT INTO circuits (id, state, vk, vk_hash, zkey_sha256, wasm_sha256, transcript, zkey, wasm, created_at, activated_at, retired_at)
-        VALUES (${c.id}, ${state}, ${c.vk}, ${c.vkHash}, ${c.zkeySha256}, ${c.wasmSha256}, ${c.transcript}, ${Buffer.from(c.zkey)}, ${Buffer.from(c.wasm)},
+        INSERT INTO circuits (id, state, vk, vk_hash, zkey_sha256, wasm_sha256, transcript, transcript_sha256, ceremony, transcript_refused,
+                              zkey, wasm, created_at, activated_at, retired_at)
+        VALUES (${c.id}, ${state}, ${c.vk}, ${c.vkHash}, ${c.zkeySha256}, ${c.wasmSha256}, ${c.transcript}, ${c.transcriptSha256},
+                ${c.ceremony ? JSON.stringify(c.ceremony) : null}, ${c.refused}, ${Buffer.from(c.zkey)}, ${Buffer.from(c.wasm)},
                 ${c.createdAt}, ${state === "active" ? c.createdAt : null}, NULL)
         ON CONFLICT (id) DO NOTHING RETURNING id`;
       const [row] = await tx`SELECT state FROM circuits WHERE id = ${c.id}`;
@@ -740,16 +743,30 @@ export class PostgresStore implements Store {
     });
   }
 
+  async rebuildCircuitListing(id: string, outcome: CircuitListing | { refused: string }): Promise<boolean> {
+    if (hasNul(id)) return false;
+    const changed =
+      "refused" in outcome
+        ? await this.sql`
+            UPDATE circuits SET transcript_refused = ${outcome.refused}
+            WHERE id = ${id} AND transcript_sha256 IS NULL AND transcript_refused IS NULL RETURNING id`
+        : await this.sql`
+            UPDATE circuits SET transcript_original = CASE WHEN transcript <> ${outcome.transcript} THEN transcript END,
+                   transcript = ${outcome.transcript}, transcript_sha256 = ${outcome.transcriptSha256}, ceremony = ${JSON.stringify(outcome.ceremony)}
+            WHERE id = ${id} AND transcript_sha256 IS NULL AND transcript_refused IS NULL RETURNING id`;
+    return changed.length === 1;
+  }
+
   async listCircuits(): Promise<CircuitRecord[]> {
     const rows = await this.sql`
-      SELECT id, state, vk, vk_hash, zkey_sha256, wasm_sha256, transcript, created_at, activated_at, retired_at FROM circuits ORDER BY created_at, id`;
+      SELECT id, state, vk, vk_hash, zkey_sha256, wasm_sha256, transcript, transcript_sha256, ceremony, transcript_refused, created_at, activated_at, retired_at FROM circuits ORDER BY created_at, id`;
     return rows.map(toCircuit);
   }
 
   async getCircuit(id: string): Promise<CircuitRecord | null> {
     if (hasNul(id)) return null;
     const [row] = await this.sql`
-      SELECT id, state, vk, vk_hash, zkey_sha256, wasm_sha256, transcript, created_at, activated_at, retired_at FROM circuits WHERE id = ${id}`;
+      SELECT id, state, vk, vk_hash, zkey_sha256, wasm_sha256, transcript, transcript_sha256, ceremony, transcript_refused, created_at, activated_at, retired_at FROM circuits WHERE id = ${id}`;
     return row ? toCircuit(row) : null;
   }
 

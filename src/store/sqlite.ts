@@ -9,6 +9,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { applyMandate, type MandateDecision, type MandateScope, planMandate, type StoredMandate } from "../mandates/enforce";
 import { type MandateResult, NO_SPEND, type Spend, type SpendKey, spendKeyId } from "../mandates/evaluate";
+import type { CircuitListing } from "../circuits/listing";
 import type {
   ActivateCircuitResult,
   AgentQuota,
@@ -256,17 +257,26 @@ export class SqliteStore implements Store {
       demoteActiveKey: db.query("UPDATE signing_keys SET state = 'published' WHERE state = 'active' RETURNING kid"),
       retireSigningKey: db.query("UPDATE signing_keys SET state = 'retired', retired_at = ? WHERE kid = ? AND state = 'published'"),
       insertCircuit: db.query(
-        `INSERT INTO circuits (id, state, vk, vk_hash, zkey_sha256, wasm_sha256, transcript, zkey, wasm, created_at, activated_at, retired_at)
+        `INSERT INTO circuits (id, state, vk, vk_hash, zkey_sha256, wasm_sha256, transcript, transcript_sha256, ceremony, transcript_refused,
+                               zkey, wasm, created_at, activated_at, retired_at)
          VALUES ($id, CASE WHEN EXISTS (SELECT 1 FROM circuits WHERE state = 'active') THEN 'accepted' ELSE 'active' END,
-                 $vk, $vkHash, $zkeySha256, $wasmSha256, $transcript, $zkey, $wasm, $createdAt,
+                 $vk, $vkHash, $zkeySha256, $wasmSha256, $transcript, $transcriptSha256, $ceremony, $refused, $zkey, $wasm, $createdAt,
                  CASE WHEN EXISTS (SELECT 1 FROM circuits WHERE state = 'active') THEN NULL ELSE $createdAt END, NULL)
          ON CONFLICT (id) DO NOTHING`,
       ),
+      rebuildCircuitListing: db.query(
+        `UPDATE circuits SET transcript_original = CASE WHEN transcript <> $transcript THEN transcript END, transcript = $transcript,
+                transcript_sha256 = $transcriptSha256, ceremony = $ceremony
+         WHERE id = $id AND transcript_sha256 IS NULL AND transcript_refused IS NULL`,
+      ),
+      refuseCircuitListing: db.query(
+        "UPDATE circuits SET transcript_refused = $refused WHERE id = $id AND transcript_sha256 IS NULL AND transcript_refused IS NULL",
+      ),
       listCircuits: db.query(
-        `SELECT id, state, vk, vk_hash, zkey_sha256, wasm_sha256, transcript, created_at, activated_at, retired_at FROM circuits ORDER BY created_at, id`,
+        `SELECT id, state, vk, vk_hash, zkey_sha256, wasm_sha256, transcript, transcript_sha256, ceremony, transcript_refused, created_at, activated_at, retired_at FROM circuits ORDER BY created_at, id`,
       ),
       getCircuit: db.query(
-        `SELECT id, state, vk, vk_hash, zkey_sha256, wasm_sha256, transcript, created_at, activated_at, retired_at FROM circuits WHERE id = ?`,
+        `SELECT id, state, vk, vk_hash, zkey_sha256, wasm_sha256, transcript, transcript_sha256, ceremony, transcript_refused, created_at, activated_at, retired_at FROM circuits WHERE id = ?`,
       ),
       circuitZkey: db.query("SELECT zkey AS bytes FROM circuits WHERE id = ?"),
       circuitWasm: db.query("SELECT wasm AS bytes FROM circuits WHERE id = ?"),
@@ -873,13 +883,29 @@ export class SqliteStore implements Store {
   }
 
   private readonly addCircuitTx = (c: CircuitWithArtifacts): { added: boolean; state: CircuitState } => {
-    const { id, vk, vkHash, zkeySha256, wasmSha256, transcript, zkey, wasm, createdAt } = c;
-    const added = this.q.insertCircuit.run({ id, vk, vkHash, zkeySha256, wasmSha256, transcript, zkey, wasm, createdAt }).changes === 1;
+    const { id, vk, vkHash, zkeySha256, wasmSha256, transcript, transcriptSha256, refused, zkey, wasm, createdAt } = c;
+    const ceremony = c.ceremony ? JSON.stringify(c.ceremony) : null;
+    const added =
+      this.q.insertCircuit.run({ id, vk, vkHash, zkeySha256, wasmSha256, transcript, transcriptSha256, ceremony, refused, zkey, wasm, createdAt }).changes ===
+      1;
     return { added, state: (this.q.getCircuit.get(id) as { state: CircuitState }).state };
   };
 
   async addCircuit(circuit: CircuitWithArtifacts): Promise<{ added: boolean; state: CircuitState }> {
     return this.immediate("add circuit", () => this.addCircuitTx(circuit));
+  }
+
+  async rebuildCircuitListing(id: string, outcome: CircuitListing | { refused: string }): Promise<boolean> {
+    const changed =
+      "refused" in outcome
+        ? this.q.refuseCircuitListing.run({ id, refused: outcome.refused })
+        : this.q.rebuildCircuitListing.run({
+            id,
+            transcript: outcome.transcript,
+            transcriptSha256: outcome.transcriptSha256,
+            ceremony: JSON.stringify(outcome.ceremony),
+          });
+    return changed.changes === 1;
   }
 
   async listCircuits(): Promise<CircuitRecord[]> {

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { CircuitSourceError, type LoadedCircuit, loadCircuit, prove } from "../../src/agent";
 import { cacheDirOf, DOWNLOAD_LIMITS } from "../../src/agent/circuit";
-import { PINNED_CIRCUITS, type PinnedCircuit } from "../../src/agent/pins";
+import { PINNED_CIRCUITS, type PinnedCircuit } from "../../src/circuits/pins";
 import { zKey } from "../../src/ceremony/snarkjs";
 import { circuitIdOf, SHIPPED_CIRCUIT_ID, SHIPPED_VK_HASH } from "../../src/circuits/version";
 import { parseZkey } from "../../src/prover/zkey";

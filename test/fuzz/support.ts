@@ -26,6 +26,7 @@ export const DOCUMENTED_ERRORS = new Set([
   "Malformed JSON body",
   "Challenge not found",
   "Circuit not found",
+  "Circuit not served",
   "Session not found",
   "Unauthorized access to session",
   "Challenge expired",

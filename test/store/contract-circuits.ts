@@ -20,6 +20,9 @@ export const makeCircuit = (overrides: Partial<CircuitWithArtifacts> = {}): Circ
     zkeySha256: "cd".repeat(32),
     wasmSha256: "ef".repeat(32),
     transcript: JSON.stringify({ format: "zkagent-ceremony/1", steps: [i] }),
+    transcriptSha256: i.toString(16).padStart(64, "0"),
+    ceremony: { contributions: [{ name: `c${i}`, hash: "12".repeat(64) }], beacon: null, ptau: { name: "p", blake2b512: "34".repeat(64) } },
+    refused: null,
     createdAt: T0 + i,
     activatedAt: null,
     retiredAt: null,
@@ -46,6 +49,35 @@ export function circuitContract(current: () => Store): void {
       ]);
       expect(await store.getCircuit(second.id)).toEqual({ ...record(second), state: "accepted" });
       expect(await store.getCircuit("agent_identity-none")).toBeNull();
+    });
+
+    test("a listing is stored with the circuit; a row without one is rebuilt once, or refused once, and then never changes", async () => {
+      const store = current();
+      const listed = makeCircuit();
+      const legacy = makeCircuit({ transcriptSha256: null, ceremony: null });
+      const lying = makeCircuit({ transcriptSha256: null, ceremony: null });
+      for (const c of [listed, legacy, lying]) await store.addCircuit(c);
+      expect(await store.getCircuit(listed.id)).toMatchObject({ transcriptSha256: listed.transcriptSha256, ceremony: listed.ceremony, refused: null });
+      expect(await store.getCircuit(legacy.id)).toMatchObject({ transcriptSha256: null, ceremony: null, refused: null });
+
+      const rebuilt = { transcript: '{"format":"zkagent-ceremony/1"}\n', transcriptSha256: "9".repeat(64), ceremony: listed.ceremony! };
+      expect(await store.rebuildCircuitListing(legacy.id, rebuilt)).toBe(true);
+      expect(await store.rebuildCircuitListing(lying.id, { refused: 'step 2 has the unknown label "review"' })).toBe(true);
+      // Done once: a second rebuild (another node starting) changes nothing, a stored listing is never rebuilt.
+      expect(await store.rebuildCircuitListing(legacy.id, { refused: "late" })).toBe(false);
+      expect(await store.rebuildCircuitListing(lying.id, rebuilt)).toBe(false);
+      expect(await store.rebuildCircuitListing(listed.id, rebuilt)).toBe(false);
+      expect(await store.rebuildCircuitListing("agent_identity-none", rebuilt)).toBe(false);
+      expect(await store.rebuildCircuitListing("nul\0", rebuilt)).toBe(false);
+
+      expect(await store.getCircuit(legacy.id)).toEqual({
+        ...record(legacy),
+        transcript: rebuilt.transcript,
+        transcriptSha256: rebuilt.transcriptSha256,
+        ceremony: rebuilt.ceremony,
+      });
+      expect(await store.getCircuit(lying.id)).toEqual({ ...record(lying), refused: 'step 2 has the unknown label "review"' });
+      expect(await store.getCircuit(listed.id)).toEqual({ ...record(listed), state: "active", activatedAt: listed.createdAt });
     });
 
     test("artifacts come back byte for byte", async () => {

@@ -82,7 +82,7 @@ export const circuits = (deps: ModuleDeps) => {
         public: true,
         params: { id: ID },
         ok: { status: 200, schema: circuitView, description: "The circuit" },
-        errors: ["circuit_not_found"],
+        errors: ["circuit_not_found", "circuit_not_served"],
       }),
     });
   for (const [kind, doc] of Object.entries(ARTIFACTS) as [ArtifactKind, (typeof ARTIFACTS)[ArtifactKind]][]) {
@@ -110,7 +110,7 @@ export const circuits = (deps: ModuleDeps) => {
             mediaType: ARTIFACT_MEDIA_TYPES[kind],
             headers: { ETag: true, "Cache-Control": true },
           },
-          errors: ["circuit_not_found"],
+          errors: ["circuit_not_found", "circuit_not_served"],
         }),
       },
     ) as unknown as typeof app;

@@ -4,7 +4,6 @@
 // its own hash as ETag.
 import { type CircuitRegistry, setupOf } from "../../circuits/registry";
 import { ApiError } from "../../errors";
-import { sha256Hex as sha256 } from "../../receipts/circuit";
 import type { CircuitRecord } from "../../store/interface";
 import type { CeremonySummary, CircuitView } from "./model";
 
@@ -27,72 +26,52 @@ export interface Artifact {
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
-/** The contributions and beacon a transcript lists (it verified before the circuit was stored). */
-export function ceremonySummary(transcriptText: string): CeremonySummary {
-  const transcript = JSON.parse(transcriptText) as {
-    ptau?: { name?: string; blake2b512?: string };
-    steps?: { step: string; name?: string; hash?: string; beacon?: string; iterations_exp?: number }[];
-  };
-  const steps = transcript.steps ?? [];
-  const beacon = steps.find((s) => s.step === "beacon");
-  return {
-    contributions: steps.filter((s) => s.step === "contribution").map((s) => ({ name: s.name ?? "", hash: s.hash ?? "" })),
-    beacon: beacon ? { value: beacon.beacon ?? "", iterations_exp: beacon.iterations_exp ?? 0, name: beacon.name ?? "", hash: beacon.hash ?? "" } : null,
-    ptau: { name: transcript.ptau?.name ?? "", blake2b512: transcript.ptau?.blake2b512 ?? "" },
-  };
-}
+/** Whether the circuit's listing is stored (computed when it was added, or rebuilt on a first start): only then is it served. */
+const served = (c: CircuitRecord): c is CircuitRecord & { transcriptSha256: string; ceremony: CeremonySummary } =>
+  c.transcriptSha256 !== null && c.ceremony !== null && c.refused === null;
 
-// What the list shows of a transcript, computed once per circuit version and
-// kept: a version's transcript never changes once added (its id is its key's
-// hash), so no request parses or hashes one again (a large transcript had
-// made every GET /v1/circuits slow for everyone).
-const described = new Map<string, { transcriptSha256: string; ceremony: CeremonySummary }>();
-function describe(c: CircuitRecord): { transcriptSha256: string; ceremony: CeremonySummary } {
-  const key = `${c.id}:${c.transcript.length}`;
-  let found = described.get(key);
-  if (!found) {
-    found = { transcriptSha256: sha256(c.transcript), ceremony: ceremonySummary(c.transcript) };
-    described.set(key, found);
-  }
-  return found;
-}
+/** The circuit as listed: every field as stored, nothing parsed or hashed here. Null for a circuit that is not served. */
+export const circuitViewOf = (c: CircuitRecord): CircuitView | null =>
+  served(c)
+    ? {
+        id: c.id,
+        state: c.state,
+        setup: setupOf(c.id),
+        vk_hash: c.vkHash,
+        zkey_sha256: c.zkeySha256,
+        wasm_sha256: c.wasmSha256,
+        transcript_sha256: c.transcriptSha256,
+        created_at: iso(c.createdAt)!,
+        activated_at: iso(c.activatedAt),
+        retired_at: iso(c.retiredAt),
+        ceremony: c.ceremony,
+      }
+    : null;
 
-export const circuitViewOf = (c: CircuitRecord): CircuitView => {
-  const { transcriptSha256, ceremony } = describe(c);
-  return {
-    id: c.id,
-    state: c.state,
-    setup: setupOf(c.id),
-    vk_hash: c.vkHash,
-    zkey_sha256: c.zkeySha256,
-    wasm_sha256: c.wasmSha256,
-    transcript_sha256: transcriptSha256,
-    created_at: iso(c.createdAt)!,
-    activated_at: iso(c.activatedAt),
-    retired_at: iso(c.retiredAt),
-    ceremony,
-  };
-};
+/** A circuit the routes serve: circuit_not_found when there is none, circuit_not_served when its stored transcript was refused (or not rebuilt yet). */
+async function servedCircuit(circuits: CircuitRegistry, id: string | null): Promise<CircuitRecord & { transcriptSha256: string; ceremony: CeremonySummary }> {
+  const record = id === null ? null : await circuits.get(id);
+  if (!record) throw new ApiError("circuit_not_found");
+  if (!served(record)) throw new ApiError("circuit_not_served");
+  return record;
+}
 
 export async function listCircuits(circuits: CircuitRegistry): Promise<{ active: string; circuits: CircuitView[] }> {
   const [active, all] = await Promise.all([circuits.active(), circuits.list()]);
-  return { active: active.id, circuits: all.map(circuitViewOf) };
+  return { active: active.id, circuits: all.map(circuitViewOf).filter((view) => view !== null) };
 }
 
 export async function readCircuit(circuits: CircuitRegistry, id: string | null): Promise<CircuitView> {
-  const record = id === null ? null : await circuits.get(id);
-  if (!record) throw new ApiError("circuit_not_found");
-  return circuitViewOf(record);
+  return circuitViewOf(await servedCircuit(circuits, id))!;
 }
 
 export async function readArtifact(circuits: CircuitRegistry, id: string | null, kind: ArtifactKind): Promise<Artifact> {
-  const record = id === null ? null : await circuits.get(id);
-  if (!record) throw new ApiError("circuit_not_found");
+  const record = await servedCircuit(circuits, id);
   switch (kind) {
     case "vk":
       return { body: record.vk, hash: record.vkHash.replace(/^sha256:/, ""), contentType: ARTIFACT_MEDIA_TYPES.vk };
     case "transcript":
-      return { body: record.transcript, hash: describe(record).transcriptSha256, contentType: ARTIFACT_MEDIA_TYPES.transcript };
+      return { body: record.transcript, hash: record.transcriptSha256, contentType: ARTIFACT_MEDIA_TYPES.transcript };
     case "zkey":
     case "wasm": {
       const bytes = await circuits.artifact(record.id, kind);

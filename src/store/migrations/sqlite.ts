@@ -279,4 +279,15 @@ export const sqliteMigrations: string[] = [
    ALTER TABLE challenges ADD COLUMN group_id TEXT;
    ALTER TABLE challenges ADD COLUMN group_root TEXT;
    ALTER TABLE challenges ADD COLUMN group_depth INTEGER;`,
+  // N (issue 23): what GET /v1/circuits lists of a circuit is computed once,
+  // when it is added, and stored: the transcript's hash and summary (JSON).
+  // Rows from before are rebuilt once by the first start that finds them
+  // (their transcript re-checked; SQL cannot parse or hash one):
+  // transcript_refused says why a row's stored transcript failed, and such a
+  // circuit is not served; transcript_original keeps a stored transcript the
+  // rebuild replaced by its known fields.
+  `ALTER TABLE circuits ADD COLUMN transcript_sha256 TEXT;
+   ALTER TABLE circuits ADD COLUMN ceremony TEXT;
+   ALTER TABLE circuits ADD COLUMN transcript_refused TEXT;
+   ALTER TABLE circuits ADD COLUMN transcript_original TEXT;`,
 ];

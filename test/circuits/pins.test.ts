@@ -1,10 +1,10 @@
-// The SDK's pins (src/agent/pins.ts) are what the shipped artifacts are: a
+// The SDK's pins (src/circuits/pins.ts) are what the shipped artifacts are: a
 // rebuilt circuit cannot keep a stale pin, and a pin cannot name a circuit
 // the SDK does not ship.
 import { expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { PINNED_CIRCUITS } from "../../src/agent/pins";
+import { PINNED_CIRCUITS } from "../../src/circuits/pins";
 import { parseZkey } from "../../src/prover/zkey";
 
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
