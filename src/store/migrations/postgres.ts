@@ -288,7 +288,7 @@ export const postgresMigrations: string[] = [
    ALTER TABLE challenges ADD COLUMN group_id TEXT;
    ALTER TABLE challenges ADD COLUMN group_root TEXT;
    ALTER TABLE challenges ADD COLUMN group_depth BIGINT;`,
-  // N (issue 23): what GET /v1/circuits lists of a circuit is computed once,
+  // 11: the circuit list at add time (issue 23): what GET /v1/circuits lists of a circuit is computed once,
   // when it is added, and stored: the transcript's hash and summary (JSON).
   // Rows from before are rebuilt once by the first start that finds them
   // (their transcript re-checked; SQL cannot parse or hash one):
