@@ -110,7 +110,7 @@ export const circuits = (deps: ModuleDeps) => {
             mediaType: ARTIFACT_MEDIA_TYPES[kind],
             headers: { ETag: true, "Cache-Control": true },
           },
-          errors: ["circuit_not_found"],
+          errors: kind === "zkey" || kind === "wasm" ? ["circuit_not_found", "artifact_not_served"] : ["circuit_not_found"],
         }),
       },
     ) as unknown as typeof app;

@@ -3,6 +3,7 @@
 // artifact is immutable (a circuit's id is its key's hash), so each carries
 // its own hash as ETag.
 import { type CircuitRegistry, setupOf } from "../../circuits/registry";
+import { SEMAPHORE_ARTIFACTS_PACKAGE, SemaphoreUnavailableError, semaphoreDepthOf } from "../../circuits/semaphore";
 import { ApiError } from "../../errors";
 import { sha256Hex as sha256 } from "../../receipts/circuit";
 import type { CircuitRecord } from "../../store/interface";
@@ -71,6 +72,7 @@ export const circuitViewOf = (c: CircuitRecord): CircuitView => {
     activated_at: iso(c.activatedAt),
     retired_at: iso(c.retiredAt),
     ceremony,
+    ...(semaphoreDepthOf(c.id) === null ? {} : { artifacts_package: SEMAPHORE_ARTIFACTS_PACKAGE }),
   };
 };
 
@@ -95,7 +97,13 @@ export async function readArtifact(circuits: CircuitRegistry, id: string | null,
       return { body: record.transcript, hash: describe(record).transcriptSha256, contentType: ARTIFACT_MEDIA_TYPES.transcript };
     case "zkey":
     case "wasm": {
-      const bytes = await circuits.artifact(record.id, kind);
+      const bytes = await circuits.artifact(record.id, kind).catch((error) => {
+        if (!(error instanceof SemaphoreUnavailableError)) throw error;
+        const file = `semaphore-${semaphoreDepthOf(record.id)}.${kind}`;
+        throw new ApiError("artifact_not_served", {
+          message: `This service verifies ${record.id} but does not carry its ${kind}: get ${file} from the npm package ${SEMAPHORE_ARTIFACTS_PACKAGE} and check its SHA-256 against ${kind}_sha256.`,
+        });
+      });
       if (!bytes) throw new ApiError("circuit_not_found");
       return {
         body: bytes,
