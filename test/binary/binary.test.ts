@@ -152,17 +152,17 @@ test("a group challenge from the binary alone: the Semaphore vks are embedded, a
     for await (const chunk of server.stderr.pipeThrough(new TextDecoderStream())) stderr.push(chunk);
   })();
   try {
-    let port: number | undefined;
-    for (let i = 0; i < 500 && port === undefined; i++) {
+    // One worker is no cluster: the process logs "listening" with its URL.
+    let url: string | undefined;
+    for (let i = 0; i < 500 && url === undefined; i++) {
       const line = stderr
         .join("")
         .split("\n")
-        .find((l) => l.includes('"cluster started"'));
-      if (line) port = JSON.parse(line).port;
+        .find((l) => l.includes('"msg":"listening"'));
+      if (line) url = JSON.parse(line).url;
       else await Bun.sleep(10);
     }
-    expect(port).toBeNumber();
-    const url = `http://127.0.0.1:${port}`;
+    if (url === undefined) throw new Error(`no "listening" line: ${stderr.join("")}`);
     await waitForHealth(url, 10_000, server.exited);
     const checked = await contract();
     const call = async (method: string, path: string, body?: unknown, key?: string) => {
@@ -178,7 +178,7 @@ test("a group challenge from the binary alone: the Semaphore vks are embedded, a
     const { key } = JSON.parse(run(["keys", "create", "--name", "groups", "--json"]).stdout);
     const member = createSemaphoreIdentity();
     expect((await call("POST", "/v1/groups", { group_id: "fleet" }, key)).status).toBe(201);
-    expect((await call("POST", "/v1/groups/fleet/members", { identity_commitments: [member.identity_commitment, "12345"] }, key)).status).toBe(200);
+    expect((await call("POST", "/v1/groups/fleet/members", { identity_commitments: [member.identity_commitment, "12345"] }, key)).status).toBe(201);
 
     const challenge = await call("POST", "/v1/verify/challenge", { group_id: "fleet", action: "purchase", context: { amount: "20" } }, key);
     expect(challenge.status).toBe(200);
