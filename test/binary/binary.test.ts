@@ -184,11 +184,15 @@ test("a group challenge from the binary alone: the Semaphore vks are embedded, a
     expect(challenge.status).toBe(200);
     expect(challenge.body.circuit_id).toMatch(/^semaphore_v4_d1-[0-9a-f]{16}$/);
     // The agent proves with the package's files (installed here, not in the binary) and the members the binary serves.
-    const proof = await proveGroupChallenge({
-      privateKey: member.private_key,
-      challenge: { ...challenge.body, action: "purchase", context: { amount: "20" } },
-      service: url,
-    });
+    const proof = await proveGroupChallenge(
+      {
+        privateKey: member.private_key,
+        challenge: { ...challenge.body, action: "purchase", context: { amount: "20" } },
+        service: url,
+      },
+      // One proof: no window tables (what `zkagent prove --group-challenge` does).
+      { precompute: false },
+    );
     const verified = await call("POST", "/v1/verify/proof", { challenge_id: challenge.body.challenge_id, proof }, key);
     expect(verified.status).toBe(200);
     expect(verified.body.verified).toBe(true);
