@@ -2,20 +2,26 @@
 // artifact (witness wasm, zkey, verification key) of the installed
 // @zk-kit/semaphore-artifacts, so that the service and the agent check the
 // files against hashes committed in this repository, never against the files
-// themselves. `--check` exits 1 if the committed file differs (CI).
+// themselves. And src/groups/semaphore-vks.json: each depth's verification
+// key file, its exact text (132 KB in all), so that the service verifies group
+// proofs where the package is not installed (the compiled binary, which does
+// not embed the 32 zkeys). `--check` exits 1 if either committed file differs (CI).
 import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 
 const OUT = resolve(import.meta.dir, "../src/groups/semaphore-pins.ts");
+const VKS_OUT = resolve(import.meta.dir, "../src/groups/semaphore-vks.json");
 const pkgJson = Bun.resolveSync("@zk-kit/semaphore-artifacts/package.json", import.meta.dir);
 const dir = dirname(pkgJson);
 const { version } = JSON.parse(readFileSync(pkgJson, "utf8")) as { version: string };
 const sha256 = (path: string) => createHash("sha256").update(readFileSync(path)).digest("hex");
 
 const rows: string[] = [];
+const vks: Record<string, string> = {};
 for (let depth = 1; depth <= 32; depth++) {
   const file = (ext: string) => join(dir, `semaphore-${depth}.${ext}`);
+  vks[depth] = readFileSync(file("json"), "utf8");
   rows.push(`  ${depth}: {\n    wasm: "${sha256(file("wasm"))}",\n    zkey: "${sha256(file("zkey"))}",\n    vk: "${sha256(file("json"))}",\n  },`);
 }
 
@@ -39,9 +45,19 @@ ${rows.join("\n")}
 };
 `;
 
+const vksText = `${JSON.stringify(vks, null, 1)}\n`;
+
 if (process.argv.includes("--check")) {
-  if (readFileSync(OUT, "utf8") !== text) {
-    console.error("src/groups/semaphore-pins.ts is not what scripts/semaphore-pins.ts writes");
-    process.exit(1);
+  for (const [path, expected] of [
+    [OUT, text],
+    [VKS_OUT, vksText],
+  ] as const) {
+    if (readFileSync(path, "utf8") !== expected) {
+      console.error(`${path.slice(resolve(import.meta.dir, "..").length + 1)} is not what scripts/semaphore-pins.ts writes`);
+      process.exit(1);
+    }
   }
-} else writeFileSync(OUT, text);
+} else {
+  writeFileSync(OUT, text);
+  writeFileSync(VKS_OUT, vksText);
+}

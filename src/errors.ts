@@ -30,6 +30,12 @@ const catalogue = {
     error: "Circuit not served",
     message: "Its stored ceremony transcript did not pass the checks; the operator can add the ceremony again (zkagent circuits add).",
   },
+  // A Semaphore circuit's zkey or wasm where its package is not installed (the compiled binary): + message naming the package and file.
+  artifact_not_served: {
+    status: 404,
+    error: "Artifact not served here",
+    message: "This service verifies the circuit but does not carry this file: get it from the package the circuit names (artifacts_package).",
+  },
   webhook_not_found: { status: 404, error: "Webhook not found" },
   webhook_event_not_found: {
     status: 404,

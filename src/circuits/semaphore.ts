@@ -1,10 +1,17 @@
 // The Semaphore v4 circuits as circuit versions (docs/trust.md, "Groups").
 // Their setup is not this project's: the proving keys come from the
 // Semaphore v4 phase-2 ceremony, published in @zk-kit/semaphore-artifacts.
-// They are read from that installed package, never stored in the database
-// (32 zkeys of 1.5–5.8 MB would be sent to the store at every fresh start),
-// and every file's SHA-256 is checked against the pins committed in this
+// Every file's SHA-256 is checked against the pins committed in this
 // repository (src/groups/semaphore-pins.ts) before it is used or served.
+//
+// The verification keys (4 KB each) are part of this build
+// (src/groups/semaphore-vks.json, written with the pins by
+// scripts/semaphore-pins.ts): group proofs verify wherever the service runs,
+// the compiled binary included. The zkeys and witness generators (1.5–5.8 MB
+// each) are read from the installed package, never stored in the database
+// (32 zkeys would be sent to the store at every fresh start) nor embedded in
+// the binary: where the package is absent, GET /v1/circuits/{id}/zkey and
+// /wasm answer 404 `Artifact not served here`, naming the package.
 //
 // A circuit of depth D proves membership of any tree of depth ≤ D (its
 // merkleProofLength input); a group challenge names the group's depth
@@ -13,6 +20,7 @@ import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { SEMAPHORE_ARTIFACTS_VERSION, SEMAPHORE_MAX_DEPTH, SEMAPHORE_PINS } from "../groups/semaphore-pins";
+import SEMAPHORE_VKS from "../groups/semaphore-vks.json";
 import { sha256Hex, vkHash } from "../receipts/circuit";
 import type { CircuitRecord } from "../store/interface";
 
@@ -33,19 +41,29 @@ function packageDir(): string | null {
   }
 }
 
-/** The Semaphore artifacts are not installed beside this build: group challenges cannot be served. */
+/** Where the zkeys and witness generators are published: what a service without the package tells those who ask for them. */
+export const SEMAPHORE_ARTIFACTS_PACKAGE = `@zk-kit/semaphore-artifacts@${SEMAPHORE_ARTIFACTS_VERSION}`;
+
+/** The package is not installed beside this build (the compiled binary): its zkeys and witness generators cannot be read. */
 export class SemaphoreUnavailableError extends Error {}
 
 const EXTENSIONS: Record<SemaphoreFile, string> = { wasm: "wasm", zkey: "zkey", vk: "json" };
 
-/** A depth's file from the installed package, checked against its pin. */
+/** A depth's file, checked against its pin: the vk from this build, the wasm and zkey from the installed package. */
 export async function semaphoreFile(depth: number, file: SemaphoreFile): Promise<Uint8Array> {
   const pin = SEMAPHORE_PINS[depth];
   if (!pin) throw new RangeError(`no Semaphore circuit of depth ${depth} (1–${SEMAPHORE_MAX_DEPTH})`);
-  const dir = packageDir();
-  if (dir === null) throw new SemaphoreUnavailableError("@zk-kit/semaphore-artifacts is not installed beside this build");
-  const path = join(dir, `semaphore-${depth}.${EXTENSIONS[file]}`);
-  const bytes = new Uint8Array(await readFile(path));
+  let path: string;
+  let bytes: Uint8Array;
+  if (file === "vk") {
+    path = `src/groups/semaphore-vks.json (depth ${depth})`;
+    bytes = new TextEncoder().encode((SEMAPHORE_VKS as Record<string, string>)[String(depth)]!);
+  } else {
+    const dir = packageDir();
+    if (dir === null) throw new SemaphoreUnavailableError(`${SEMAPHORE_ARTIFACTS_PACKAGE} is not installed beside this build`);
+    path = join(dir, `semaphore-${depth}.${EXTENSIONS[file]}`);
+    bytes = new Uint8Array(await readFile(path));
+  }
   const actual = sha256Hex(bytes);
   if (actual !== pin[file]) throw new PinMismatchError(`${path}: SHA-256 ${actual}, pinned ${pin[file]}`);
   return bytes;
@@ -61,7 +79,7 @@ export function semaphoreDepthOf(id: string): number | null {
 export const semaphoreTranscript = (depth: number): string =>
   JSON.stringify({
     setup: "semaphore",
-    package: `@zk-kit/semaphore-artifacts@${SEMAPHORE_ARTIFACTS_VERSION}`,
+    package: SEMAPHORE_ARTIFACTS_PACKAGE,
     depth,
     ptau: { name: "", blake2b512: "" },
     steps: [],
@@ -91,7 +109,7 @@ export async function semaphoreCircuit(depth: number): Promise<CircuitRecord> {
   };
 }
 
-/** Every depth's circuit version, one read of each small vk (the zkeys and wasms are read when asked for). */
+/** Every depth's circuit version, from its embedded vk (the zkeys and wasms are read from the package when asked for). */
 export class SemaphoreCircuits {
   private readonly byDepth = new Map<number, Promise<CircuitRecord>>();
 
@@ -105,16 +123,15 @@ export class SemaphoreCircuits {
     return record;
   }
 
-  /** Every depth's circuit; none where the package is not installed (GET /v1/circuits still lists the stored ones). */
+  /** Every depth's circuit, with or without the package installed. */
   async all(): Promise<CircuitRecord[]> {
-    if (packageDir() === null) return [];
     return Promise.all(Array.from({ length: SEMAPHORE_MAX_DEPTH }, (_, i) => this.circuit(i + 1)));
   }
 
   /** The circuit an id names, or null (another id, or the depth's id with another key hash). */
   async byId(id: string): Promise<CircuitRecord | null> {
     const depth = semaphoreDepthOf(id);
-    if (depth === null || packageDir() === null) return null;
+    if (depth === null) return null;
     const record = await this.circuit(depth);
     return record.id === id ? record : null;
   }

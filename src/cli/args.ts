@@ -25,10 +25,31 @@ const lines = (text: string): string => text.split("\n").map(shown).join("\n");
  * there. JSON.stringify escapes C0 controls only; the rest are escaped here as
  * \uXXXX, which leaves the JSON text meaning the same.
  */
-export const printJson = (value: unknown) => process.stdout.write(`${shown(JSON.stringify(value))}\n`);
-export const say = (line: string) => process.stdout.write(`${lines(line)}\n`);
+export const printJson = (value: unknown): Promise<void> => write(process.stdout, `${shown(JSON.stringify(value))}\n`);
+export const say = (line: string): Promise<void> => write(process.stdout, `${lines(line)}\n`);
 /** A message on standard error, escaped like say(). */
-export const warn = (line: string) => process.stderr.write(`${lines(line)}\n`);
+export const warn = (line: string): Promise<void> => write(process.stderr, `${lines(line)}\n`);
+
+// A pipe holds 64 KiB: the rest of a larger write is still queued in the
+// process when the command returns, and process.exit drops it. (An empty
+// write's callback is no proof: under Bun it can run before the queued bytes
+// are out.) So every write is remembered until its own callback, which runs
+// once the stream has taken its bytes or failed (EPIPE: the reader left).
+const pending = new Set<Promise<void>>();
+function write(stream: NodeJS.WriteStream, text: string | Uint8Array): Promise<void> {
+  const done = new Promise<void>((resolve) => stream.write(text, () => resolve()));
+  pending.add(done);
+  done.then(() => pending.delete(done));
+  return done;
+}
+
+/** Writes raw bytes to standard output, remembered like printJson's. */
+export const writeStdout = (bytes: string | Uint8Array): Promise<void> => write(process.stdout, bytes);
+
+/** Resolves once every write made through this module has been taken by its stream: what the CLI awaits before it exits. */
+export const outputWritten = async (): Promise<void> => {
+  while (pending.size > 0) await Promise.all(pending);
+};
 
 export function requireString(values: Record<string, unknown>, name: string): string {
   const value = values[name];

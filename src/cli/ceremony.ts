@@ -79,13 +79,8 @@ async function semaphoreCeremony(only: number | undefined, json: boolean): Promi
       if (!json) say(`FAIL  depth ${depth}: ${shown(error.message)}`);
     }
   }
-  // ~250 KB with --depth: written and awaited here, since a pipe took only its first 64 KiB of printJson's write before the exit.
-  if (json)
-    await Bun.write(
-      Bun.stdout,
-      `${shown(JSON.stringify({ package: `@zk-kit/semaphore-artifacts@${SEMAPHORE_ARTIFACTS_VERSION}`, ok, depths: rows }))}
-`,
-    );
+  // ~250 KB with --depth: more than a pipe holds, written whole before the exit (src/cli/args.ts).
+  if (json) printJson({ package: `@zk-kit/semaphore-artifacts@${SEMAPHORE_ARTIFACTS_VERSION}`, ok, depths: rows });
   else say(ok ? `Every file matches the pins of @zk-kit/semaphore-artifacts ${SEMAPHORE_ARTIFACTS_VERSION}.` : "Some files do NOT match their pins.");
   return ok ? 0 : 1;
 }

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { ChallengeError, CircuitSourceError, type FetchIdentity, zkagentFetch } from "../agent";
 import { isValidSecret } from "../identity/commitment";
 import { parseFieldElement } from "../identity/field";
-import { parse, shown, UsageError, warn } from "./args";
+import { parse, shown, UsageError, warn, writeStdout } from "./args";
 
 export const fetchHelp = `zkagent fetch URL [-X METHOD] [-H 'Name: value']... [-d BODY] --identity FILE [--trust URL]... [--announce] [--unsigned]
   A curl for agents: sends the request and answers a ZKAgent challenge
@@ -118,7 +118,7 @@ export async function fetchCommand(argv: string[]): Promise<number> {
     throw error;
   }
   const bytes = new Uint8Array(await response.arrayBuffer());
-  await new Promise<void>((resolve) => process.stdout.write(bytes, () => resolve()));
+  await writeStdout(bytes);
   if (response.ok) return 0;
   warn(`zkagent: HTTP ${response.status}`);
   return 1;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bun
 // zkagent — one entry point for the server, key management and the agent side.
 import { ConfigError, loadConfig } from "../config";
-import { say, shown, UsageError, warn } from "./args";
+import { outputWritten, say, shown, UsageError, warn } from "./args";
 import { auditCommand, auditHelp } from "./audit";
 import { ceremonyCommand, ceremonyHelp } from "./ceremony";
 import { circuitsCommand, circuitsHelp } from "./circuits";
@@ -108,11 +108,9 @@ async function main(argv: string[]): Promise<number> {
 }
 
 // process.exit does not wait for a pipe to take what was written: a --json
-// line written just before could be lost (seen as an empty stdout with exit 0).
-// An empty write's callback runs once everything written before it is out.
-const drained = (stream: NodeJS.WriteStream) => new Promise<void>((resolve) => stream.write("", () => resolve()));
+// object larger than the pipe's 64 KiB was cut (src/cli/args.ts, outputWritten).
 const exit = async (code: number) => {
-  await Promise.all([drained(process.stdout), drained(process.stderr)]);
+  await outputWritten();
   process.exit(code);
 };
 

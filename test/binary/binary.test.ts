@@ -2,6 +2,7 @@
 // no repository): it serves (as a cluster of re-executed workers), runs the
 // whole demo flow to a verified session, manages keys, creates identities,
 // answers --help for every command, verifies the shipped circuit's ceremony,
+// verifies a group's Semaphore proof with its embedded verification keys,
 // and stops cleanly on SIGTERM. Built once
 // here, into a temporary directory, so the test never runs a stale dist/.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -11,6 +12,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import canonicalize from "canonicalize";
 import { buildBinary } from "../../scripts/build";
+import { createSemaphoreIdentity, proveGroupChallenge } from "../../src/agent/group";
+import { contract } from "../support/contract";
 import { measureStartup, median, waitForHealth } from "./startup";
 
 let root: string; // build output and scratch
@@ -136,6 +139,82 @@ test("serve (two workers, re-executing the binary) + demo to a verified session 
     const log = stderr.join("");
     expect(log).toContain('"msg":"stopped"');
     expect(log).toContain('"msg":"cluster stopped"');
+  } finally {
+    if (server.exitCode === null) server.kill("SIGKILL");
+  }
+}, 60_000);
+
+test("a group challenge from the binary alone: the Semaphore vks are embedded, a member's proof verifies, the zkey is pointed to, never a 5xx", async () => {
+  // The binary does not carry @zk-kit/semaphore-artifacts (32 zkeys): it verifies with the vks of src/groups/semaphore-vks.json.
+  const server = Bun.spawn([binary, "serve", "--workers", "1"], { cwd: dir, env: { ...env(), PORT: "0", HOST: "127.0.0.1" }, stdout: "pipe", stderr: "pipe" });
+  const stderr: string[] = [];
+  const reader = (async () => {
+    for await (const chunk of server.stderr.pipeThrough(new TextDecoderStream())) stderr.push(chunk);
+  })();
+  try {
+    // One worker is no cluster: the process logs "listening" with its URL.
+    let url: string | undefined;
+    for (let i = 0; i < 500 && url === undefined; i++) {
+      const line = stderr
+        .join("")
+        .split("\n")
+        .find((l) => l.includes('"msg":"listening"'));
+      if (line) url = JSON.parse(line).url;
+      else await Bun.sleep(10);
+    }
+    if (url === undefined) throw new Error(`no "listening" line: ${stderr.join("")}`);
+    await waitForHealth(url, 10_000, server.exited);
+    const checked = await contract();
+    const call = async (method: string, path: string, body?: unknown, key?: string) => {
+      const headers: Record<string, string> = key ? { "x-api-key": key } : {};
+      if (body !== undefined) headers["content-type"] = "application/json";
+      const response = await fetch(`${url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      const text = await response.text();
+      checked.check(method, `${url}${path}`, response.status, response.headers, text);
+      expect(response.status).toBeLessThan(500);
+      const json = response.headers.get("content-type")?.startsWith("application/json");
+      return { status: response.status, body: json ? JSON.parse(text) : text };
+    };
+    const { key } = JSON.parse(run(["keys", "create", "--name", "groups", "--json"]).stdout);
+    const member = createSemaphoreIdentity();
+    expect((await call("POST", "/v1/groups", { group_id: "fleet" }, key)).status).toBe(201);
+    expect((await call("POST", "/v1/groups/fleet/members", { identity_commitments: [member.identity_commitment, "12345"] }, key)).status).toBe(201);
+
+    const challenge = await call("POST", "/v1/verify/challenge", { group_id: "fleet", action: "purchase", context: { amount: "20" } }, key);
+    expect(challenge.status).toBe(200);
+    expect(challenge.body.circuit_id).toMatch(/^semaphore_v4_d1-[0-9a-f]{16}$/);
+    // The agent proves with the package's files (installed here, not in the binary) and the members the binary serves.
+    const proof = await proveGroupChallenge(
+      {
+        privateKey: member.private_key,
+        challenge: { ...challenge.body, action: "purchase", context: { amount: "20" } },
+        service: url,
+      },
+      // One proof: no window tables (what `zkagent prove --group-challenge` does).
+      { precompute: false },
+    );
+    const verified = await call("POST", "/v1/verify/proof", { challenge_id: challenge.body.challenge_id, proof }, key);
+    expect(verified.status).toBe(200);
+    expect(verified.body.verified).toBe(true);
+
+    // Every depth is listed, each naming where its zkey and wasm are published; the vk is served and is the pinned file's content.
+    const { circuits } = (await call("GET", "/v1/circuits")).body;
+    const semaphore = circuits.filter((c: { setup: string }) => c.setup === "semaphore");
+    expect(semaphore).toHaveLength(32);
+    for (const c of semaphore) expect(c.artifacts_package).toBe("@zk-kit/semaphore-artifacts@4.13.0");
+    const id = challenge.body.circuit_id;
+    const vk = await call("GET", `/v1/circuits/${id}/vk`);
+    expect(vk.status).toBe(200);
+    expect(vk.body).toEqual(JSON.parse(readFileSync("node_modules/@zk-kit/semaphore-artifacts/semaphore-1.json", "utf8")));
+    for (const kind of ["zkey", "wasm"]) {
+      const missing = await call("GET", `/v1/circuits/${id}/${kind}`);
+      expect(missing.status).toBe(404);
+      expect(missing.body.error).toBe("Artifact not served here");
+      expect(missing.body.message).toContain(`semaphore-1.${kind} from the npm package @zk-kit/semaphore-artifacts@4.13.0`);
+    }
+    server.kill("SIGTERM");
+    expect(await server.exited).toBe(0);
+    await reader;
   } finally {
     if (server.exitCode === null) server.kill("SIGKILL");
   }

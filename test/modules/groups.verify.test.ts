@@ -164,8 +164,20 @@ describe("group challenges with a stock Semaphore v4 client", () => {
     const both = await call("POST", "/v1/verify/challenge", { key: platformA, body: { agent_id: "a", group_id: "household", action: "purchase" } });
     expect(both.status).toBe(400);
     expect(both.body.error).toBe("Invalid field agent_id: exactly one of agent_id and group_id may be given");
+    expect(both.body.message).toBeUndefined();
     const neither = await call("POST", "/v1/verify/challenge", { key: platformA, body: { action: "purchase" } });
+    expect(neither.status).toBe(400);
     expect(neither.body.error).toBe("Missing required fields: agent_id");
+    expect(neither.body.message).toBe("Give agent_id for an agent challenge, or group_id for a group challenge.");
+    // Both null is neither; with the action missing too, both fields are named.
+    const nulls = await call("POST", "/v1/verify/challenge", { key: platformA, body: { agent_id: null, group_id: null } });
+    expect(nulls.status).toBe(400);
+    expect(nulls.body.error).toBe("Missing required fields: agent_id, action");
+    expect(nulls.body.message).toBe("Give agent_id for an agent challenge, or group_id for a group challenge.");
+    // An agent challenge missing only its action: the agent_id was given, no hint about groups.
+    const noAction = await call("POST", "/v1/verify/challenge", { key: platformA, body: { agent_id: "a" } });
+    expect(noAction.body).toMatchObject({ error: "Missing required fields: action" });
+    expect(noAction.body.message).toBeUndefined();
     expect((await call("POST", "/v1/verify/challenge", { key: platformA, body: { group_id: "nope", action: "purchase" } })).body.error).toBe("Group not found");
     await call("POST", "/v1/groups", { key: platformA, body: { group_id: "empty" } });
     const empty = await call("POST", "/v1/verify/challenge", { key: platformA, body: { group_id: "empty", action: "purchase" } });

@@ -7,9 +7,27 @@ import { rateLimitHeaders } from "../../http/errors";
 import { idempotent } from "../../http/idempotency";
 import { REQUEST_ID_HEADER } from "../../http/request-id";
 import { validate } from "../../http/validate";
-import { invalidField } from "../../errors";
+import { ApiError, invalidField } from "../../errors";
 import { anyChallengeRequest, anyChallengeResponse, challengeRefinements, challengeRequest, groupChallengeRefinements, groupChallengeRequest } from "./model";
 import { createChallenge, createGroupChallenge } from "./service";
+
+const absent = (value: unknown) => value === undefined || value === null;
+
+/**
+ * An agent challenge's body. With neither agent_id nor group_id the `error`
+ * stays the seed contract's "Missing required fields: agent_id" (plus any other
+ * missing field); its `message` says that a group_id would do as well.
+ */
+function agentChallengeInput(body: Record<string, unknown>) {
+  try {
+    return validate(challengeRequest, body, challengeRefinements);
+  } catch (error) {
+    if (error instanceof ApiError && absent(body.agent_id)) {
+      throw new ApiError("invalid_request", { ...error.body, message: "Give agent_id for an agent challenge, or group_id for a group challenge." });
+    }
+    throw error;
+  }
+}
 
 export const challenges = (deps: ModuleDeps) =>
   new Elysia({ name: "challenges" }).use(authentication(deps)).post(
@@ -17,11 +35,10 @@ export const challenges = (deps: ModuleDeps) =>
     async ({ key, request, set }) => {
       const body = await readJsonObject(request);
       // A group_id makes it a group challenge; without one the agent challenge's rules hold unchanged.
-      const forGroup = body.group_id !== undefined && body.group_id !== null;
-      if (forGroup && body.agent_id !== undefined && body.agent_id !== null)
-        throw invalidField("agent_id", "exactly one of agent_id and group_id may be given");
+      const forGroup = !absent(body.group_id);
+      if (forGroup && !absent(body.agent_id)) throw invalidField("agent_id", "exactly one of agent_id and group_id may be given");
       const groupInput = forGroup ? validate(groupChallengeRequest, body, groupChallengeRefinements) : null;
-      const agentInput = forGroup ? null : validate(challengeRequest, body, challengeRefinements);
+      const agentInput = forGroup ? null : agentChallengeInput(body);
       const requestId = String(set.headers[REQUEST_ID_HEADER]);
       const outcome = await idempotent(deps, key, request, "challenge", body, async () => {
         const { body, rateLimit } = groupInput

@@ -110,7 +110,10 @@ export const circuits = (deps: ModuleDeps) => {
             mediaType: ARTIFACT_MEDIA_TYPES[kind],
             headers: { ETag: true, "Cache-Control": true },
           },
-          errors: ["circuit_not_found", "circuit_not_served"],
+          errors:
+            kind === "zkey" || kind === "wasm"
+              ? ["circuit_not_found", "circuit_not_served", "artifact_not_served"]
+              : ["circuit_not_found", "circuit_not_served"],
         }),
       },
     ) as unknown as typeof app;

@@ -72,6 +72,13 @@ export const circuitView = t.Object(
     activated_at: t.Union([t.String({ format: "date-time" }), t.Null()], { description: "When it was last made active; null if never" }),
     retired_at: t.Union([t.String({ format: "date-time" }), t.Null()]),
     ceremony: ceremonySummary,
+    artifacts_package: t.Optional(
+      t.String({
+        description:
+          "Semaphore circuits only: the npm package (name@version) that publishes their zkey and wasm. A service installed without it (the compiled binary) verifies with the vk but answers 404 for …/zkey and …/wasm; check the files against zkey_sha256 and wasm_sha256.",
+        examples: ["@zk-kit/semaphore-artifacts@4.13.0"],
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -3,6 +3,7 @@
 // artifact is immutable (a circuit's id is its key's hash), so each carries
 // its own hash as ETag.
 import { type CircuitRegistry, setupOf } from "../../circuits/registry";
+import { SEMAPHORE_ARTIFACTS_PACKAGE, SemaphoreUnavailableError, semaphoreDepthOf } from "../../circuits/semaphore";
 import { ApiError } from "../../errors";
 import type { CircuitRecord } from "../../store/interface";
 import type { CeremonySummary, CircuitView } from "./model";
@@ -45,6 +46,7 @@ export const circuitViewOf = (c: CircuitRecord): CircuitView | null =>
         activated_at: iso(c.activatedAt),
         retired_at: iso(c.retiredAt),
         ceremony: c.ceremony,
+        ...(semaphoreDepthOf(c.id) === null ? {} : { artifacts_package: SEMAPHORE_ARTIFACTS_PACKAGE }),
       }
     : null;
 
@@ -74,7 +76,13 @@ export async function readArtifact(circuits: CircuitRegistry, id: string | null,
       return { body: record.transcript, hash: record.transcriptSha256, contentType: ARTIFACT_MEDIA_TYPES.transcript };
     case "zkey":
     case "wasm": {
-      const bytes = await circuits.artifact(record.id, kind);
+      const bytes = await circuits.artifact(record.id, kind).catch((error) => {
+        if (!(error instanceof SemaphoreUnavailableError)) throw error;
+        const file = `semaphore-${semaphoreDepthOf(record.id)}.${kind}`;
+        throw new ApiError("artifact_not_served", {
+          message: `This service verifies ${record.id} but does not carry its ${kind}: get ${file} from the npm package ${SEMAPHORE_ARTIFACTS_PACKAGE} and check its SHA-256 against ${kind}_sha256.`,
+        });
+      });
       if (!bytes) throw new ApiError("circuit_not_found");
       return {
         body: bytes,
