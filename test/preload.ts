@@ -4,6 +4,7 @@
 //   call) when missing or older than their sources, so no test hook pays for the ≈5 s compiles
 //   (src/verifier/wasm.ts would also build the production module on demand;
 //   this keeps it out of test timeouts);
+// - points $XDG_CACHE_HOME at a temporary directory (the prover's table cache);
 // - prints how many responses were checked against the OpenAPI document, per
 //   route and status (test/support/contract.ts);
 // - stops the PostgreSQL cluster the run may have started for its PostgreSQL
@@ -11,10 +12,20 @@
 //   afterAll in a preload is bun test's global teardown, and runs after
 //   failed tests too.
 import { afterAll } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { ALL_WASM_PATHS, buildWasm, isStale } from "../scripts/asc-build.ts";
 import { stopSharedCluster } from "./support/postgres-cluster.ts";
 
 for (const path of ALL_WASM_PATHS) if (isStale(path)) buildWasm(path);
+
+// The agent's provers keep their window tables under $XDG_CACHE_HOME
+// (src/agent/prover-tables.ts): a run's own directory, shared by its files
+// and the processes they start, never the user's cache.
+const cacheHome = mkdtempSync(join(tmpdir(), "zkagent-test-cache-"));
+process.env.XDG_CACHE_HOME = cacheHome;
+afterAll(() => rmSync(cacheHome, { recursive: true, force: true }));
 
 afterAll(stopSharedCluster);
 

@@ -74,8 +74,10 @@ export interface AgentFetchOptions {
   announce?: boolean;
   /** Decide whether to prove for this challenge at all (e.g. the amount); false returns the 401 as it is. */
   approve?: (challenge: ZkAgentChallenge) => boolean | Promise<boolean>;
-  /** prove()'s window tables (default true); false for a process that proves once, such as `zkagent fetch`. */
+  /** prove()'s window tables (default true). */
   precompute?: boolean;
+  /** Where the provers keep their tables between processes (ProveOptions.tableCache); default defaultTableCacheDir(), false for none. */
+  tableCache?: string | false;
   /** The fetch underneath (default the global one). */
   fetch?: (request: Request) => Response | Promise<Response>;
 }
@@ -161,7 +163,10 @@ async function defaultGroupProver(challenge: ZkAgentChallenge, options: AgentFet
   if (identity.group_id !== undefined && groupChallenge.group_id !== identity.group_id) {
     throw new ChallengeError(`the challenge is for group ${groupChallenge.group_id}, the identity claims ${identity.group_id}`);
   }
-  const proof = await proveGroupChallenge({ privateKey: identity.private_key, challenge: groupChallenge, service }, { precompute: options.precompute });
+  const proof = await proveGroupChallenge(
+    { privateKey: identity.private_key, challenge: groupChallenge, service },
+    { precompute: options.precompute, tableCache: options.tableCache },
+  );
   return JSON.stringify(proof);
 }
 
@@ -177,7 +182,7 @@ export async function answerChallenge(challenge: ZkAgentChallenge, options: Agen
     const circuit = await (options.circuit ?? ((c: ZkAgentChallenge) => defaultCircuit(c, options)))(challenge);
     proof = await prove(
       { secret: identity.secret, nonce: challenge.nonce, action: challenge.action, context: challenge.context, circuit },
-      { precompute: options.precompute },
+      { precompute: options.precompute, tableCache: options.tableCache },
     );
   }
   const credentials: Record<string, string> = { ...claim, challenge_id: challenge.challenge_id, proof: toBase64url(proof) };

@@ -16,9 +16,11 @@ import { parseFieldElement } from "../identity/field";
 import { newSigningKeyPair, signChallenge } from "../identity/signature";
 import { CircuitSourceError, type LoadedCircuit, loadCircuit, pinnedCircuitOf } from "./circuit";
 import { createProver, type Prover } from "../prover";
+import { tableOptions } from "./prover-tables";
 
 export { verificationKey } from "../verifier/circuit-key";
 export { CircuitSourceError, type LoadCircuitOptions, type LoadedCircuit, loadCircuit } from "./circuit";
+export { defaultTableCacheDir } from "./prover-tables";
 
 export interface AgentIdentity {
   /** The agent's secret field element (decimal). Never leaves the agent. */
@@ -59,6 +61,13 @@ export interface ProveOptions {
    * in tens of milliseconds and its proofs take about twice as long.
    */
   precompute?: boolean;
+  /**
+   * Where the tables are kept between processes (src/agent/prover-tables.ts):
+   * default $XDG_CACHE_HOME/zkagent/prover-tables (~/.cache/…); false: build
+   * them in every process. The first process to build them writes them; any
+   * later one reads them back, checked.
+   */
+  tableCache?: string | false;
 }
 
 // One prover per circuit (and table choice), built on first use and kept: the
@@ -79,13 +88,15 @@ function digest(bytes: Uint8Array): string {
   }
   return hex;
 }
-function proverFor(circuit: LoadedCircuit, precompute: boolean): Promise<Prover> {
-  const key = `${circuit.id}:${digest(circuit.zkey)}:${digest(circuit.wasm)}:${precompute}`;
+function proverFor(circuit: LoadedCircuit, options: ProveOptions): Promise<Prover> {
+  const tables = tableOptions(options.precompute, options.tableCache);
+  // The cache only changes how the tables are obtained, not the prover: not part of the key.
+  const key = `${circuit.id}:${digest(circuit.zkey)}:${digest(circuit.wasm)}:${tables.precompute}`;
   let prover = provers.get(key);
   if (!prover) {
     // However the circuit object was made, the witness code run with the secret is a pinned one.
     pinnedCircuitOf(circuit.wasm, circuit.id);
-    prover = createProver({ zkey: circuit.zkey, wasm: circuit.wasm }, { precompute });
+    prover = createProver({ zkey: circuit.zkey, wasm: circuit.wasm }, tables);
     provers.set(key, prover);
     // A failed load is not cached: the next call tries again.
     prover.catch(() => provers.delete(key));
@@ -110,7 +121,7 @@ export async function prove(request: ProveRequest, options: ProveOptions = {}): 
     context: request.context,
   });
   const circuit = request.circuit ?? (await loadCircuit());
-  const prover = await proverFor(circuit, options.precompute ?? true);
+  const prover = await proverFor(circuit, options);
   const statement = [identity_commitment, nonce, action_hash, context_hash];
   const { proof, publicSignals: proved } = await prover.prove({ secret: secret.toString(), identity_commitment, nonce, action_hash, context_hash });
   // A proof whose public signals are not exactly the statement would make public something else (a value derived from the secret): none is returned.

@@ -12,6 +12,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { SEMAPHORE_ARTIFACTS_VERSION, SEMAPHORE_MAX_DEPTH, SEMAPHORE_PINS } from "../groups/semaphore-pins";
 import { createProver, type Prover } from "../prover";
+import { tableOptions } from "./prover-tables";
 
 /** An artifact that is missing, not a regular file, too large, or not the pinned bytes. */
 export class SemaphoreArtifactError extends Error {
@@ -104,6 +105,8 @@ export interface SemaphoreProverOptions {
   artifactsDir?: string;
   /** Window tables at load (see ProveOptions.precompute); default true. */
   precompute?: boolean;
+  /** Where the tables are kept between processes; default defaultTableCacheDir(), false for none (ProveOptions.tableCache). */
+  tableCache?: string | false;
 }
 
 // One prover per depth (and table choice) per process. Every source yields the
@@ -113,11 +116,11 @@ const provers = new Map<string, Promise<Prover>>();
 
 /** The prover for `depth`, built from the checked artifacts on first use. */
 export function semaphoreProver(depth: number, options: SemaphoreProverOptions = {}): Promise<Prover> {
-  const precompute = options.precompute ?? true;
-  const key = `${depth}:${precompute}`;
+  const tables = tableOptions(options.precompute, options.tableCache);
+  const key = `${depth}:${tables.precompute}`;
   let prover = provers.get(key);
   if (!prover) {
-    prover = loadSemaphoreArtifacts(depth, options.artifactsDir).then((a) => createProver({ zkey: a.zkey, wasm: a.wasm }, { precompute }));
+    prover = loadSemaphoreArtifacts(depth, options.artifactsDir).then((a) => createProver({ zkey: a.zkey, wasm: a.wasm }, tables));
     provers.set(key, prover);
     // A failed load is not kept: the next call reads the files again.
     prover.catch(() => provers.delete(key));

@@ -102,3 +102,29 @@ export async function secretOption(values: Record<string, unknown>, name: string
   if (typeof inline !== "string" || inline === "") throw new UsageError(`--${name} or --${name}-file is required`);
   return inline;
 }
+
+/** The options every proving command takes for the prover's window tables (src/agent/prover-tables.ts). */
+export const TABLE_OPTIONS = {
+  "table-cache": { type: "string" },
+  "no-table-cache": { type: "boolean" },
+} as const;
+
+export const tableOptionsHelp = `  --table-cache DIR: where the prover keeps its window tables between runs
+  (default $XDG_CACHE_HOME/zkagent/prover-tables, else
+  ~/.cache/zkagent/prover-tables): the first run builds and writes them
+  (Semaphore depth 20: seconds), later runs read them back, checked.
+  --no-table-cache: no tables (a fast start every time, slower proofs).`;
+
+/**
+ * What the table options ask for: a directory (default the per-user one), or
+ * no tables at all — a process that proves once gains nothing from tables it
+ * cannot keep.
+ */
+export function tableChoice(values: { "table-cache"?: string; "no-table-cache"?: boolean }): { precompute: boolean; tableCache?: string | false } {
+  if (values["no-table-cache"]) {
+    if (values["table-cache"] !== undefined) throw new UsageError("--table-cache and --no-table-cache exclude each other");
+    return { precompute: false, tableCache: false };
+  }
+  if (values["table-cache"] === "") throw new UsageError("--table-cache needs a directory");
+  return { precompute: true, tableCache: values["table-cache"] };
+}

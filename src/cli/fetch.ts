@@ -2,9 +2,9 @@ import { readFileSync } from "node:fs";
 import { ChallengeError, CircuitSourceError, type FetchIdentity, zkagentFetch } from "../agent";
 import { isValidSecret } from "../identity/commitment";
 import { parseFieldElement } from "../identity/field";
-import { parse, shown, UsageError, warn, writeStdout } from "./args";
+import { parse, shown, TABLE_OPTIONS, tableChoice, tableOptionsHelp, UsageError, warn, writeStdout } from "./args";
 
-export const fetchHelp = `zkagent fetch URL [-X METHOD] [-H 'Name: value']... [-d BODY] --identity FILE [--trust URL]... [--announce] [--unsigned]
+export const fetchHelp = `zkagent fetch URL [-X METHOD] [-H 'Name: value']... [-d BODY] --identity FILE [--trust URL]... [--announce] [--unsigned] [--table-cache DIR | --no-table-cache]
   A curl for agents: sends the request and answers a ZKAgent challenge
   (docs/http-auth.md) by itself: claims the identity's agent_id, proves for
   the challenge's nonce, action and exact context, signs it, repeats once.
@@ -22,7 +22,8 @@ export const fetchHelp = `zkagent fetch URL [-X METHOD] [-H 'Name: value']... [-
                whose group members a group claim reads
   --announce   claim the agent on the first request (one round trip fewer;
                every URL then learns the agent id)
-  --unsigned   do not sign (the agent registered no signing_key)`;
+  --unsigned   do not sign (the agent registered no signing_key)
+${tableOptionsHelp}`;
 
 /** The identity file: secrets are read here and never printed, even in an error. */
 export function readIdentityFile(path: string): FetchIdentity {
@@ -72,6 +73,7 @@ export async function fetchCommand(argv: string[]): Promise<number> {
       "cache-dir": { type: "string" },
       announce: { type: "boolean" },
       unsigned: { type: "boolean" },
+      ...TABLE_OPTIONS,
     },
     true,
   );
@@ -100,8 +102,7 @@ export async function fetchCommand(argv: string[]): Promise<number> {
     cacheDir: values["cache-dir"],
     announce: values.announce,
     sign: !values.unsigned,
-    // One proof per process: no window tables (as zkagent prove).
-    precompute: false,
+    ...tableChoice(values),
   });
   let response: Response;
   try {

@@ -4,9 +4,9 @@ import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { constants } from "node:fs";
 import { GroupProofError, parseGroupChallenge, proveGroupChallenge, SemaphoreArtifactError } from "../agent";
 import type { Config } from "../config";
-import { parse, printJson, say, shown, UsageError, warn } from "./args";
+import { parse, printJson, say, shown, TABLE_OPTIONS, tableChoice, tableOptionsHelp, UsageError, warn } from "./args";
 
-export const proveGroupHelp = `zkagent prove --group-challenge FILE --identity FILE [--service URL] [--artifacts DIR] [--json]
+export const proveGroupHelp = `zkagent prove --group-challenge FILE --identity FILE [--service URL] [--artifacts DIR] [--table-cache DIR | --no-table-cache] [--json]
   Proves, for a challenge made for a group (its JSON as the service returned
   it), that the Semaphore identity is one of the group's members, without
   saying which. Prints the Semaphore v4 proof object (JSON, the same with
@@ -19,7 +19,8 @@ export const proveGroupHelp = `zkagent prove --group-challenge FILE --identity F
   here: the proof is refused unless its root is the challenge's.
   --artifacts: a directory holding semaphore-<depth>.wasm and .zkey; default
   the installed @zk-kit/semaphore-artifacts. Either way each file must have
-  the SHA-256 pinned in zkagent, or it is refused before it is used.`;
+  the SHA-256 pinned in zkagent, or it is refused before it is used.
+${tableOptionsHelp}`;
 
 // Both files are a few hundred bytes; anything far larger is not one of them.
 const MAX_INPUT_BYTES = 1 << 20;
@@ -75,6 +76,7 @@ export async function proveGroupCommand(argv: string[], config: Config): Promise
     identity: { type: "string" },
     service: { type: "string" },
     artifacts: { type: "string" },
+    ...TABLE_OPTIONS,
     json: { type: "boolean" },
   });
   if (values.help) return (say(proveGroupHelp), 0);
@@ -94,8 +96,7 @@ export async function proveGroupCommand(argv: string[], config: Config): Promise
   try {
     const proof = await proveGroupChallenge(
       { privateKey, challenge: parseGroupChallenge(challengeJson), service: values.service ?? `http://localhost:${config.port}` },
-      // One proof per process: no window tables.
-      { artifactsDir: values.artifacts, precompute: false },
+      { artifactsDir: values.artifacts, ...tableChoice(values) },
     );
     printJson(proof);
     return 0;

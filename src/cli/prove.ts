@@ -3,9 +3,22 @@ import { isValidSecret, SECRET_RANGE } from "../identity/commitment";
 import { parseFieldElement } from "../identity/field";
 import type { Config } from "../config";
 import { proveGroupCommand, proveGroupHelp } from "./prove-group";
-import { parse, parseContext, printJson, requireString, say, secretOption, shown, UsageError, warn } from "./args";
+import {
+  parse,
+  parseContext,
+  printJson,
+  requireString,
+  say,
+  secretOption,
+  shown,
+  TABLE_OPTIONS,
+  tableChoice,
+  tableOptionsHelp,
+  UsageError,
+  warn,
+} from "./args";
 
-export const proveHelp = `zkagent prove (--secret S | --secret-file PATH) --nonce N --action A [--context JSON] [--circuit SOURCE [--cache-dir DIR] [--allow-insecure-loopback]] [--json]
+export const proveHelp = `zkagent prove (--secret S | --secret-file PATH) --nonce N --action A [--context JSON] [--circuit SOURCE [--cache-dir DIR] [--allow-insecure-loopback]] [--table-cache DIR | --no-table-cache] [--json]
   Proves knowledge of the identity secret for one challenge, bound to its
   nonce, the action and the context. Prints the string to submit as "proof"
   (with --json: {"proof": "…", "circuit_id": "…"}). The secret is a decimal field element in
@@ -20,6 +33,7 @@ export const proveHelp = `zkagent prove (--secret S | --secret-file PATH) --nonc
   --allow-insecure-loopback: accept an http:// URL to this machine
   (localhost, 127.0.0.0/8, ::1); other http:// URLs are always refused.
   Default: the development circuit built in.
+${tableOptionsHelp}
 
 ${proveGroupHelp}`;
 
@@ -35,6 +49,7 @@ export async function proveCommand(argv: string[], config: Config): Promise<numb
     circuit: { type: "string" },
     "cache-dir": { type: "string" },
     "allow-insecure-loopback": { type: "boolean" },
+    ...TABLE_OPTIONS,
     json: { type: "boolean" },
   });
   if (values.help) return (say(proveHelp), 0);
@@ -58,7 +73,7 @@ export async function proveCommand(argv: string[], config: Config): Promise<numb
       context: parseContext(values.context),
       circuit,
     },
-    { precompute: false },
+    tableChoice(values),
   );
   if (values.json) printJson({ proof, circuit_id: circuit.id });
   else say(proof);

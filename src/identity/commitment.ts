@@ -1,7 +1,6 @@
 // identity_commitment = Poseidon(secret), the circomlib Poseidon over BN254's
 // F_r (the same parameters as circuits/agent_identity.circom's Poseidon(1)).
 import { randomBytes } from "node:crypto";
-import { buildPoseidon } from "circomlibjs";
 import { FIELD_ORDER_R, bytesToBigInt } from "./field";
 
 let poseidon: Promise<any> | undefined;
@@ -20,7 +19,10 @@ export const isValidSecret = (secret: bigint): boolean => secret > 0n && secret 
 
 export async function identityCommitment(secret: bigint): Promise<bigint> {
   if (!isValidSecret(secret)) throw new RangeError(`secret must be a field element in ${SECRET_RANGE} (0 is public: Poseidon(0) is a known constant)`);
-  const hash = await (poseidon ??= buildPoseidon());
+  // circomlibjs is imported on first use, not with this module: loading it
+  // costs ≈ 0.45 s, which every `zkagent` command (and every agent process
+  // that only proves group membership) would otherwise pay at start.
+  const hash = await (poseidon ??= import("circomlibjs").then((m) => m.buildPoseidon()));
   return hash.F.toObject(hash([secret])) as bigint;
 }
 

@@ -6,7 +6,7 @@
 // interop test against the real service routes runs after the merge. The
 // printed proof is checked by the stock Semaphore v4 verifyProof under node.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Identity } from "@semaphore-protocol/identity";
@@ -19,7 +19,8 @@ setDefaultTimeout(60_000);
 async function cli(args: string[], stdin?: string) {
   const proc = Bun.spawn(["bun", "src/cli/index.ts", ...args], {
     cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: "silent", ZKAGENT_API_KEY: "" },
+    // The prover's table cache goes under this run's directory, never the user's.
+    env: { ...process.env, LOG_LEVEL: "silent", ZKAGENT_API_KEY: "", XDG_CACHE_HOME: join(dir, "xdg") },
     stdin: stdin === undefined ? "ignore" : new TextEncoder().encode(stdin),
     stdout: "pipe",
     stderr: "pipe",
@@ -155,5 +156,55 @@ describe("zkagent prove --group-challenge", () => {
     const { code, stderr } = await cli(["prove", "--group-challenge", agentChallenge, "--identity", join(dir, "id0.json"), "--service", service]);
     expect(code).toBe(1);
     expect(stderr).toContain("group_id");
+  });
+
+  test("the table cache: the first process writes it (0700 directory, 0600 file), the second reads it without rewriting, a planted bad file is replaced", async () => {
+    const cacheDir = join(dir, "xdg", "zkagent", "prover-tables");
+    rmSync(join(dir, "xdg"), { recursive: true, force: true });
+    const run = async () => {
+      const { stdout, stderr, code } = await cli(["prove", "--group-challenge", challengePath, "--identity", join(dir, "id1.json"), "--service", service]);
+      expect([code, stderr]).toEqual([0, ""]);
+      return JSON.parse(stdout);
+    };
+    const tables = () => readdirSync(cacheDir).filter((f) => f.endsWith(".tables"));
+    const first = await run();
+    expect(tables()).toHaveLength(1);
+    // No temporary file left behind.
+    expect(readdirSync(cacheDir)).toEqual(tables());
+    const path = join(cacheDir, tables()[0]!);
+    expect(statSync(cacheDir).mode & 0o777).toBe(0o700);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    const written = statSync(path);
+    const bytes = readFileSync(path);
+
+    const second = await run();
+    // Read, not rebuilt: a rebuild renames a new file into place (another inode).
+    expect(statSync(path).ino).toBe(written.ino);
+    expect(readFileSync(path).equals(bytes)).toBe(true);
+
+    // A planted file whose tables do not hash to its header: ignored, the tables built again and the file replaced.
+    const planted = Buffer.from(bytes);
+    planted[planted.length - 5]! ^= 0xff;
+    writeFileSync(path, planted);
+    const third = await run();
+    expect(readFileSync(path).equals(bytes)).toBe(true);
+
+    // --no-table-cache: proves without tables, writes nothing.
+    rmSync(join(dir, "xdg"), { recursive: true, force: true });
+    const { stdout, code } = await cli([
+      "prove",
+      "--group-challenge",
+      challengePath,
+      "--identity",
+      join(dir, "id1.json"),
+      "--service",
+      service,
+      "--no-table-cache",
+    ]);
+    expect(code).toBe(0);
+    expect(statSync(cacheDir, { throwIfNoEntry: false })).toBeUndefined();
+
+    // Every proof verifies with the stock verifier.
+    expect(await stockSemaphore([first, second, third, JSON.parse(stdout)].map((verify) => ({ verify })))).toEqual([true, true, true, true]);
   });
 });

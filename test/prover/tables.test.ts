@@ -1,10 +1,11 @@
 // The window tables' disk cache (createProver's tableCache, src/prover/tables.ts):
 // the first createProver writes the tables, the next one uses them and proves
 // what the built tables prove; a file that fails its checks is not used (the
-// tables are built again and the file rewritten); and a table altered with
+// tables are built again and the file rewritten); a link or FIFO planted at
+// the file's name is not followed or waited on; and a table altered with
 // its hash rewritten to match gives no proof at all (the self-check).
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createHash } from "node:crypto";
@@ -63,6 +64,30 @@ describe("tableCache", () => {
       await provesAndVerifies({ tableCache: dir });
       expect(readFileSync(path()).equals(good)).toBe(true);
     }
+  });
+
+  test("a link or a FIFO planted where the file goes is neither followed nor waited on: replaced by the file (0600), the link's target untouched", async () => {
+    const name = files()[0]!;
+    const target = join(dir, name);
+    const good = readFileSync(target);
+    const victim = join(dir, "victim.txt");
+    writeFileSync(victim, "not the cache's");
+    rmSync(target);
+    symlinkSync(victim, target);
+    await provesAndVerifies({ tableCache: dir });
+    expect(lstatSync(target).isFile()).toBe(true);
+    expect(readFileSync(target).equals(good)).toBe(true);
+    expect(readFileSync(victim, "utf8")).toBe("not the cache's");
+    rmSync(victim);
+
+    rmSync(target);
+    expect(Bun.spawnSync(["mkfifo", target]).exitCode).toBe(0);
+    await provesAndVerifies({ tableCache: dir });
+    expect(lstatSync(target).isFile()).toBe(true);
+    expect(readFileSync(target).equals(good)).toBe(true);
+    expect(statSync(target).mode & 0o777).toBe(0o600);
+    // The one file, no writer's temporary left beside it.
+    expect(readdirSync(dir)).toEqual([name]);
   });
 
   test("a table altered and its hash rewritten to match: no proof leaves (unsatisfied), the self-check refuses it", async () => {

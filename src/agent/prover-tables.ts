@@ -1,0 +1,30 @@
+// Where the agent's provers keep their window tables between processes
+// (createProver's tableCache, src/prover/tables.ts). Building them is nearly
+// all of a prover's start-up (Semaphore depth 20: seconds), so an agent that
+// runs one proof per process (`zkagent prove --group-challenge`) pays it once
+// per machine and user, then reads the tables back in a fraction of a second.
+// The files are checked on every read (the zkey's and module's digests and
+// the tables' SHA-256) and a proof is self-checked before it leaves, so a
+// stale or planted file costs time, never a wrong proof.
+import { homedir } from "node:os";
+import { isAbsolute, join } from "node:path";
+
+/**
+ * $XDG_CACHE_HOME/zkagent/prover-tables, or ~/.cache/zkagent/prover-tables
+ * when that is unset or not absolute (the XDG base directory rule).
+ */
+export function defaultTableCacheDir(env: Record<string, string | undefined> = process.env): string {
+  const xdg = env.XDG_CACHE_HOME;
+  return join(xdg && isAbsolute(xdg) ? xdg : join(homedir(), ".cache"), "zkagent", "prover-tables");
+}
+
+/**
+ * The agent's choice of tables, as createProver options: a directory (the
+ * given one, or the default when `tableCache` is undefined), or none when it
+ * is false. Without precomputed tables there is nothing to cache.
+ */
+export function tableOptions(precompute: boolean | undefined, tableCache: string | false | undefined): { precompute: boolean; tableCache?: string } {
+  const tables = precompute ?? true;
+  if (!tables || tableCache === false) return { precompute: tables };
+  return { precompute: true, tableCache: tableCache ?? defaultTableCacheDir() };
+}
