@@ -23,22 +23,11 @@ import { systemClock } from "../../src/clock";
 import { createKey } from "../../src/modules/keys/service";
 import { openSqlite } from "../../src/store/sqlite";
 import { api, killGroup, startServe, tempDatabase, type ServerProcess } from "./support";
+import { rng } from "../support/random";
 
 const CYCLES = Number(process.env.CRASH_CYCLES ?? 5);
 const SEED = Number(process.env.CRASH_SEED ?? 7);
 const CLIENTS = 8;
-
-// A small deterministic PRNG (mulberry32) for the kill moments.
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 let running: ServerProcess | undefined;
 afterAll(() => {

@@ -20,6 +20,7 @@ import type { Store } from "../../src/store/interface";
 import { createTestDatabase, postgresTestUrl, type TestDatabase } from "../support/postgres";
 import { api, killGroup, type ServerProcess, startServe, tempDatabase } from "../reliability/support";
 import { startReceiver, until } from "./receiver";
+import { rng } from "../support/random";
 
 const SEED = Number(process.env.WEBHOOK_CRASH_SEED ?? Date.now() % 100_000);
 const DECISIONS = 200;
@@ -31,17 +32,6 @@ afterAll(async () => {
   if (running) killGroup(running.child, "SIGKILL");
   for (const db of databases) await db.drop().catch(() => {});
 });
-
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Counts {
   decided: string[];
