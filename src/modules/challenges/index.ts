@@ -7,27 +7,19 @@ import { rateLimitHeaders } from "../../http/errors";
 import { idempotent } from "../../http/idempotency";
 import { REQUEST_ID_HEADER } from "../../http/request-id";
 import { validate } from "../../http/validate";
-import { ApiError, invalidField } from "../../errors";
+import { invalidField } from "../../errors";
 import { anyChallengeRequest, anyChallengeResponse, challengeRefinements, challengeRequest, groupChallengeRefinements, groupChallengeRequest } from "./model";
 import { createChallenge, createGroupChallenge } from "./service";
 
 const absent = (value: unknown) => value === undefined || value === null;
 
 /**
- * An agent challenge's body. With neither agent_id nor group_id the `error`
- * stays the seed contract's "Missing required fields: agent_id" (plus any other
- * missing field); its `message` says that a group_id would do as well.
+ * An agent challenge's body. With neither agent_id nor group_id the answer is
+ * the seed contract's, exactly ("Missing required fields: agent_id", plus any
+ * other missing field, and nothing else): a body without group_id is an agent
+ * challenge, and its clients compare that answer whole.
  */
-function agentChallengeInput(body: Record<string, unknown>) {
-  try {
-    return validate(challengeRequest, body, challengeRefinements);
-  } catch (error) {
-    if (error instanceof ApiError && absent(body.agent_id)) {
-      throw new ApiError("invalid_request", { ...error.body, message: "Give agent_id for an agent challenge, or group_id for a group challenge." });
-    }
-    throw error;
-  }
-}
+const agentChallengeInput = (body: Record<string, unknown>) => validate(challengeRequest, body, challengeRefinements);
 
 export const challenges = (deps: ModuleDeps) =>
   new Elysia({ name: "challenges" }).use(authentication(deps)).post(
