@@ -9,6 +9,7 @@
 // instance with that circuit's key), built on first use: the shipped
 // circuit's is the one main.ts wires (batched, maybe threaded); the others
 // come from `verifierFor`.
+import { recheckStoredTranscript } from "../ceremony/ceremony";
 import { CEREMONY_FILE_LIMITS } from "../ceremony/limits";
 import { CeremonyError, parseTranscript } from "../ceremony/transcript";
 import { sha256Hex as sha256, vkHash } from "../receipts/circuit";
@@ -95,8 +96,6 @@ export async function rebuildCircuitListings(store: Store): Promise<{ rebuilt: s
   const done = { rebuilt: [] as string[], refused: [] as { id: string; reason: string }[] };
   const pending = (await store.listCircuits()).filter((c) => c.transcriptSha256 === null && c.refused === null);
   if (pending.length === 0) return done;
-  // Loaded only when a row needs it: the contributions are read with snarkjs's curve.
-  const { recheckStoredTranscript } = await import("../ceremony/ceremony");
   for (const c of pending) {
     const [zkey, wasm] = await Promise.all([store.circuitArtifact(c.id, "zkey"), store.circuitArtifact(c.id, "wasm")]);
     if (!zkey || !wasm) continue;
