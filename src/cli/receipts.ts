@@ -34,8 +34,15 @@ const view = (key: SigningKeyRecord) => ({
 });
 
 export async function receiptsCommand(argv: string[], config: Config): Promise<number> {
-  const { values, positionals } = parse(argv, { json: { type: "boolean" } }, true);
-  const [sub, kid] = positionals;
+  // A kid is a base64url thumbprint: one in 64 starts with "-", which the
+  // option parser would take for an option. `retire`'s operand is read by
+  // position instead (or after "--", as usual).
+  const FLAGS = ["--json", "--help", "-h", "--"];
+  const operand = argv[0] === "retire" && argv[1] !== undefined && !FLAGS.includes(argv[1]) ? argv[1] : undefined;
+  const rest = operand === undefined ? argv : [argv[0]!, ...argv.slice(2)];
+  const { values, positionals } = parse(rest, { json: { type: "boolean" } }, true);
+  const [sub] = positionals;
+  const kid = operand ?? positionals[1];
   if (values.help || !sub) {
     say(receiptsHelp);
     return values.help ? 0 : 2;

@@ -121,6 +121,10 @@ describe("zkagent receipts", () => {
       expect(retired.code).toBe(0);
       expect(json(retired.stdout)).toEqual({ kid: before, state: "retired" });
       expect((await cli(["receipts", "retire", "no-such-kid"])).code).toBe(1);
+      // One kid in 64 starts with "-" (base64url): it is the operand, not an unknown option (that was a usage error, exit 2).
+      const dashed = await cli(["receipts", "retire", "-Ab3_no-such-kid", "--json"]);
+      expect(dashed.code).toBe(1);
+      expect(json(dashed.stdout)).toEqual({ error: "no signing key -Ab3_no-such-kid" });
     },
     SPAWNS_TIMEOUT_MS,
   );
