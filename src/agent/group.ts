@@ -22,9 +22,8 @@
 // gives a root other than the challenge's, which is refused like any other.
 import { readBounded } from "./bounded";
 import { Identity } from "@semaphore-protocol/identity";
-import { LeanIMT } from "@zk-kit/lean-imt";
+import type { LeanIMT } from "@zk-kit/lean-imt";
 import { packGroth16Proof } from "@zk-kit/utils/proof-packing";
-import { poseidon2 } from "poseidon-lite/poseidon2";
 import {
   parseSemaphoreValue,
   type SemaphoreProof as SemaphoreProofObject,
@@ -33,6 +32,7 @@ import {
   semaphorePublicSignals,
 } from "../groups/statement";
 import { FIELD_ORDER_R, parseFieldElement } from "../identity/field";
+import { semaphoreTree } from "../groups/tree";
 import type { CircuitInput, ProofResult, Prover } from "../prover";
 import type { JsonObject } from "../identity/encoding";
 import { isSemaphoreDepth, semaphoreProver } from "./semaphore-artifacts";
@@ -142,8 +142,6 @@ export interface GroupProveOptions {
   tableCache?: string | false;
 }
 
-const poseidonPair = (a: bigint, b: bigint) => poseidon2([a, b]);
-
 // The last trees built, by group id, so that a process proving again for a
 // group whose list changed a little (members added, a few removed) updates
 // the tree with lean-imt's own update and insertMany instead of rebuilding it:
@@ -166,7 +164,7 @@ function treeOf(groupId: string, leaves: bigint[]): LeanIMT<bigint> {
       if (leaves.length > cached.leaves.length) tree.insertMany(leaves.slice(cached.leaves.length));
     }
   }
-  tree ??= new LeanIMT<bigint>(poseidonPair, leaves);
+  tree ??= semaphoreTree(leaves);
   trees.set(groupId, { leaves, tree });
   if (trees.size > MAX_CACHED_TREES) trees.delete(trees.keys().next().value!);
   return tree;

@@ -20,6 +20,13 @@ import { LeanIMT } from "@zk-kit/lean-imt";
 import { poseidon2 } from "poseidon-lite/poseidon2";
 import { FIELD_ORDER_R as R } from "../identity/field";
 
+/**
+ * A Semaphore v4 tree (lean-imt with Poseidon over two inputs) over `leaves`:
+ * the one construction the service's group trees and the agent's rebuilt
+ * trees share, so both compute the same roots.
+ */
+export const semaphoreTree = (leaves: bigint[] = []): LeanIMT<bigint> => new LeanIMT<bigint>((a, b) => poseidon2([a, b]), leaves);
+
 /** One leaf as the store keeps it: its index and its value (decimal; "0" once removed). */
 export interface Leaf {
   index: number;
@@ -62,7 +69,7 @@ export function commitmentProblem(text: string): string | null {
 }
 
 export class GroupTree {
-  readonly tree = new LeanIMT<bigint>((a, b) => poseidon2([a, b]));
+  readonly tree = semaphoreTree();
   /** Active commitment → leaf index. */
   private readonly at = new Map<string, number>();
   /** Leaf index → its value, the same strings as `at` holds (the tree's own leaves are private to it). */
