@@ -3,6 +3,17 @@
 // is refused (docs/trust.md, "What the agent pins").
 import { createHash } from "node:crypto";
 
+const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
+
+/**
+ * Whether the agent reads from `url` at all: https, or http to a loopback
+ * host (localhost, 127.0.0.0/8, ::1) only when its caller asked for it
+ * (allowInsecureLoopback: a local service, tests). One rule for circuits and
+ * group members alike.
+ */
+export const acceptedSource = (url: URL, allowInsecureLoopback = false): boolean =>
+  url.protocol === "https:" || (url.protocol === "http:" && allowInsecureLoopback && LOOPBACK.test(url.hostname));
+
 /** The body and its SHA-256 (hex), hashed as the bytes arrived; null as soon as it passes `limit` bytes (the stream is cancelled). */
 export async function readBounded(response: Response, limit: number): Promise<{ bytes: Uint8Array; sha256: string } | null> {
   const hash = createHash("sha256");

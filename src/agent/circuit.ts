@@ -24,7 +24,7 @@
 // asked), never redirected to another origin. The cache is keyed by the
 // service's origin and the validated id, so nothing lands outside it and one
 // service cannot plant entries for another.
-import { readBounded } from "./bounded";
+import { acceptedSource, readBounded } from "./bounded";
 import { createHash, randomUUID } from "node:crypto";
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
@@ -155,8 +155,6 @@ interface Published {
   wasm_sha256: string;
 }
 
-const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/;
-
 /** `…/v1/circuits/{id}` → the list's URL and the id, once the source's scheme and host are acceptable. */
 function parseCircuitUrl(source: string, options: LoadCircuitOptions): { origin: string; list: string; id: string } {
   let url: URL;
@@ -165,8 +163,7 @@ function parseCircuitUrl(source: string, options: LoadCircuitOptions): { origin:
   } catch {
     throw new CircuitSourceError(`${source} is not a URL`);
   }
-  const loopbackAllowed = url.protocol === "http:" && options.allowInsecureLoopback === true && LOOPBACK.test(url.hostname);
-  if (url.protocol !== "https:" && !loopbackAllowed) {
+  if (!acceptedSource(url, options.allowInsecureLoopback)) {
     throw new CircuitSourceError(`${url.origin}: only https:// circuit sources are accepted (http:// only to a loopback host, with allowInsecureLoopback)`);
   }
   const match = /^(.*)\/v1\/circuits\/([^/]+)\/?$/.exec(url.pathname);

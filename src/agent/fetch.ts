@@ -58,6 +58,8 @@ export interface AgentFetchOptions {
   circuit?: (challenge: ZkAgentChallenge) => Promise<LoadedCircuit>;
   /** Origins of zkagent services whose circuits the default `circuit` loads. */
   trustedServices?: string[];
+  /** Accept trusted services over http:// on a loopback host (a local service, tests); https only otherwise. */
+  allowInsecureLoopback?: boolean;
   /** Where the default `circuit` caches downloads (loadCircuit's cacheDir). */
   cacheDir?: string;
   /**
@@ -124,7 +126,7 @@ async function defaultCircuit(challenge: ZkAgentChallenge, options: AgentFetchOp
   if (challenge.circuit_id === undefined || challenge.circuit_id === SHIPPED_CIRCUIT_ID) return loadCircuit();
   trustedServiceOf(challenge, options, `the challenge names circuit ${challenge.circuit_id}`);
   const url = challenge.circuit!;
-  const circuit = await loadCircuit(url, { cacheDir: options.cacheDir });
+  const circuit = await loadCircuit(url, { cacheDir: options.cacheDir, allowInsecureLoopback: options.allowInsecureLoopback });
   if (circuit.id !== challenge.circuit_id) throw new CircuitSourceError(`${url} is circuit ${circuit.id}, not ${challenge.circuit_id}`);
   return circuit;
 }
@@ -165,7 +167,7 @@ async function defaultGroupProver(challenge: ZkAgentChallenge, options: AgentFet
   }
   const proof = await proveGroupChallenge(
     { privateKey: identity.private_key, challenge: groupChallenge, service },
-    { precompute: options.precompute, tableCache: options.tableCache },
+    { precompute: options.precompute, tableCache: options.tableCache, allowInsecureLoopback: options.allowInsecureLoopback },
   );
   return JSON.stringify(proof);
 }

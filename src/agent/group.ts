@@ -20,7 +20,7 @@
 // read so far, in which case the next page is asked for with `?offset=`. An
 // answer with neither is the whole list. A group that changes between pages
 // gives a root other than the challenge's, which is refused like any other.
-import { readBounded } from "./bounded";
+import { acceptedSource, readBounded } from "./bounded";
 import { Identity } from "@semaphore-protocol/identity";
 import type { LeanIMT } from "@zk-kit/lean-imt";
 import { packGroth16Proof } from "@zk-kit/utils/proof-packing";
@@ -258,20 +258,20 @@ export interface FetchMembersOptions {
   maxMembers?: number;
   /** The most bytes one page's body may have (default 128 MiB), enforced while it streams. */
   maxPageBytes?: number;
+  /** Accept an http:// service on a loopback host (a local service, tests); https only otherwise. */
+  allowInsecureLoopback?: boolean;
 }
 
-const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
-
-/** The service's base URL: https, or http on a loopback address only (a local service, tests). */
-function serviceBase(service: string): URL {
+/** The service's base URL: https, or http on a loopback address when asked (acceptedSource). */
+function serviceBase(service: string, allowInsecureLoopback?: boolean): URL {
   let url: URL;
   try {
     url = new URL(service);
   } catch {
     throw new GroupProofError("members", `${service} is not a URL`);
   }
-  if (url.protocol !== "https:" && !(url.protocol === "http:" && LOOPBACK.test(url.hostname))) {
-    throw new GroupProofError("members", `${service}: the service must be https:// (http:// only on a loopback address)`);
+  if (!acceptedSource(url, allowInsecureLoopback)) {
+    throw new GroupProofError("members", `${service}: the service must be https:// (http:// only on a loopback address, with allowInsecureLoopback)`);
   }
   return url;
 }
@@ -292,7 +292,7 @@ export async function fetchGroupMembers(service: string, groupId: string, option
   const get = options.fetch ?? fetch;
   const maxMembers = options.maxMembers ?? 1 << 21;
   const maxPageBytes = options.maxPageBytes ?? 128 << 20;
-  const base = serviceBase(service);
+  const base = serviceBase(service, options.allowInsecureLoopback);
   const first = new URL(`${base.pathname.replace(/\/$/, "")}/v1/groups/${encodeURIComponent(groupId)}/members`, base);
   const members: string[] = [];
   let url: URL | null = first;

@@ -4,7 +4,7 @@ import { isValidSecret } from "../identity/commitment";
 import { parseFieldElement } from "../identity/field";
 import { parse, shown, TABLE_OPTIONS, tableChoice, tableOptionsHelp, UsageError, warn, writeStdout } from "./args";
 
-export const fetchHelp = `zkagent fetch URL [-X METHOD] [-H 'Name: value']... [-d BODY] --identity FILE [--trust URL]... [--announce] [--unsigned] [--table-cache DIR | --no-table-cache]
+export const fetchHelp = `zkagent fetch URL [-X METHOD] [-H 'Name: value']... [-d BODY] --identity FILE [--trust URL]... [--allow-insecure-loopback] [--announce] [--unsigned] [--table-cache DIR | --no-table-cache]
   A curl for agents: sends the request and answers a ZKAgent challenge
   (docs/http-auth.md) by itself: claims the identity's agent_id, proves for
   the challenge's nonce, action and exact context, signs it, repeats once.
@@ -19,7 +19,8 @@ export const fetchHelp = `zkagent fetch URL [-X METHOD] [-H 'Name: value']... [-
                application/json when a body is given
   --trust URL  a zkagent service whose circuits may be downloaded when a
                challenge names a circuit other than the built-in one, and
-               whose group members a group claim reads
+               whose group members a group claim reads (https; http to this
+               machine only with --allow-insecure-loopback)
   --announce   claim the agent on the first request (one round trip fewer;
                every URL then learns the agent id)
   --unsigned   do not sign (the agent registered no signing_key)
@@ -70,6 +71,7 @@ export async function fetchCommand(argv: string[]): Promise<number> {
       data: { type: "string", short: "d" },
       identity: { type: "string" },
       trust: { type: "string", multiple: true },
+      "allow-insecure-loopback": { type: "boolean" },
       "cache-dir": { type: "string" },
       announce: { type: "boolean" },
       unsigned: { type: "boolean" },
@@ -99,6 +101,7 @@ export async function fetchCommand(argv: string[]): Promise<number> {
   const send = zkagentFetch({
     identity,
     trustedServices: values.trust,
+    allowInsecureLoopback: values["allow-insecure-loopback"] === true,
     cacheDir: values["cache-dir"],
     announce: values.announce,
     sign: !values.unsigned,

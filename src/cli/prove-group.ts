@@ -6,7 +6,7 @@ import { GroupProofError, parseGroupChallenge, proveGroupChallenge, SemaphoreArt
 import type { Config } from "../config";
 import { parse, printJson, say, shown, TABLE_OPTIONS, tableChoice, tableOptionsHelp, UsageError, warn } from "./args";
 
-export const proveGroupHelp = `zkagent prove --group-challenge FILE --identity FILE [--service URL] [--artifacts DIR] [--table-cache DIR | --no-table-cache] [--json]
+export const proveGroupHelp = `zkagent prove --group-challenge FILE --identity FILE [--service URL [--allow-insecure-loopback]] [--artifacts DIR] [--table-cache DIR | --no-table-cache] [--json]
   Proves, for a challenge made for a group (its JSON as the service returned
   it), that the Semaphore identity is one of the group's members, without
   saying which. Prints the Semaphore v4 proof object (JSON, the same with
@@ -16,7 +16,9 @@ export const proveGroupHelp = `zkagent prove --group-challenge FILE --identity F
   --service: the zkagent service the group lives on (default
   http://localhost:$PORT); its members are read from
   /v1/groups/{group_id}/members without an API key and the tree is rebuilt
-  here: the proof is refused unless its root is the challenge's.
+  here: the proof is refused unless its root is the challenge's. An http://
+  --service is accepted only to this machine with --allow-insecure-loopback
+  (the default, this machine's own service, needs no flag).
   --artifacts: a directory holding semaphore-<depth>.wasm and .zkey; default
   the installed @zk-kit/semaphore-artifacts. Either way each file must have
   the SHA-256 pinned in zkagent, or it is refused before it is used.
@@ -75,6 +77,7 @@ export async function proveGroupCommand(argv: string[], config: Config): Promise
     "group-challenge": { type: "string" },
     identity: { type: "string" },
     service: { type: "string" },
+    "allow-insecure-loopback": { type: "boolean" },
     artifacts: { type: "string" },
     ...TABLE_OPTIONS,
     json: { type: "boolean" },
@@ -96,7 +99,12 @@ export async function proveGroupCommand(argv: string[], config: Config): Promise
   try {
     const proof = await proveGroupChallenge(
       { privateKey, challenge: parseGroupChallenge(challengeJson), service: values.service ?? `http://localhost:${config.port}` },
-      { artifactsDir: values.artifacts, ...tableChoice(values) },
+      {
+        artifactsDir: values.artifacts,
+        // The default service is this machine's own, named by the CLI itself; a --service given over http needs the flag.
+        allowInsecureLoopback: values.service === undefined || values["allow-insecure-loopback"] === true,
+        ...tableChoice(values),
+      },
     );
     printJson(proof);
     return 0;

@@ -5,7 +5,11 @@
 // SDK accepts, no API key and nothing about the member sent, and refusals of
 // every answer that could mislead or exhaust the agent.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { fetchGroupMembers, GroupProofError } from "../../src/agent";
+import { fetchGroupMembers as fetchMembers, GroupProofError } from "../../src/agent";
+
+/** The local test server is plain http on 127.0.0.1: every call below asks for that explicitly. */
+const fetchGroupMembers = (service: string, groupId: string, options: Parameters<typeof fetchMembers>[2] = {}) =>
+  fetchMembers(service, groupId, { allowInsecureLoopback: true, ...options });
 
 type Handler = (url: URL, request: Request) => Response | Promise<Response>;
 let handler: Handler = () => new Response("not set", { status: 500 });
@@ -158,6 +162,8 @@ describe("refused", () => {
 
   test("plain http to anything but a loopback address, and a source that is not a URL", async () => {
     await refused(fetchGroupMembers("http://zkagent.example", "g"));
+    // Loopback http too, unless the caller asked for it (the rule loadCircuit follows).
+    await refused(fetchMembers(base, "g"));
     await refused(fetchGroupMembers("ftp://127.0.0.1/", "g"));
     await refused(fetchGroupMembers("not a url", "g"));
   });

@@ -109,7 +109,21 @@ describe("zkagent prove --group-challenge", () => {
 
   test("prints the stock proof object; the stock verifyProof accepts it; only the members route was asked, without a key", async () => {
     requests.length = 0;
-    const { stdout, stderr, code } = await cli(["prove", "--group-challenge", challengePath, "--identity", join(dir, "id1.json"), "--service", service]);
+    // An http --service without the flag: refused before anything is read.
+    const plain = await cli(["prove", "--group-challenge", challengePath, "--identity", join(dir, "id1.json"), "--service", service]);
+    expect(plain.code).toBe(1);
+    expect(plain.stderr).toContain("allowInsecureLoopback");
+    expect(requests).toHaveLength(0);
+    const { stdout, stderr, code } = await cli([
+      "prove",
+      "--group-challenge",
+      challengePath,
+      "--identity",
+      join(dir, "id1.json"),
+      "--service",
+      service,
+      "--allow-insecure-loopback",
+    ]);
     expect([code, stderr]).toEqual([0, ""]);
     const lines = stdout.split("\n").filter(Boolean);
     expect(lines).toHaveLength(1);
@@ -126,13 +140,25 @@ describe("zkagent prove --group-challenge", () => {
   });
 
   test("the identity as a bare private key on standard input", async () => {
-    const { stdout, code } = await cli(["prove", "--group-challenge", challengePath, "--identity", "-", "--service", service], `${members[0]!.private_key}\n`);
+    const { stdout, code } = await cli(
+      ["prove", "--group-challenge", challengePath, "--identity", "-", "--service", service, "--allow-insecure-loopback"],
+      `${members[0]!.private_key}\n`,
+    );
     expect(code).toBe(0);
     expect(JSON.parse(stdout).merkleTreeRoot).toBe(challenge.merkle_tree_root);
   });
 
   test("a non-member: exit 1, naming its commitment, nothing on stdout", async () => {
-    const { stdout, stderr, code } = await cli(["prove", "--group-challenge", challengePath, "--identity", join(dir, "id2.json"), "--service", service]);
+    const { stdout, stderr, code } = await cli([
+      "prove",
+      "--group-challenge",
+      challengePath,
+      "--identity",
+      join(dir, "id2.json"),
+      "--service",
+      service,
+      "--allow-insecure-loopback",
+    ]);
     expect(code).toBe(1);
     expect(stdout).toBe("");
     expect(stderr).toContain(members[2]!.identity_commitment);
@@ -141,7 +167,16 @@ describe("zkagent prove --group-challenge", () => {
 
   test("members that do not give the challenge's root: exit 1, naming it", async () => {
     served = { "fleet-1": [members[0]!.identity_commitment, members[2]!.identity_commitment, members[1]!.identity_commitment] };
-    const { stdout, stderr, code } = await cli(["prove", "--group-challenge", challengePath, "--identity", join(dir, "id1.json"), "--service", service]);
+    const { stdout, stderr, code } = await cli([
+      "prove",
+      "--group-challenge",
+      challengePath,
+      "--identity",
+      join(dir, "id1.json"),
+      "--service",
+      service,
+      "--allow-insecure-loopback",
+    ]);
     served = { "fleet-1": [members[0]!.identity_commitment, "0", members[1]!.identity_commitment] };
     expect([code, stdout]).toEqual([1, ""]);
     expect(stderr).toContain(`not the challenge's ${challenge.merkle_tree_root}`);
@@ -153,7 +188,16 @@ describe("zkagent prove --group-challenge", () => {
     expect(usage.stderr).toContain("--identity is required");
     const agentChallenge = join(dir, "agent-challenge.json");
     writeFileSync(agentChallenge, JSON.stringify({ challenge_id: "ch_1", nonce: "ab".repeat(31) }));
-    const { code, stderr } = await cli(["prove", "--group-challenge", agentChallenge, "--identity", join(dir, "id0.json"), "--service", service]);
+    const { code, stderr } = await cli([
+      "prove",
+      "--group-challenge",
+      agentChallenge,
+      "--identity",
+      join(dir, "id0.json"),
+      "--service",
+      service,
+      "--allow-insecure-loopback",
+    ]);
     expect(code).toBe(1);
     expect(stderr).toContain("group_id");
   });
@@ -162,7 +206,16 @@ describe("zkagent prove --group-challenge", () => {
     const cacheDir = join(dir, "xdg", "zkagent", "prover-tables");
     rmSync(join(dir, "xdg"), { recursive: true, force: true });
     const run = async () => {
-      const { stdout, stderr, code } = await cli(["prove", "--group-challenge", challengePath, "--identity", join(dir, "id1.json"), "--service", service]);
+      const { stdout, stderr, code } = await cli([
+        "prove",
+        "--group-challenge",
+        challengePath,
+        "--identity",
+        join(dir, "id1.json"),
+        "--service",
+        service,
+        "--allow-insecure-loopback",
+      ]);
       expect([code, stderr]).toEqual([0, ""]);
       return JSON.parse(stdout);
     };
@@ -199,6 +252,7 @@ describe("zkagent prove --group-challenge", () => {
       join(dir, "id1.json"),
       "--service",
       service,
+      "--allow-insecure-loopback",
       "--no-table-cache",
     ]);
     expect(code).toBe(0);

@@ -41,6 +41,7 @@ const orderAs = (identity: { private_key: string }, amount: number, trusted = tr
     zkagent: {
       identity: { group_id: "household", ...identity },
       trustedServices: trusted ? [world.node.url] : [],
+      allowInsecureLoopback: true, // the test's zkagent service is http on 127.0.0.1
       fetch: (request) => world.observe(request),
     },
   });
@@ -65,7 +66,19 @@ describe("a group claim over HTTP", () => {
   test("zkagent fetch places a group order from the command line with --trust", async () => {
     const file = join(world.tmp, "member.json");
     writeFileSync(file, JSON.stringify({ ...member, group_id: "household" }), { mode: 0o600 });
-    const result = await cli(["fetch", `${world.shopUrl}/orders`, "-X", "POST", "-d", order(7), "--identity", file, "--trust", world.node.url]);
+    const result = await cli([
+      "fetch",
+      `${world.shopUrl}/orders`,
+      "-X",
+      "POST",
+      "-d",
+      order(7),
+      "--identity",
+      file,
+      "--trust",
+      world.node.url,
+      "--allow-insecure-loopback",
+    ]);
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ amount: 7, currency: "EUR" });
     expect(result.stdout + result.stderr).not.toContain(member.private_key);
