@@ -190,8 +190,8 @@ test("a group challenge from the binary alone: the Semaphore vks are embedded, a
         challenge: { ...challenge.body, action: "purchase", context: { amount: "20" } },
         service: url,
       },
-      // One proof: no window tables (what `zkagent prove --group-challenge` does).
-      { precompute: false },
+      // One proof: no window tables; the binary serves plain http on 127.0.0.1.
+      { precompute: false, allowInsecureLoopback: true },
     );
     const verified = await call("POST", "/v1/verify/proof", { challenge_id: challenge.body.challenge_id, proof }, key);
     expect(verified.status).toBe(200);
