@@ -301,6 +301,26 @@ export function basesTableBytes(b: Bases): usize {
   return (v as u32) & ((1 << (c as u32)) - 1);
 }
 
+const VIEW = new Bases();
+
+/** out = Σ over bases lo..hi−1 of b only (the sum of the ranges of a partition is msm(out, b, scalars)). */
+export function msmRange(out: usize, b: Bases, scalars: usize, lo: i32, hi: i32): void {
+  if (lo == 0 && hi == b.count) {
+    msm(out, b, scalars);
+    return;
+  }
+  // A view of the range: its rows of the table (or its points) and its scalar indices.
+  const A = 2 * elemSize(b.g2);
+  VIEW.g2 = b.g2;
+  VIEW.count = hi - lo;
+  VIEW.window = b.window;
+  VIEW.windows = b.windows;
+  VIEW.tables = b.tables;
+  VIEW.scalarIndex = b.scalarIndex + <usize>lo * U32;
+  VIEW.table = b.table + <usize>lo * (b.tables ? <usize>b.windows : 1) * A;
+  msm(out, VIEW, scalars);
+}
+
 /** out (Jacobian) = Σ s_p·P_p, scalars at scalars + scalarIndex[p]·32 (little-endian words). */
 export function msm(out: usize, b: Bases, scalars: usize): void {
   const g2 = b.g2;

@@ -3,4 +3,7 @@
 // entry points for tests and the benchmark's breakdown are in
 // prover-testing.ts, compiled separately to build/prover-test.wasm.
 
-export { io, setup, loadPoints, loadIc, loadCoefs, loadBases, basesWindow, basesTable, basesTableBytes, prove } from "./prover";
+export {
+  io, setup, loadPoints, loadIc, loadCoefs, loadBases, basesWindow, basesTable, basesTableBytes, prove,
+  proveWitness, proveQuotient, proveMsmRange, proveEnd, msmScalars, msmRemote, msmResultIn, basesCount,
+} from "./prover";

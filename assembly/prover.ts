@@ -57,7 +57,7 @@ import { G1_AFFINE_SIZE, G1_JACOBIAN_SIZE, g1IsOnCurve, g1ToBytes } from "./g1";
 import { G2_AFFINE_SIZE, G2_JACOBIAN_SIZE, g2IsOnCurve, g2ToBytes } from "./g2";
 import { FR_SIZE, frMul, frSub, frAdd, leIsCanonical, limbsFromWords, frFromLE, frToLE, WORD_BYTES } from "./fr";
 import { nttSetDomain, toCoset } from "./ntt";
-import { Bases, basesBuild, basesTableBytes as tableBytes, msm, msmSmall, jAdd, jToAffine, MAX_WINDOW, SCALAR_SIZE } from "./msm";
+import { Bases, basesBuild, basesTableBytes as tableBytes, msm, msmRange, msmSmall, jAdd, jToAffine, MAX_WINDOW, SCALAR_SIZE } from "./msm";
 import {
   P_W0, P_W1, P_W2, P_W3, ZKEY_FP_TO_MONT, ZKEY_COEF_TO_MONT, FR_ROOTS, FR_TWO_ADICITY, FR_ONE,
 } from "./constants";
@@ -445,6 +445,113 @@ export function prove(): i32 {
   for (let set = 0; set < SETS; set++) stageMsm(set);
   const f = stageFinish();
   return f != PROVER_OK ? f : stageSelfCheck();
+}
+
+// --- one proof across threads (src/prover/threads.ts) ------------------------------------
+//
+// An MSM is a sum over its bases, so any contiguous range of a set's bases
+// can be summed anywhere and the partial sums added. The calling thread runs
+// proveWitness, proveQuotient, proveMsmRange for its own ranges and proveEnd; another
+// instance of this module, loaded with the same key's header points and the
+// sections it is given (setup, loadPoints, loadBases; of a table only the
+// rows of its range need be written), sums its ranges with msmRemote on
+// scalars copied out by msmScalars, and msmResultIn takes each partial sum
+// back. Sums travel in this module's own number form (Jacobian, Montgomery
+// limbs): both sides run the same module. A wrong sum cannot become a proof:
+// proveEnd self-checks.
+
+/** prove()'s first step: the witness and blinding (io as for prove) copied in and checked. */
+export function proveWitness(): i32 {
+  return stageWitness();
+}
+
+/** After proveWitness: the quotient (the H scalars). */
+export function proveQuotient(): i32 {
+  if (stage != ALL_LOADED) return PROVER_FORMAT;
+  stageQuotient();
+  return PROVER_OK;
+}
+
+/** True when [lo, hi) is a range of set's loaded bases. */
+function rangeOk(set: i32, lo: i32, hi: i32): bool {
+  return set >= 0 && set < SETS && (stage & (STAGE_BASES << set)) != 0 && lo >= 0 && lo <= hi && hi <= bases[set].count;
+}
+
+const PARTIAL: usize = memory.data(<i32>G2_JACOBIAN_SIZE, 4);
+
+/**
+ * After proveQuotient: the sum over set's bases lo..hi−1 (all of them: 0,
+ * basesCount(set)) becomes set's result (add = 0) or is added to it (add = 1).
+ */
+export function proveMsmRange(set: i32, lo: i32, hi: i32, add: i32): i32 {
+  if (stage != ALL_LOADED || !rangeOk(set, lo, hi)) return PROVER_FORMAT;
+  const scalars = set == SET_H ? hScalars : witness;
+  if (add == 0) {
+    msmRange(result(set), bases[set], scalars, lo, hi);
+    return PROVER_OK;
+  }
+  msmRange(PARTIAL, bases[set], scalars, lo, hi);
+  jAdd(set == SET_B2, result(set), result(set), PARTIAL);
+  return PROVER_OK;
+}
+
+/** prove() after its MSMs: πC, the proof and public inputs into io, the self-check. */
+export function proveEnd(): i32 {
+  if (stage != ALL_LOADED) return PROVER_FORMAT;
+  const f = stageFinish();
+  return f != PROVER_OK ? f : stageSelfCheck();
+}
+
+/** Bytes of a set's scalars: the witness and the EXTRA_* scalars, or H's. */
+// @ts-ignore: decorator
+@inline function scalarBytes(set: i32): usize {
+  return set == SET_H ? domainSize * SCALAR_SIZE : <usize>(nVars + EXTRA_SCALARS) * SCALAR_SIZE;
+}
+// @ts-ignore: decorator
+@inline function resultBytes(set: i32): usize {
+  return set == SET_B2 ? G2_JACOBIAN_SIZE : G1_JACOBIAN_SIZE;
+}
+
+/** After proveWitness (H: proveQuotient): copies the scalars of set's MSM into io; returns their byte count (0 for a bad set). */
+export function msmScalars(set: i32): i32 {
+  if (set < 0 || set >= SETS) return 0;
+  const size = scalarBytes(set);
+  memory.copy(io(<u32>size), set == SET_H ? hScalars : witness, size);
+  return <i32>size;
+}
+
+/**
+ * In an instance holding set's bases lo..hi−1: io holds msmScalars(set)'s
+ * bytes; sums the range and leaves the sum in io. Returns its byte count,
+ * 0 when the range is not loaded here.
+ */
+export function msmRemote(set: i32, lo: i32, hi: i32): i32 {
+  const need = STAGE_SETUP | STAGE_POINTS;
+  if ((stage & need) != need || !rangeOk(set, lo, hi)) return 0;
+  const scalars = set == SET_H ? hScalars : witness;
+  memory.copy(scalars, ioBase, scalarBytes(set));
+  msmRange(PARTIAL, bases[set], scalars, lo, hi);
+  const size = resultBytes(set);
+  memory.copy(io(<u32>size), PARTIAL, size);
+  return <i32>size;
+}
+
+/** io holds an msmRemote sum for set: it becomes set's result (add = 0) or is added to it (add = 1). */
+export function msmResultIn(set: i32, add: i32): i32 {
+  if (set < 0 || set >= SETS) return PROVER_FORMAT;
+  const size = resultBytes(set);
+  if (add == 0) {
+    memory.copy(result(set), ioBase, size);
+    return PROVER_OK;
+  }
+  memory.copy(PARTIAL, ioBase, size);
+  jAdd(set == SET_B2, result(set), result(set), PARTIAL);
+  return PROVER_OK;
+}
+
+/** How many bases set holds (the zkey's non-infinity points and the fixed terms): the ranges' bound. */
+export function basesCount(set: i32): i32 {
+  return set >= 0 && set < SETS ? bases[set].count : 0;
 }
 
 // --- for the test build (prover-testing.ts) ----------------------------------------------

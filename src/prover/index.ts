@@ -18,6 +18,7 @@ import { FIELD_BYTES, fromBytes32, PROOF_BYTES, snarkjsProofFromBytes } from "..
 import type { SnarkjsProof } from "../verifier/types";
 import { ProverError } from "./errors";
 import { type CachedTables, readTables, tablesPath, writeTables } from "./tables";
+import { Helper, helperInit, type Part, planParts } from "./threads";
 import { BaseSet, instantiateProver, ProverStatus, type ProverExports, proverModuleDigest, sha256Hex, Tables } from "./wasm";
 import { type CircuitInput, createWitnessCalculator, type WitnessCalculator } from "./witness";
 import { BN254_R, N8, parseZkey, type Zkey } from "./zkey";
@@ -46,6 +47,10 @@ export interface Prover {
    * refused the input), unsatisfied (the proof would not verify), internal.
    */
   prove(input: CircuitInput): Promise<ProofResult>;
+  /** Helper threads summing part of every proof's MSMs (ProverOptions.threads − 1, or fewer when they could not start). */
+  readonly helpers: number;
+  /** Stops the helper threads (proofs go on, on the calling thread alone). */
+  close(): void;
 }
 
 export interface ProverOptions {
@@ -65,6 +70,14 @@ export interface ProverOptions {
    * `precompute: false`, `module` or `window`.
    */
   tableCache?: string;
+  /**
+   * Threads per proof, the calling one included (default 1): the MSMs are
+   * split by ranges of bases among that many threads (src/prover/threads.ts),
+   * each helper a Worker holding a copy of its share of the tables. Needs
+   * the tables (precompute) and Workers (Bun; not Node); when a helper
+   * cannot start, the prover goes on with the others.
+   */
+  threads?: number;
   /** A compiled prover module to instantiate instead of build/prover.wasm (tests use the test build). */
   module?: WebAssembly.Module;
   /** Window width for every base set instead of the module's choice (tests). */
@@ -200,7 +213,18 @@ class WasmProver implements Prover {
     readonly wasm: ProverExports,
     readonly witness: WitnessCalculator,
     readonly nPublic: number,
+    /** The calling thread's ranges, and the helpers' (empty without helpers: prove() does it all). */
+    private readonly own: Part[] = [],
+    private readonly helperThreads: Helper[] = [],
   ) {}
+
+  get helpers(): number {
+    return this.helperThreads.filter((h) => h.alive).length;
+  }
+
+  close(): void {
+    for (const h of this.helperThreads) h.close();
+  }
 
   prove(input: CircuitInput): Promise<ProofResult> {
     // One module instance and one witness calculator: one proof at a time.
@@ -212,11 +236,55 @@ class WasmProver implements Prover {
   private async proveNow(input: CircuitInput): Promise<ProofResult> {
     const witness = await this.witness.calculate(input);
     writeProveInput(this.wasm, witness, randomScalar(), randomScalar());
-    check(this.wasm.prove(), "prove");
+    if (this.helperThreads.length === 0) check(this.wasm.prove(), "prove");
+    else await this.proveShared();
     const length = PROOF_BYTES + this.nPublic * FIELD_BYTES;
     const out = new Uint8Array(this.wasm.memory.buffer, this.wasm.io(0), length).slice();
     return decodeProof(out, this.nPublic);
   }
+
+  /** prove() with the helpers summing their ranges meanwhile; a helper that fails has its ranges summed here. */
+  private async proveShared(): Promise<void> {
+    const wasm = this.wasm;
+    check(wasm.proveWitness(), "prove");
+    const size = wasm.msmScalars(BaseSet.A);
+    const scalars = new Uint8Array(wasm.memory.buffer, wasm.io(0), size).slice();
+    const jobs = this.helperThreads.map((h) => (h.alive ? h.run(scalars).catch(() => undefined) : Promise.resolve(undefined)));
+    check(wasm.proveQuotient(), "prove");
+    const summed = new Set<number>();
+    const sum = (p: Part) => {
+      check(wasm.proveMsmRange(p.set, p.lo, p.hi, summed.has(p.set) ? 1 : 0), "prove");
+      summed.add(p.set);
+    };
+    this.own.forEach(sum);
+    const results = await Promise.all(jobs);
+    results.forEach((sums, i) => {
+      const parts = this.helperThreads[i]!.parts;
+      if (!sums) return parts.forEach(sum);
+      parts.forEach((p, j) => {
+        write(wasm, sums[j]!);
+        check(wasm.msmResultIn(p.set, summed.has(p.set) ? 1 : 0), "prove");
+        summed.add(p.set);
+      });
+    });
+    // A set without bases sums to infinity.
+    for (const set of Object.values(BaseSet)) if (!summed.has(set)) check(wasm.proveMsmRange(set, 0, 0, 0), "prove");
+    check(wasm.proveEnd(), "prove");
+  }
+}
+
+/** Starts the helpers of a loaded prover's plan; those that cannot start are left out (their ranges stay with the caller). */
+async function startHelpers(wasm: ProverExports, z: Zkey, threads: number): Promise<{ own: Part[]; helpers: Helper[] }> {
+  const shapes = Object.values(BaseSet).map((set) => ({ set, count: wasm.basesCount(set), windows: Math.ceil(255 / wasm.basesWindow(set)) }));
+  const [own, ...shares] = planParts(shapes, threads);
+  const started = await Promise.allSettled(shares.filter((parts) => parts.length > 0).map((parts) => Helper.start(helperInit(wasm, z, parts))));
+  const helpers: Helper[] = [];
+  const mine = [...own!];
+  for (const [i, s] of started.entries()) {
+    if (s.status === "fulfilled") helpers.push(s.value);
+    else mine.push(...shares.filter((parts) => parts.length > 0)[i]!);
+  }
+  return { own: mine, helpers };
 }
 
 // --- the API ---
@@ -260,6 +328,11 @@ export async function createProver(artifacts: ProverArtifacts, options: ProverOp
       });
     }
     throw e;
+  }
+  const threads = Math.max(1, Math.floor(options.threads ?? 1));
+  if (threads > 1 && precompute && typeof Worker !== "undefined") {
+    const { own, helpers } = await startHelpers(wasm, z, threads);
+    if (helpers.length > 0) return new WasmProver(wasm, witness, z.nPublic, own, helpers);
   }
   return new WasmProver(wasm, witness, z.nPublic);
 }

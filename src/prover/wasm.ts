@@ -27,6 +27,20 @@ export type ProverExports = {
   basesTable(set: number): number;
   basesTableBytes(set: number): number;
   prove(): number;
+  // One proof across threads (src/prover/threads.ts), in this order: proveWitness,
+  // msmScalars (for the other instances' msmRemote), proveQuotient, proveMsmRange for
+  // the caller's ranges, msmResultIn for the others' sums, proveEnd.
+  proveWitness(): number;
+  proveQuotient(): number;
+  /** add 0: the range's sum becomes the set's result; 1: it is added to it. */
+  proveMsmRange(set: number, lo: number, hi: number, add: number): number;
+  proveEnd(): number;
+  /** Byte count of the set's scalars now in io. */
+  msmScalars(set: number): number;
+  /** Byte count of the range's sum now in io; 0 when the range is not loaded. */
+  msmRemote(set: number, lo: number, hi: number): number;
+  msmResultIn(set: number, add: number): number;
+  basesCount(set: number): number;
 };
 
 /** The test build's extra exports (assembly/prover-testing.ts). */

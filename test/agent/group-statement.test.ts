@@ -27,6 +27,8 @@ test("a proof is returned only when the prover's public signals are exactly the 
   const real = await semaphoreProver(1, { precompute: false });
   const altered = (change: (s: string[]) => string[]): Prover => ({
     nPublic: real.nPublic,
+    helpers: 0,
+    close() {},
     prove: async (i) => {
       const result = await real.prove(i);
       return { ...result, publicSignals: change(result.publicSignals) };

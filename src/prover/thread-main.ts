@@ -1,0 +1,56 @@
+// The inside of a prover helper thread (threads.ts starts it): its own
+// instance of the prover module, loaded with the key's header points and the
+// sections and table rows of the ranges it sums. The first message is a
+// HelperInit, answered with HelperReady; then each HelperJob (the witness
+// scalars of one proof) is answered with the sums of its parts, in order.
+import type { HelperInit, HelperJob, HelperReady, HelperResult } from "./threads";
+import { instantiateProver, ProverStatus, type ProverExports, Tables } from "./wasm";
+
+declare const self: Worker;
+
+let wasm: ProverExports | undefined;
+let parts: HelperInit["parts"] = [];
+
+function write(bytes: Uint8Array): void {
+  const ptr = wasm!.io(bytes.length);
+  new Uint8Array(wasm!.memory.buffer, ptr, bytes.length).set(bytes);
+}
+
+async function load(init: HelperInit): Promise<void> {
+  wasm = await instantiateProver();
+  if (wasm.setup(init.nVars, init.nPublic, init.domainLog, 0) !== ProverStatus.OK) throw new Error("setup");
+  write(init.header);
+  if (wasm.loadPoints() !== ProverStatus.OK) throw new Error("header points");
+  for (const s of init.sets) {
+    write(s.points);
+    if (wasm.loadBases(s.set, s.count, s.window, Tables.FROM_CALLER) !== ProverStatus.OK) throw new Error(`point section of set ${s.set}`);
+    // The caller's instance loaded the same points with the same window: the same bases, the same table layout.
+    if (wasm.basesCount(s.set) !== s.bases || s.offset + s.rows.length > wasm.basesTableBytes(s.set)) throw new Error(`set ${s.set} differs`);
+    new Uint8Array(wasm.memory.buffer, wasm.basesTable(s.set) + s.offset, s.rows.length).set(s.rows);
+  }
+  parts = init.parts;
+}
+
+self.onmessage = async (event: MessageEvent<HelperInit | HelperJob>) => {
+  const data = event.data;
+  if (!("id" in data)) {
+    try {
+      await load(data);
+      self.postMessage({ ready: true } satisfies HelperReady);
+    } catch (e) {
+      self.postMessage({ ready: false, error: e instanceof Error ? e.message : String(e) } satisfies HelperReady);
+    }
+    return;
+  }
+  const sums: Uint8Array[] = [];
+  for (const p of parts) {
+    write(data.scalars);
+    const size = wasm!.msmRemote(p.set, p.lo, p.hi);
+    if (size === 0) {
+      self.postMessage({ id: data.id, error: `range ${p.set}:${p.lo}-${p.hi} not loaded` } satisfies HelperResult);
+      return;
+    }
+    sums.push(new Uint8Array(wasm!.memory.buffer, wasm!.io(0), size).slice());
+  }
+  self.postMessage({ id: data.id, sums } satisfies HelperResult);
+};

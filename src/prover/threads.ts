@@ -1,0 +1,233 @@
+// One proof on several threads: the MSMs (≈ 85 % of a Semaphore proof) split
+// into ranges of bases, some summed by helper threads (Bun Workers running
+// thread-main.ts, each with its own instance of the prover module), the rest
+// and everything else by the calling thread, which adds the partial sums
+// (assembly/prover.ts, "one proof across threads").
+//
+// The caller keeps every table, so a helper that dies costs speed, never a
+// proof: its ranges are summed by the caller from then on. A wrong sum cannot
+// become a proof either: the caller self-checks every proof.
+
+import type { Zkey } from "./zkey";
+import { BaseSet, type ProverExports } from "./wasm";
+
+/** A range of one set's bases, lo..hi−1. */
+export interface Part {
+  set: number;
+  lo: number;
+  hi: number;
+}
+
+/** What a set costs per base, relative to a G1 base with the same window (a G2 addition ≈ 2.6 G1 ones, measured: bench/prover.ts). */
+const G2_FACTOR = 2.6;
+/** The quotient (INTT/NTT of A, B, C) relative to H's MSM (measured: ≈ 0.25–0.33). */
+const QUOTIENT_FACTOR = 0.3;
+/** A range below this share of a thread's quota is not worth its own bucket reduction: it goes with its neighbour. */
+const MIN_SHARE = 0.1;
+
+export interface SetShape {
+  set: number;
+  /** Bases (basesCount). */
+  count: number;
+  /** Windows per scalar (⌈255 / window⌉): table additions per base. */
+  windows: number;
+}
+
+/**
+ * Splits a proof's work among `threads` threads; entry 0 is the calling
+ * thread's. H (its scalars exist only after the quotient, computed by the
+ * caller) and the quotient stay with the caller; the sets whose scalars are
+ * the witness (A, B1, B2, C) are cut into contiguous ranges so that every
+ * thread gets about the same estimated cost. Pure: tested on its own.
+ */
+export function planParts(shapes: SetShape[], threads: number): Part[][] {
+  const cost = (s: SetShape) => s.windows * (s.set === BaseSet.B2 ? G2_FACTOR : 1);
+  const plan: Part[][] = Array.from({ length: Math.max(1, threads) }, () => []);
+  const h = shapes.find((s) => s.set === BaseSet.H);
+  const fixed = h ? h.count * cost(h) * (1 + QUOTIENT_FACTOR) : 0;
+  if (h && h.count > 0) plan[0]!.push({ set: h.set, lo: 0, hi: h.count });
+  // The witness sets, most costly per base first (the caller's share comes last).
+  const rest = shapes.filter((s) => s.set !== BaseSet.H && s.count > 0).sort((a, b) => cost(b) - cost(a) || a.set - b.set);
+  const total = fixed + rest.reduce((sum, s) => sum + s.count * cost(s), 0);
+  if (plan.length === 1) {
+    for (const s of rest) plan[0]!.push({ set: s.set, lo: 0, hi: s.count });
+    return plan;
+  }
+  const helpers = plan.length - 1;
+  // Helpers first, then the caller with what is left (it already has H and the quotient).
+  const quota = fixed >= total / plan.length ? (total - fixed) / helpers : total / plan.length;
+  let thread = 1;
+  let room = quota;
+  for (const s of rest) {
+    const c = cost(s);
+    let lo = 0;
+    while (lo < s.count) {
+      if (thread === 0) {
+        plan[0]!.push({ set: s.set, lo, hi: s.count });
+        break;
+      }
+      let take = Math.min(s.count - lo, Math.round(room / c));
+      const left = s.count - lo - take;
+      // No sliver of a set anywhere: a small remainder stays with this thread, a small share moves on.
+      if (left > 0 && left * c < MIN_SHARE * quota) take += left;
+      if (take * c < MIN_SHARE * quota && take < s.count - lo) take = 0;
+      if (take > 0) plan[thread]!.push({ set: s.set, lo, hi: lo + take });
+      lo += take;
+      room -= take * c;
+      if (room <= MIN_SHARE * quota || take === 0) {
+        thread = thread === helpers ? 0 : thread + 1;
+        room = quota;
+      }
+    }
+  }
+  return plan;
+}
+
+/** What a helper thread loads: the key's sizes and header points, and for each set it sums, the section and its table rows. */
+export interface HelperInit {
+  nVars: number;
+  nPublic: number;
+  domainLog: number;
+  header: Uint8Array;
+  sets: { set: number; count: number; points: Uint8Array; window: number; bases: number; offset: number; rows: Uint8Array }[];
+  parts: Part[];
+}
+
+/** The message a helper answers with after init: ready, or why not. */
+export type HelperReady = { ready: true } | { ready: false; error: string };
+export interface HelperJob {
+  id: number;
+  scalars: Uint8Array;
+}
+export interface HelperResult {
+  id: number;
+  sums?: Uint8Array[];
+  error?: string;
+}
+
+/** The zkey sections by set, as loadBases takes them (count = the section's points). */
+export function section(z: Zkey, set: number): { points: Uint8Array; count: number } {
+  if (set === BaseSet.A) return { points: z.A, count: z.nVars };
+  if (set === BaseSet.B1) return { points: z.B1, count: z.nVars };
+  if (set === BaseSet.B2) return { points: z.B2, count: z.nVars };
+  if (set === BaseSet.C) return { points: z.C, count: z.nVars - z.nPublic - 1 };
+  return { points: z.H, count: z.domainSize };
+}
+
+/** A helper's init message, its table rows copied out of the caller's loaded instance. */
+export function helperInit(wasm: ProverExports, z: Zkey, parts: Part[]): HelperInit {
+  const sets = [...new Set(parts.map((p) => p.set))].map((set) => {
+    const bases = wasm.basesCount(set);
+    const rowBytes = wasm.basesTableBytes(set) / bases;
+    const lo = Math.min(...parts.filter((p) => p.set === set).map((p) => p.lo));
+    const hi = Math.max(...parts.filter((p) => p.set === set).map((p) => p.hi));
+    const offset = lo * rowBytes;
+    const rows = new Uint8Array(wasm.memory.buffer, wasm.basesTable(set) + offset, (hi - lo) * rowBytes).slice();
+    const { points, count } = section(z, set);
+    return { set, count, points, window: wasm.basesWindow(set), bases, offset, rows };
+  });
+  return { nVars: z.nVars, nPublic: z.nPublic, domainLog: z.domainLog, header: z.headerPoints, sets, parts };
+}
+
+/**
+ * The helper's module. Run from source, this file's URL is its own; bundled
+ * into the binary (scripts/build.ts adds thread-main.ts as an entry point),
+ * every module's URL is the binary's root, under which the entry points keep
+ * their paths below src/.
+ */
+const HELPER_MODULE = import.meta.url.endsWith("/prover/threads.ts")
+  ? new URL("./thread-main.ts", import.meta.url).href
+  : new URL("./prover/thread-main.ts", import.meta.url).href;
+
+/** A helper that has not loaded by then will not: the prover goes on without it. */
+const START_TIMEOUT_MS = 20_000;
+
+/** One helper thread summing fixed ranges of the MSMs for every proof. */
+export class Helper {
+  private nextId = 1;
+  private readonly pending = new Map<number, { resolve: (sums: Uint8Array[]) => void; reject: (e: Error) => void }>();
+  private dead: Error | undefined;
+
+  private constructor(
+    private readonly worker: Worker,
+    readonly parts: Part[],
+  ) {}
+
+  /** Starts a helper with its share of the tables; rejects when it cannot start. */
+  static start(init: HelperInit): Promise<Helper> {
+    return new Promise((resolve, reject) => {
+      let worker: Worker;
+      try {
+        worker = new Worker(HELPER_MODULE);
+      } catch (e) {
+        return reject(e instanceof Error ? e : new Error(String(e)));
+      }
+      const helper = new Helper(worker, init.parts);
+      let started = false;
+      const timer = setTimeout(() => {
+        worker.terminate();
+        reject(new Error(`prover thread did not start within ${START_TIMEOUT_MS / 1000} s`));
+      }, START_TIMEOUT_MS);
+      worker.onmessage = (event: MessageEvent<HelperReady | HelperResult>) => {
+        const data = event.data;
+        if (!started) {
+          started = true;
+          clearTimeout(timer);
+          if ("ready" in data && data.ready) resolve(helper);
+          else {
+            worker.terminate();
+            reject(new Error(`prover thread failed to load: ${"error" in data ? data.error : "no reason"}`));
+          }
+          return;
+        }
+        helper.answer(data as HelperResult);
+      };
+      worker.onerror = (event) => {
+        if (!started) {
+          started = true;
+          clearTimeout(timer);
+          worker.terminate();
+          return reject(new Error(`prover thread failed to start: ${event.message}`));
+        }
+        helper.fail(new Error(`prover thread failed: ${event.message}`));
+      };
+      // A helper alone does not keep the process alive.
+      (worker as Worker & { unref(): void }).unref();
+      worker.postMessage(init);
+    });
+  }
+
+  get alive(): boolean {
+    return this.dead === undefined;
+  }
+
+  /** The sums of this helper's parts, in order, for the scalars (msmScalars's bytes). */
+  run(scalars: Uint8Array): Promise<Uint8Array[]> {
+    if (this.dead) return Promise.reject(this.dead);
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.worker.postMessage({ id, scalars } satisfies HelperJob);
+    });
+  }
+
+  private answer(result: HelperResult): void {
+    const call = this.pending.get(result.id);
+    this.pending.delete(result.id);
+    if (!call) return;
+    if (result.sums) call.resolve(result.sums);
+    else call.reject(new Error(`prover thread: ${result.error ?? "no result"}`));
+  }
+
+  /** The helper is gone: its calls fail (the caller sums those parts itself) and so do later ones. */
+  fail(error: Error): void {
+    this.dead ??= error;
+    this.worker.terminate();
+    for (const call of this.pending.values()) call.reject(error);
+    this.pending.clear();
+  }
+
+  close(): void {
+    this.fail(new Error("prover closed"));
+  }
+}
