@@ -8,6 +8,10 @@
 //                                (and the same with precompute: false, and with a tableCache
 //                                directory: once writing it, once reading it)
 //   zkagent prove()              Prover.prove (witness + proof) after that one createProver
+//   zkagent prove(), N threads   the same with createProver({ threads: N }) (src/prover/threads.ts:
+//                                helpers sum ranges of the MSMs); N from --threads, default the
+//                                machine's cores (none when that is 1). The single-thread figure
+//                                is the one the targets are stated for.
 //   snarkjs fullProve, single    groth16.fullProve(…, { singleThread: true }): the SDK's old path,
 //                                which rebuilds the curve and the witness calculator every call
 //   snarkjs fullProve, curve once  the same with a single-threaded curve cached where snarkjs
@@ -23,9 +27,9 @@
 // Options: --circuits agent,10,16,20 (default all four), --iterations N
 // (zkagent proofs per round for the agent circuit, default 40; Semaphore gets
 // a quarter, at least 6; snarkjs a quarter of zkagent's, at least 3),
-// --rounds N (default 1), --json (one object on stdout: { circuits: [...] }).
+// --rounds N (default 1), --threads N (default availableParallelism()), --json (one object on stdout: { circuits: [...] }).
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import * as snarkjs from "snarkjs";
 // @ts-ignore — untyped nested dependency (the copy snarkjs itself uses)
@@ -43,6 +47,7 @@ const option = (name: string, fallback: number) => (args.includes(name) ? Number
 const iterations = option("--iterations", 40);
 const rounds = option("--rounds", 1);
 const json = args.includes("--json");
+const threads = option("--threads", availableParallelism());
 const selected = (args.includes("--circuits") ? args[args.indexOf("--circuits") + 1]! : "agent,10,16,20").split(",");
 const log = (line: string) => (json ? process.stderr : process.stdout).write(`${line}\n`);
 
@@ -120,6 +125,7 @@ async function bench(c: Circuit) {
   let t = performance.now();
   const prover: Prover = await createProver({ zkey: c.zkey, wasm: c.wasm });
   const loadMs = performance.now() - t;
+  const threaded: Prover | undefined = threads > 1 ? await createProver({ zkey: c.zkey, wasm: c.wasm }, { threads }) : undefined;
   t = performance.now();
   await createProver({ zkey: c.zkey, wasm: c.wasm }, { precompute: false });
   const loadNoTablesMs = performance.now() - t;
@@ -146,11 +152,13 @@ async function bench(c: Circuit) {
   const windows = Object.fromEntries(Object.entries(BaseSet).map(([name, set]) => [name, staged.wasm.basesWindow(set)]));
   const { inputs } = c;
 
-  const zkagentRun = (n: number) => async () => {
-    const times: number[] = [];
-    for (let i = 0; i < n; i++) times.push(await time(() => prover.prove(inputs[i % inputs.length]!)));
-    return times;
-  };
+  const zkagentRun =
+    (n: number, p: Prover = prover) =>
+    async () => {
+      const times: number[] = [];
+      for (let i = 0; i < n; i++) times.push(await time(() => p.prove(inputs[i % inputs.length]!)));
+      return times;
+    };
   const snarkjsRun = (n: number, singleThread: boolean) => async () => {
     const times: number[] = [];
     for (let i = 0; i < n; i++) {
@@ -189,11 +197,13 @@ async function bench(c: Circuit) {
 
   // Warm-up: JIT tiers of both, and the snarkjs curve for the "curve once" variant.
   await zkagentRun(Math.min(10, c.iterations))();
+  if (threaded) await zkagentRun(Math.min(10, c.iterations), threaded)();
   await snarkjsRun(1, true)();
   await breakdown(2);
 
-  const results: { zkagent: number[]; single: number[]; curveOnce: number[]; breakdown: Breakdown[] } = {
+  const results: { zkagent: number[]; threads: number[]; single: number[]; curveOnce: number[]; breakdown: Breakdown[] } = {
     zkagent: [],
+    threads: [],
     single: [],
     curveOnce: [],
     breakdown: [],
@@ -201,13 +211,16 @@ async function bench(c: Circuit) {
   const snarkjsIterations = Math.max(3, c.iterations >> 2);
   for (let round = 0; round < rounds; round++) {
     const zk: number[] = [];
+    const par: number[] = [];
     const single: number[] = [];
     const once: number[] = [];
     // Blocks: zkagent, snarkjs single, zkagent, snarkjs curve-once, zkagent alternating with the breakdown.
     const block = Math.max(1, Math.floor(c.iterations / 3));
     zk.push(...(await zkagentRun(block)()));
+    if (threaded) par.push(...(await zkagentRun(block, threaded)()));
     single.push(...(await snarkjsRun(snarkjsIterations, true)()));
     zk.push(...(await zkagentRun(block)()));
+    if (threaded) par.push(...(await zkagentRun(block, threaded)()));
     (globalThis as any).curve_bn128 ??= await buildBn128(true);
     once.push(...(await snarkjsRun(snarkjsIterations, false)()));
     // The last block interleaves whole proofs with the staged breakdown, so both see the same load.
@@ -217,6 +230,7 @@ async function bench(c: Circuit) {
       stagedRuns.push(await breakdown(1));
     }
     results.zkagent.push(median(zk));
+    if (threaded) results.threads.push(median(par));
     results.single.push(median(single));
     results.curveOnce.push(median(once));
     results.breakdown.push(Object.fromEntries(STAGES.map((k) => [k, median(stagedRuns.map((b) => b[k]))])) as Breakdown);
@@ -224,6 +238,8 @@ async function bench(c: Circuit) {
 
   const zkagentMs = median(results.zkagent);
   const singleMs = median(results.single);
+  const threadsMs = threaded ? median(results.threads) : undefined;
+  threaded?.close();
   const onceMs = median(results.curveOnce);
   const parts = Object.fromEntries(STAGES.map((k) => [k, median(results.breakdown.map((b) => b[k]))])) as Breakdown;
   return {
@@ -244,9 +260,13 @@ async function bench(c: Circuit) {
     snarkjs_fullprove_curve_once_median_ms: +onceMs.toFixed(1),
     speedup_vs_single: +(singleMs / zkagentMs).toFixed(2),
     speedup_vs_curve_once: +(onceMs / zkagentMs).toFixed(2),
+    ...(threadsMs === undefined
+      ? {}
+      : { threads, zkagent_threads_median_ms: +threadsMs.toFixed(2), threads_speedup_vs_single: +(singleMs / threadsMs).toFixed(2) }),
     breakdown_median_ms: Object.fromEntries(Object.entries(parts).map(([k, v]) => [k, +v.toFixed(2)])),
     per_round: {
       zkagent: results.zkagent.map((x) => +x.toFixed(2)),
+      threads: results.threads.map((x) => +x.toFixed(2)),
       single: results.single.map((x) => +x.toFixed(1)),
       curveOnce: results.curveOnce.map((x) => +x.toFixed(1)),
     },
@@ -264,7 +284,13 @@ for (const name of selected) {
       `with tableCache: ${r.load_table_cache_cold_ms} ms writing it, ${r.load_table_cache_warm_ms} ms reading it`,
   );
   log(`  zkagent prove            median ${r.zkagent_median_ms} ms   (rounds: ${r.per_round.zkagent.join(", ")})`);
-  log(`  snarkjs fullProve single median ${r.snarkjs_fullprove_single_median_ms} ms  → zkagent ${r.speedup_vs_single}× faster`);
+  if (r.zkagent_threads_median_ms !== undefined) {
+    log(`  zkagent prove, ${r.threads} threads  median ${r.zkagent_threads_median_ms} ms   (rounds: ${r.per_round.threads.join(", ")})`);
+  }
+  log(
+    `  snarkjs fullProve single median ${r.snarkjs_fullprove_single_median_ms} ms  → zkagent ${r.speedup_vs_single}× faster` +
+      (r.threads_speedup_vs_single === undefined ? "" : ` (${r.threads_speedup_vs_single}× on ${r.threads} threads)`),
+  );
   log(`  snarkjs fullProve, curve built once  median ${r.snarkjs_fullprove_curve_once_median_ms} ms  → zkagent ${r.speedup_vs_curve_once}× faster`);
   log(
     `  breakdown (test build, medians, ms): ${Object.entries(r.breakdown_median_ms)

@@ -80,6 +80,8 @@ export interface AgentFetchOptions {
   precompute?: boolean;
   /** Where the provers keep their tables between processes (ProveOptions.tableCache); default defaultTableCacheDir(), false for none. */
   tableCache?: string | false;
+  /** Threads per proof (ProveOptions.threads, GroupProveOptions.threads); default 1 for the agent circuit, the cores (≤ 4) for a group proof. */
+  threads?: number;
   /** The fetch underneath (default the global one). */
   fetch?: (request: Request) => Response | Promise<Response>;
 }
@@ -167,7 +169,7 @@ async function defaultGroupProver(challenge: ZkAgentChallenge, options: AgentFet
   }
   const proof = await proveGroupChallenge(
     { privateKey: identity.private_key, challenge: groupChallenge, service },
-    { precompute: options.precompute, tableCache: options.tableCache, allowInsecureLoopback: options.allowInsecureLoopback },
+    { precompute: options.precompute, tableCache: options.tableCache, threads: options.threads, allowInsecureLoopback: options.allowInsecureLoopback },
   );
   return JSON.stringify(proof);
 }
@@ -184,7 +186,7 @@ export async function answerChallenge(challenge: ZkAgentChallenge, options: Agen
     const circuit = await (options.circuit ?? ((c: ZkAgentChallenge) => defaultCircuit(c, options)))(challenge);
     proof = await prove(
       { secret: identity.secret, nonce: challenge.nonce, action: challenge.action, context: challenge.context, circuit },
-      { precompute: options.precompute, tableCache: options.tableCache },
+      { precompute: options.precompute, tableCache: options.tableCache, threads: options.threads },
     );
   }
   const credentials: Record<string, string> = { ...claim, challenge_id: challenge.challenge_id, proof: toBase64url(proof) };

@@ -140,6 +140,8 @@ export interface GroupProveOptions {
   precompute?: boolean;
   /** Where the tables are kept between processes; default defaultTableCacheDir(), false for none (ProveOptions.tableCache). */
   tableCache?: string | false;
+  /** Threads per proof; default the machine's cores, at most 4 (src/prover/threads.ts). */
+  threads?: number;
 }
 
 // The last trees built, by group id, so that a process proving again for a

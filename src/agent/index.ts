@@ -16,7 +16,7 @@ import { parseFieldElement } from "../identity/field";
 import { newSigningKeyPair, signChallenge } from "../identity/signature";
 import { CircuitSourceError, type LoadedCircuit, loadCircuit, pinnedCircuitOf } from "./circuit";
 import { createProver, type Prover } from "../prover";
-import { tableOptions } from "./prover-tables";
+import { proverThreads, tableOptions } from "./prover-tables";
 
 export { verificationKey } from "../verifier/circuit-key";
 export { CircuitSourceError, type LoadCircuitOptions, type LoadedCircuit, loadCircuit } from "./circuit";
@@ -68,6 +68,8 @@ export interface ProveOptions {
    * later one reads them back, checked.
    */
   tableCache?: string | false;
+  /** Threads per proof (src/prover/threads.ts); default 1: the agent circuit's proof is tens of milliseconds, a helper saves a few. */
+  threads?: number;
 }
 
 // One prover per circuit (and table choice), built on first use and kept: the
@@ -96,7 +98,7 @@ function proverFor(circuit: LoadedCircuit, options: ProveOptions): Promise<Prove
   if (!prover) {
     // However the circuit object was made, the witness code run with the secret is a pinned one.
     pinnedCircuitOf(circuit.wasm, circuit.id);
-    prover = createProver({ zkey: circuit.zkey, wasm: circuit.wasm }, tables);
+    prover = createProver({ zkey: circuit.zkey, wasm: circuit.wasm }, { ...tables, threads: proverThreads(options.threads, 1) });
     provers.set(key, prover);
     // A failed load is not cached: the next call tries again.
     prover.catch(() => provers.delete(key));

@@ -12,7 +12,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { SEMAPHORE_ARTIFACTS_VERSION, SEMAPHORE_MAX_DEPTH, SEMAPHORE_PINS } from "../groups/semaphore-pins";
 import { createProver, type Prover } from "../prover";
-import { tableOptions } from "./prover-tables";
+import { proverThreads, tableOptions } from "./prover-tables";
 
 /** An artifact that is missing, not a regular file, too large, or not the pinned bytes. */
 export class SemaphoreArtifactError extends Error {
@@ -107,6 +107,8 @@ export interface SemaphoreProverOptions {
   precompute?: boolean;
   /** Where the tables are kept between processes; default defaultTableCacheDir(), false for none (ProveOptions.tableCache). */
   tableCache?: string | false;
+  /** Threads per proof (createProver's threads); default the machine's cores, at most 4. */
+  threads?: number;
 }
 
 // One prover per depth (and table choice) per process. Every source yields the
@@ -120,7 +122,9 @@ export function semaphoreProver(depth: number, options: SemaphoreProverOptions =
   const key = `${depth}:${tables.precompute}`;
   let prover = provers.get(key);
   if (!prover) {
-    prover = loadSemaphoreArtifacts(depth, options.artifactsDir).then((a) => createProver({ zkey: a.zkey, wasm: a.wasm }, tables));
+    prover = loadSemaphoreArtifacts(depth, options.artifactsDir).then((a) =>
+      createProver({ zkey: a.zkey, wasm: a.wasm }, { ...tables, threads: proverThreads(options.threads, "cores") }),
+    );
     provers.set(key, prover);
     // A failed load is not kept: the next call reads the files again.
     prover.catch(() => provers.delete(key));

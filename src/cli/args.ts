@@ -107,24 +107,41 @@ export async function secretOption(values: Record<string, unknown>, name: string
 export const TABLE_OPTIONS = {
   "table-cache": { type: "string" },
   "no-table-cache": { type: "boolean" },
+  threads: { type: "string" },
 } as const;
 
 export const tableOptionsHelp = `  --table-cache DIR: where the prover keeps its window tables between runs
   (default $XDG_CACHE_HOME/zkagent/prover-tables, else
   ~/.cache/zkagent/prover-tables): the first run builds and writes them
   (Semaphore depth 20: seconds), later runs read them back, checked.
-  --no-table-cache: no tables (a fast start every time, slower proofs).`;
+  --no-table-cache: no tables (a fast start every time, slower proofs).
+  --threads N: threads per proof, this one included (default 1 for the
+  agent circuit, the machine's cores up to 4 for a group proof); needs the
+  tables.`;
 
 /**
  * What the table options ask for: a directory (default the per-user one), or
  * no tables at all — a process that proves once gains nothing from tables it
  * cannot keep.
  */
-export function tableChoice(values: { "table-cache"?: string; "no-table-cache"?: boolean }): { precompute: boolean; tableCache?: string | false } {
+export function tableChoice(values: { "table-cache"?: string; "no-table-cache"?: boolean; threads?: string }): {
+  precompute: boolean;
+  tableCache?: string | false;
+  threads?: number;
+} {
+  let threads: number | undefined;
+  if (values.threads !== undefined) {
+    if (!/^[1-9][0-9]?$/.test(values.threads) || Number(values.threads) > MAX_THREADS)
+      throw new UsageError(`--threads must be a whole number from 1 to ${MAX_THREADS}`);
+    threads = Number(values.threads);
+  }
   if (values["no-table-cache"]) {
     if (values["table-cache"] !== undefined) throw new UsageError("--table-cache and --no-table-cache exclude each other");
-    return { precompute: false, tableCache: false };
+    return { precompute: false, tableCache: false, threads };
   }
   if (values["table-cache"] === "") throw new UsageError("--table-cache needs a directory");
-  return { precompute: true, tableCache: values["table-cache"] };
+  return { precompute: true, tableCache: values["table-cache"], threads };
 }
+
+/** --threads's bound: more helpers than this only cost memory (each holds its share of the tables). */
+const MAX_THREADS = 64;

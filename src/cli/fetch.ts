@@ -4,7 +4,7 @@ import { isValidSecret } from "../identity/commitment";
 import { parseFieldElement } from "../identity/field";
 import { parse, shown, TABLE_OPTIONS, tableChoice, tableOptionsHelp, UsageError, warn, writeStdout } from "./args";
 
-export const fetchHelp = `zkagent fetch URL [-X METHOD] [-H 'Name: value']... [-d BODY] --identity FILE [--trust URL]... [--allow-insecure-loopback] [--announce] [--unsigned] [--table-cache DIR | --no-table-cache]
+export const fetchHelp = `zkagent fetch URL [-X METHOD] [-H 'Name: value']... [-d BODY] --identity FILE [--trust URL]... [--allow-insecure-loopback] [--announce] [--unsigned] [--table-cache DIR | --no-table-cache] [--threads N]
   A curl for agents: sends the request and answers a ZKAgent challenge
   (docs/http-auth.md) by itself: claims the identity's agent_id, proves for
   the challenge's nonce, action and exact context, signs it, repeats once.

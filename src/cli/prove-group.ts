@@ -6,7 +6,7 @@ import { GroupProofError, parseGroupChallenge, proveGroupChallenge, SemaphoreArt
 import type { Config } from "../config";
 import { parse, printJson, say, shown, TABLE_OPTIONS, tableChoice, tableOptionsHelp, UsageError, warn } from "./args";
 
-export const proveGroupHelp = `zkagent prove --group-challenge FILE --identity FILE [--service URL [--allow-insecure-loopback]] [--artifacts DIR] [--table-cache DIR | --no-table-cache] [--json]
+export const proveGroupHelp = `zkagent prove --group-challenge FILE --identity FILE [--service URL [--allow-insecure-loopback]] [--artifacts DIR] [--table-cache DIR | --no-table-cache] [--threads N] [--json]
   Proves, for a challenge made for a group (its JSON as the service returned
   it), that the Semaphore identity is one of the group's members, without
   saying which. Prints the Semaphore v4 proof object (JSON, the same with

@@ -18,7 +18,7 @@ import {
   warn,
 } from "./args";
 
-export const proveHelp = `zkagent prove (--secret S | --secret-file PATH) --nonce N --action A [--context JSON] [--circuit SOURCE [--cache-dir DIR] [--allow-insecure-loopback]] [--table-cache DIR | --no-table-cache] [--json]
+export const proveHelp = `zkagent prove (--secret S | --secret-file PATH) --nonce N --action A [--context JSON] [--circuit SOURCE [--cache-dir DIR] [--allow-insecure-loopback]] [--table-cache DIR | --no-table-cache] [--threads N] [--json]
   Proves knowledge of the identity secret for one challenge, bound to its
   nonce, the action and the context. Prints the string to submit as "proof"
   (with --json: {"proof": "…", "circuit_id": "…"}). The secret is a decimal field element in

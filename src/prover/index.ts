@@ -74,8 +74,8 @@ export interface ProverOptions {
    * Threads per proof, the calling one included (default 1): the MSMs are
    * split by ranges of bases among that many threads (src/prover/threads.ts),
    * each helper a Worker holding a copy of its share of the tables. Needs
-   * the tables (precompute) and Workers (Bun; not Node); when a helper
-   * cannot start, the prover goes on with the others.
+   * the tables (precompute), the production module and Workers (Bun; not
+   * Node); when a helper cannot start, the prover goes on with the others.
    */
   threads?: number;
   /** A compiled prover module to instantiate instead of build/prover.wasm (tests use the test build). */
@@ -273,17 +273,46 @@ class WasmProver implements Prover {
   }
 }
 
-/** Starts the helpers of a loaded prover's plan; those that cannot start are left out (their ranges stay with the caller). */
-async function startHelpers(wasm: ProverExports, z: Zkey, threads: number): Promise<{ own: Part[]; helpers: Helper[] }> {
-  const shapes = Object.values(BaseSet).map((set) => ({ set, count: wasm.basesCount(set), windows: Math.ceil(255 / wasm.basesWindow(set)) }));
-  const [own, ...shares] = planParts(shapes, threads);
-  const started = await Promise.allSettled(shares.filter((parts) => parts.length > 0).map((parts) => Helper.start(helperInit(wasm, z, parts))));
+/**
+ * A prover on fewer threads than asked is not a failure, but worth saying:
+ * on stderr at once (process.emitWarning defers to a tick that a short
+ * command such as `zkagent prove` may never reach under Bun).
+ */
+const warnHelper = (message: string) => console.warn(`zkagent prover: ${message}`);
+
+/** Threads started before the key loads (they compile their module meanwhile); none when Workers cannot start here. */
+function spawnHelpers(count: number): Helper[] {
   const helpers: Helper[] = [];
-  const mine = [...own!];
-  for (const [i, s] of started.entries()) {
-    if (s.status === "fulfilled") helpers.push(s.value);
-    else mine.push(...shares.filter((parts) => parts.length > 0)[i]!);
+  try {
+    for (let i = 0; i < count; i++) helpers.push(Helper.spawn());
+  } catch (e) {
+    // Workers exist here (the caller checked) but this one cannot start: fewer helpers, or none.
+    warnHelper(`prover helper thread not started: ${e instanceof Error ? e.message : String(e)}`);
   }
+  return helpers;
+}
+
+/** Gives the spawned helpers their shares of the loaded key; a helper that cannot load leaves its share to the caller. */
+async function shareWork(wasm: ProverExports, z: Zkey, spawned: Helper[]): Promise<{ own: Part[]; helpers: Helper[] }> {
+  const shapes = Object.values(BaseSet).map((set) => ({ set, count: wasm.basesCount(set), windows: Math.ceil(255 / wasm.basesWindow(set)) }));
+  const [own, ...shares] = planParts(shapes, spawned.length + 1);
+  const mine = [...own!];
+  const loaded = await Promise.allSettled(
+    spawned.map((helper, i) => {
+      const parts = shares[i]!;
+      if (parts.length === 0) return Promise.reject(new Error("nothing to do"));
+      return helper.init(helperInit(wasm, z, parts));
+    }),
+  );
+  const helpers: Helper[] = [];
+  loaded.forEach((outcome, i) => {
+    if (outcome.status === "fulfilled") helpers.push(spawned[i]!);
+    else {
+      spawned[i]!.close();
+      if (shares[i]!.length > 0) warnHelper(`prover helper thread not started, its share stays on the calling thread: ${outcome.reason}`);
+      mine.push(...shares[i]!);
+    }
+  });
   return { own: mine, helpers };
 }
 
@@ -304,6 +333,9 @@ export async function createProver(artifacts: ProverArtifacts, options: ProverOp
   const precompute = options.precompute ?? true;
   // The cache holds the production module's tables: not for a module passed in.
   const cacheDir = precompute && !options.module ? options.tableCache : undefined;
+  const threads = Math.max(1, Math.floor(options.threads ?? 1));
+  // Helpers run the production module: only a prover on that module shares its work with them.
+  const spawned = threads > 1 && precompute && !options.module && typeof Worker !== "undefined" ? spawnHelpers(threads - 1) : [];
   let wasm = await instantiateProver(options.module);
   try {
     if (cacheDir === undefined) loadZkey(wasm, z, options.window ?? 0, precompute);
@@ -321,6 +353,7 @@ export async function createProver(artifacts: ProverArtifacts, options: ProverOp
       }
     }
   } catch (e) {
+    for (const helper of spawned) helper.close();
     // The module traps only when its memory cannot grow (AssemblyScript's stub runtime aborts).
     if (e instanceof WebAssembly.RuntimeError) {
       throw new ProverError("too_large", `the circuit's tables do not fit the prover's WebAssembly memory (${z.nVars} signals, domain ${z.domainSize})`, {
@@ -329,9 +362,8 @@ export async function createProver(artifacts: ProverArtifacts, options: ProverOp
     }
     throw e;
   }
-  const threads = Math.max(1, Math.floor(options.threads ?? 1));
-  if (threads > 1 && precompute && typeof Worker !== "undefined") {
-    const { own, helpers } = await startHelpers(wasm, z, threads);
+  if (spawned.length > 0) {
+    const { own, helpers } = await shareWork(wasm, z, spawned);
     if (helpers.length > 0) return new WasmProver(wasm, witness, z.nPublic, own, helpers);
   }
   return new WasmProver(wasm, witness, z.nPublic);

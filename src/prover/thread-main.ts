@@ -4,10 +4,12 @@
 // HelperInit, answered with HelperReady; then each HelperJob (the witness
 // scalars of one proof) is answered with the sums of its parts, in order.
 import type { HelperInit, HelperJob, HelperReady, HelperResult } from "./threads";
-import { instantiateProver, ProverStatus, type ProverExports, Tables } from "./wasm";
+import { instantiateProver, type ProverExports, ProverStatus, Tables } from "./wasm";
 
 declare const self: Worker;
 
+// Compiled and instantiated at once, while the calling thread loads the key.
+const instance = instantiateProver();
 let wasm: ProverExports | undefined;
 let parts: HelperInit["parts"] = [];
 
@@ -17,7 +19,7 @@ function write(bytes: Uint8Array): void {
 }
 
 async function load(init: HelperInit): Promise<void> {
-  wasm = await instantiateProver();
+  wasm = await instance;
   if (wasm.setup(init.nVars, init.nPublic, init.domainLog, 0) !== ProverStatus.OK) throw new Error("setup");
   write(init.header);
   if (wasm.loadPoints() !== ProverStatus.OK) throw new Error("header points");

@@ -139,7 +139,7 @@ const HELPER_MODULE = import.meta.url.endsWith("/prover/threads.ts")
   ? new URL("./thread-main.ts", import.meta.url).href
   : new URL("./prover/thread-main.ts", import.meta.url).href;
 
-/** A helper that has not loaded by then will not: the prover goes on without it. */
+/** A helper that has not loaded its share by then will not: the prover goes on without it. */
 const START_TIMEOUT_MS = 20_000;
 
 /** One helper thread summing fixed ranges of the MSMs for every proof. */
@@ -147,53 +147,58 @@ export class Helper {
   private nextId = 1;
   private readonly pending = new Map<number, { resolve: (sums: Uint8Array[]) => void; reject: (e: Error) => void }>();
   private dead: Error | undefined;
+  private loaded: ((error?: Error) => void) | undefined;
+  parts: Part[] = [];
 
-  private constructor(
-    private readonly worker: Worker,
-    readonly parts: Part[],
-  ) {}
+  private constructor(private readonly worker: Worker) {}
 
-  /** Starts a helper with its share of the tables; rejects when it cannot start. */
-  static start(init: HelperInit): Promise<Helper> {
-    return new Promise((resolve, reject) => {
-      let worker: Worker;
-      try {
-        worker = new Worker(HELPER_MODULE);
-      } catch (e) {
-        return reject(e instanceof Error ? e : new Error(String(e)));
-      }
-      const helper = new Helper(worker, init.parts);
-      let started = false;
-      const timer = setTimeout(() => {
-        worker.terminate();
-        reject(new Error(`prover thread did not start within ${START_TIMEOUT_MS / 1000} s`));
-      }, START_TIMEOUT_MS);
-      worker.onmessage = (event: MessageEvent<HelperReady | HelperResult>) => {
-        const data = event.data;
-        if (!started) {
-          started = true;
-          clearTimeout(timer);
-          if ("ready" in data && data.ready) resolve(helper);
-          else {
-            worker.terminate();
-            reject(new Error(`prover thread failed to load: ${"error" in data ? data.error : "no reason"}`));
-          }
-          return;
+  /**
+   * Starts a thread, which compiles its module at once (while the caller
+   * loads the key); init() then gives it its share. Throws when Workers
+   * cannot be created here.
+   */
+  static spawn(): Helper {
+    const worker = new Worker(HELPER_MODULE);
+    const helper = new Helper(worker);
+    worker.onmessage = (event: MessageEvent<HelperReady | HelperResult>) => {
+      const data = event.data;
+      if ("ready" in data) helper.loaded?.(data.ready ? undefined : new Error(`prover thread failed to load: ${data.error}`));
+      else helper.answer(data);
+    };
+    worker.onerror = (event) => helper.fail(new Error(`prover thread failed: ${event.message}`));
+    helper.hold(false);
+    return helper;
+  }
+
+  /**
+   * An idle helper does not keep the process alive; one the caller waits for
+   * must (else a process with nothing else to do exits, silently, while the
+   * caller awaits its answer).
+   */
+  private hold(waiting: boolean): void {
+    const w = this.worker as Worker & { ref(): void; unref(): void };
+    if (waiting) w.ref();
+    else w.unref();
+  }
+
+  /** Loads the helper's share; rejects (and stops the thread) when it cannot. */
+  init(message: HelperInit): Promise<void> {
+    if (this.dead) return Promise.reject(this.dead);
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => this.fail(new Error(`prover thread did not load within ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS);
+      this.hold(true);
+      this.loaded = (error) => {
+        clearTimeout(timer);
+        this.loaded = undefined;
+        this.hold(false);
+        if (!error) {
+          this.parts = message.parts;
+          return resolve();
         }
-        helper.answer(data as HelperResult);
+        this.fail(error);
+        reject(error);
       };
-      worker.onerror = (event) => {
-        if (!started) {
-          started = true;
-          clearTimeout(timer);
-          worker.terminate();
-          return reject(new Error(`prover thread failed to start: ${event.message}`));
-        }
-        helper.fail(new Error(`prover thread failed: ${event.message}`));
-      };
-      // A helper alone does not keep the process alive.
-      (worker as Worker & { unref(): void }).unref();
-      worker.postMessage(init);
+      this.worker.postMessage(message);
     });
   }
 
@@ -207,6 +212,7 @@ export class Helper {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
+      this.hold(true);
       this.worker.postMessage({ id, scalars } satisfies HelperJob);
     });
   }
@@ -214,6 +220,7 @@ export class Helper {
   private answer(result: HelperResult): void {
     const call = this.pending.get(result.id);
     this.pending.delete(result.id);
+    if (this.pending.size === 0) this.hold(false);
     if (!call) return;
     if (result.sums) call.resolve(result.sums);
     else call.reject(new Error(`prover thread: ${result.error ?? "no result"}`));
@@ -223,6 +230,7 @@ export class Helper {
   fail(error: Error): void {
     this.dead ??= error;
     this.worker.terminate();
+    this.loaded?.(error);
     for (const call of this.pending.values()) call.reject(error);
     this.pending.clear();
   }

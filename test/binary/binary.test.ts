@@ -1,7 +1,8 @@
 // The compiled binary, copied alone into an empty directory (no node_modules,
 // no repository): it serves (as a cluster of re-executed workers), runs the
 // whole demo flow to a verified session, manages keys, creates identities,
-// answers --help for every command, verifies the shipped circuit's ceremony,
+// answers --help for every command, proves on several threads, verifies the
+// shipped circuit's ceremony,
 // verifies a group's Semaphore proof with its embedded verification keys,
 // and stops cleanly on SIGTERM. Built once
 // here, into a temporary directory, so the test never runs a stale dist/.
@@ -13,6 +14,8 @@ import { join } from "node:path";
 import canonicalize from "canonicalize";
 import { buildBinary } from "../../scripts/build";
 import { createSemaphoreIdentity, proveGroupChallenge } from "../../src/agent/group";
+import { newNonce, publicSignals } from "../../src/identity/encoding";
+import { Groth16Verifier } from "../../src/verifier";
 import { contract } from "../support/contract";
 import { measureStartup, median, waitForHealth } from "./startup";
 
@@ -79,6 +82,25 @@ test("identity new --json and keys create --json", () => {
   const key = run(["keys", "create", "--name", "ci", "--json"]);
   expect(key.code).toBe(0);
   expect(JSON.parse(key.stdout)).toMatchObject({ name: "ci", key: expect.stringMatching(/^zka_/) });
+});
+
+test("prove --threads 3 from the binary: its helper threads start (embedded entry point: no 'helper thread not started' on stderr) and the proof verifies", async () => {
+  const identity = JSON.parse(run(["identity", "new", "--json"]).stdout);
+  const nonce = newNonce();
+  const proved = run(["prove", "--secret", identity.secret, "--nonce", nonce, "--action", "purchase", "--context", '{"amount":"20"}', "--threads", "3"]);
+  expect(proved.stderr).not.toContain("helper thread not started");
+  expect(proved.code).toBe(0);
+  const verifier = await Groth16Verifier.fromVerificationKey(
+    JSON.parse(readFileSync(join(import.meta.dir, "../../circuits/artifacts/verification_key.json"), "utf8")),
+  );
+  const signals = publicSignals({ identityCommitment: BigInt(identity.identity_commitment), nonce, action: "purchase", context: { amount: "20" } });
+  expect(verifier.verify(proved.stdout.trim(), signals)).toEqual({ ok: true });
+  expect(
+    verifier.verify(
+      proved.stdout.trim(),
+      publicSignals({ identityCommitment: BigInt(identity.identity_commitment), nonce, action: "refund", context: { amount: "20" } }),
+    ).ok,
+  ).toBe(false);
 });
 
 test("ceremony verify of the shipped circuit runs from the binary alone (embedded r1cs, ptau, zkey; snarkjs on one thread)", () => {

@@ -169,6 +169,28 @@ describe("provers with helper threads", () => {
     expect(await referenceVerifyAll(cases)).toEqual(cases.map(() => true));
   });
 
+  test("a process with nothing else to do waits for its helpers: it does not exit while createProver or prove awaits one (three child processes)", async () => {
+    // Idle helpers are unref'd so that they never keep a process alive; one the caller awaits must be ref'd.
+    const script = `
+      import { createProver } from ${JSON.stringify(join(ROOT, "src/prover/index.ts"))};
+      import { semaphoreArtifacts, semaphoreStatement } from ${JSON.stringify(join(import.meta.dir, "semaphore.ts"))};
+      // As the CLI runs: a promise chain, no top-level await (which would hold the process itself).
+      createProver(semaphoreArtifacts(4), { threads: 3 })
+        .then((prover) => {
+          console.log("helpers", prover.helpers);
+          return prover.prove(semaphoreStatement(4, 3).input);
+        })
+        .then(({ publicSignals }) => console.log("proved", publicSignals.length));`;
+    const runs = await Promise.all(
+      [1, 2, 3].map(async () => {
+        const child = Bun.spawn([process.execPath, "-e", script], { stdout: "pipe", stderr: "pipe" });
+        const [out, code] = [await new Response(child.stdout).text(), await child.exited];
+        return { out, code };
+      }),
+    );
+    for (const { out, code } of runs) expect({ out, code }).toEqual({ out: "helpers 2\nproved 4\n", code: 0 });
+  });
+
   test("threads 1, no tables, or no Worker: no helper, and proofs as before", async () => {
     const semaphore = semaphoreArtifacts(2);
     expect((await createProver(semaphore)).helpers).toBe(0);
