@@ -2,7 +2,8 @@
 import { describe, expect, test } from "bun:test";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { defaultTableCacheDir, tableOptions } from "../../src/agent/prover-tables";
+import { availableParallelism } from "node:os";
+import { defaultTableCacheDir, proverThreads, tableOptions } from "../../src/agent/prover-tables";
 import { tableChoice, UsageError } from "../../src/cli/args";
 
 describe("defaultTableCacheDir", () => {
@@ -30,5 +31,22 @@ describe("tableChoice (the CLI options)", () => {
     expect(tableChoice({ "no-table-cache": true })).toEqual({ precompute: false, tableCache: false });
     expect(() => tableChoice({ "no-table-cache": true, "table-cache": "/tmp/t" })).toThrow(UsageError);
     expect(() => tableChoice({ "table-cache": "" })).toThrow(UsageError);
+  });
+});
+
+describe("threads", () => {
+  test("--threads N: a whole number from 1 to 64, else a usage error naming the option", () => {
+    expect(tableChoice({ threads: "3" })).toEqual({ precompute: true, tableCache: undefined, threads: 3 });
+    expect(tableChoice({ threads: "64", "no-table-cache": true })).toEqual({ precompute: false, tableCache: false, threads: 64 });
+    for (const bad of ["0", "65", "-1", "1.5", "2x", "", " 2", "99"]) {
+      expect(() => tableChoice({ threads: bad })).toThrow("--threads must be a whole number from 1 to 64");
+    }
+  });
+
+  test("proverThreads: the number asked for, else one for the agent circuit and the cores up to four for Semaphore", () => {
+    expect(proverThreads(3, 1)).toBe(3);
+    expect(proverThreads(1, "cores")).toBe(1);
+    expect(proverThreads(undefined, 1)).toBe(1);
+    expect(proverThreads(undefined, "cores")).toBe(Math.min(availableParallelism(), 4));
   });
 });
