@@ -23,7 +23,9 @@
 //     (Montgomery 1987, "Speeding the Pollard and elliptic curve methods of
 //     factorization", §10.3.1): 3 multiplications per element plus one
 //     inversion per level. An affine addition then costs about 6
-//     multiplications against 11 for a mixed Jacobian one.
+//     multiplications against 11 for a mixed Jacobian one. Over Fp2 (G2)
+//     the trick runs on the denominators' norms in Fp (1/d = d̄/N(d)):
+//     7 Fp multiplications per element instead of 3 Fp2 ones (≈ 11).
 //
 // The buckets B₁..B_M (M = 2^(c−1)) are then combined as Σ b·B_b with the
 // usual running sum from the top (2 additions per bucket, Jacobian).
@@ -397,20 +399,25 @@ export function msm(out: usize, b: Bases, scalars: usize): void {
         const d = den + t * E;
         fSub(g2, d, Q, P); // x_Q − x_P
         if (fIsZero(g2, d)) fSetOne(g2, d); // P = ±Q: handled on its own below
-        if (t == 0) memory.copy(pre, d, E);
-        else fMul(g2, pre + t * E, pre + (t - 1) * E, d);
+        if (!g2) {
+          if (t == 0) memory.copy(pre, d, E);
+          else fMul(g2, pre + t * E, pre + (t - 1) * E, d);
+        }
         t++;
       }
     }
     if (t == 0) break;
-    fInv(g2, ACC, pre + (t - 1) * E);
-    for (let i = <isize>t - 1; i > 0; i--) {
-      const d = den + <usize>i * E;
-      fMul(g2, TMP, ACC, pre + (<usize>i - 1) * E); // 1/dᵢ
-      fMul(g2, ACC, ACC, d);
-      memory.copy(d, TMP, E);
+    if (g2) invertFp2ByNorms(den, pre, t);
+    else {
+      fInv(g2, ACC, pre + (t - 1) * E);
+      for (let i = <isize>t - 1; i > 0; i--) {
+        const d = den + <usize>i * E;
+        fMul(g2, TMP, ACC, pre + (<usize>i - 1) * E); // 1/dᵢ
+        fMul(g2, ACC, ACC, d);
+        memory.copy(d, TMP, E);
+      }
+      memory.copy(den, ACC, E);
     }
-    memory.copy(den, ACC, E);
 
     t = 0;
     for (let k: usize = 0; k < buckets; k++) {
@@ -466,6 +473,43 @@ export function msm(out: usize, b: Bases, scalars: usize): void {
     if (!jIsInfinity(g2, out)) for (let d = 0; d < c; d++) jDouble(g2, out, out);
     reduceBuckets(g2, WINDOW_SUM, counts, starts, slots, <usize>j * M, M);
     jAdd(g2, out, out, WINDOW_SUM);
+  }
+}
+
+const NORM_ACC: usize = memory.data(<i32>FP_SIZE, 4);
+const NORM_INV: usize = memory.data(<i32>FP_SIZE, 4);
+
+/**
+ * den[0..t) (Fp2, none zero) ← their inverses, by Montgomery's trick over
+ * their norms in Fp: 1/d = d̄ / N(d), N(d) = d₀² + d₁² ∈ Fp (the inverse of
+ * fp2Inv, batched). Per element: the norm (2 squarings), 3 Fp
+ * multiplications for the batch and 2 for d̄·N⁻¹ — 7 Fp multiplications
+ * against 3 Fp2 ones (≈ 11) for the same trick over Fp2; one Fp inversion
+ * for all. pre holds t Fp2-sized slots of scratch: the prefix product in the
+ * first half, the norm in the second.
+ */
+function invertFp2ByNorms(den: usize, pre: usize, t: usize): void {
+  for (let i: usize = 0; i < t; i++) {
+    const d = den + i * FP2_SIZE;
+    const slot = pre + i * FP2_SIZE;
+    const norm = slot + FP_SIZE;
+    fpSqr(norm, d);
+    fpSqr(NORM_ACC, d + FP_SIZE);
+    fpAdd(norm, norm, NORM_ACC);
+    if (i == 0) memory.copy(slot, norm, FP_SIZE);
+    else fpMul(slot, slot - FP2_SIZE, norm);
+  }
+  fpInv(NORM_ACC, pre + (t - 1) * FP2_SIZE);
+  for (let i = <isize>t - 1; i >= 0; i--) {
+    const d = den + <usize>i * FP2_SIZE;
+    const slot = pre + <usize>i * FP2_SIZE;
+    if (i > 0) {
+      fpMul(NORM_INV, NORM_ACC, slot - FP2_SIZE); // 1/N(dᵢ)
+      fpMul(NORM_ACC, NORM_ACC, slot + FP_SIZE);
+    } else memory.copy(NORM_INV, NORM_ACC, FP_SIZE);
+    fpMul(d, d, NORM_INV);
+    fpMul(d + FP_SIZE, d + FP_SIZE, NORM_INV);
+    fpNeg(d + FP_SIZE, d + FP_SIZE); // d̄ / N(d)
   }
 }
 
