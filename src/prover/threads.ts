@@ -18,8 +18,8 @@ export interface Part {
   hi: number;
 }
 
-/** What a set costs per base, relative to a G1 base with the same window (a G2 addition ≈ 2.6 G1 ones, measured: bench/prover.ts). */
-const G2_FACTOR = 2.6;
+/** What a set costs per base, relative to a G1 base with the same window (a G2 addition ≈ 2.0–2.4 G1 ones since G2's batch inversion goes through norms: bench/prover.ts's breakdown, B2 against B1). */
+const G2_FACTOR = 2.2;
 /** The quotient (INTT/NTT of A, B, C) relative to H's MSM (measured: ≈ 0.25–0.33). */
 const QUOTIENT_FACTOR = 0.3;
 /** A range below this share of a thread's quota is not worth its own bucket reduction: it goes with its neighbour. */
@@ -40,11 +40,16 @@ export interface SetShape {
  * the witness (A, B1, B2, C) are cut into contiguous ranges so that every
  * thread gets about the same estimated cost. Pure: tested on its own.
  */
+/** The estimated cost of one base of a set (planParts's unit): its windows, weighted for G2. */
+export const baseCost = (s: SetShape): number => s.windows * (s.set === BaseSet.B2 ? G2_FACTOR : 1);
+/** The caller's fixed work, H's MSM and the quotient, in the same unit. */
+export const fixedCost = (h: SetShape): number => h.count * baseCost(h) * (1 + QUOTIENT_FACTOR);
+
 export function planParts(shapes: SetShape[], threads: number): Part[][] {
-  const cost = (s: SetShape) => s.windows * (s.set === BaseSet.B2 ? G2_FACTOR : 1);
+  const cost = baseCost;
   const plan: Part[][] = Array.from({ length: Math.max(1, threads) }, () => []);
   const h = shapes.find((s) => s.set === BaseSet.H);
-  const fixed = h ? h.count * cost(h) * (1 + QUOTIENT_FACTOR) : 0;
+  const fixed = h ? fixedCost(h) : 0;
   if (h && h.count > 0) plan[0]!.push({ set: h.set, lo: 0, hi: h.count });
   // The witness sets, most costly per base first (the caller's share comes last).
   const rest = shapes.filter((s) => s.set !== BaseSet.H && s.count > 0).sort((a, b) => cost(b) - cost(a) || a.set - b.set);
