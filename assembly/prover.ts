@@ -575,6 +575,43 @@ export function readMsm(set: i32): i32 {
   return <i32>size;
 }
 
+/**
+ * Test build only (prover-testing.ts): an MSM over points and scalars the
+ * caller chooses, so that tests can build the cases random keys never hit
+ * (equal points, a point and its negation in one bucket). io: count points
+ * in the zkey's form (G1, or G2 when g2 ≠ 0), then count scalars (32 bytes,
+ * little-endian, < 2^255); out: the sum in the wire form, all zero for
+ * infinity. Returns the byte count, 0 for a point that does not decode.
+ */
+export function msmCustom(g2flag: i32, count: i32, window: i32, tables: i32): i32 {
+  const g2 = g2flag != 0;
+  const zkeySize = g2 ? ZKEY_G2_BYTES : ZKEY_G1_BYTES;
+  const affine = g2 ? G2_AFFINE_SIZE : G1_AFFINE_SIZE;
+  const points = heap.alloc(max<usize>(<usize>count, 1) * affine);
+  const index = heap.alloc(max<usize>(<usize>count, 1) * 4);
+  const scalars = heap.alloc(max<usize>(<usize>count, 1) * SCALAR_SIZE);
+  memory.copy(scalars, ioBase + <usize>count * zkeySize, <usize>count * SCALAR_SIZE);
+  let k: usize = 0;
+  for (let i = 0; i < count; i++) {
+    const dst = points + k * affine;
+    const d = g2 ? g2FromZkey(dst, ioBase + <usize>i * zkeySize) : g1FromZkey(dst, ioBase + <usize>i * zkeySize);
+    if (d == DECODE_BAD) return 0;
+    if (d == DECODED_INFINITY) continue;
+    store<u32>(index + k * 4, <u32>i);
+    k++;
+  }
+  const b = new Bases();
+  if (!basesBuild(b, g2, points, <i32>k, index, window, tables != 0)) return 0;
+  msm(PARTIAL, b, scalars);
+  const size = g2 ? G2_BYTES : G1_BYTES;
+  const out = io(<u32>size);
+  const aff = g2 ? AFFINE_B : AFFINE_C;
+  if (!jToAffine(g2, aff, PARTIAL)) memory.fill(out, 0, size);
+  else if (g2) g2ToBytes(out, aff);
+  else g1ToBytes(out, aff);
+  return <i32>size;
+}
+
 /** The window width a base set was built with. */
 export function basesWindow(set: i32): i32 {
   return bases[set].window;

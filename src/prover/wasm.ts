@@ -54,6 +54,8 @@ export type ProverTestExports = ProverExports & {
   stageSelfCheck(): number;
   readQuotient(): number;
   readMsm(set: number): number;
+  /** An MSM over caller-chosen points (zkey form) and scalars: the sum's wire form in io, its byte count (0: a point did not decode). */
+  msmCustom(g2: number, count: number, window: number, tables: number): number;
 };
 
 /** Status codes and point-section numbers: the ABI table shared with assembly/ (generated). */
