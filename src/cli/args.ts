@@ -3,6 +3,7 @@
 import { readFileSync } from "node:fs";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { escapeControls } from "../log";
+import { MAX_PROVER_THREADS } from "../prover/limits";
 
 export class UsageError extends Error {}
 
@@ -131,8 +132,8 @@ export function tableChoice(values: { "table-cache"?: string; "no-table-cache"?:
 } {
   let threads: number | undefined;
   if (values.threads !== undefined) {
-    if (!/^[1-9][0-9]?$/.test(values.threads) || Number(values.threads) > MAX_THREADS)
-      throw new UsageError(`--threads must be a whole number from 1 to ${MAX_THREADS}`);
+    if (!/^[1-9][0-9]?$/.test(values.threads) || Number(values.threads) > MAX_PROVER_THREADS)
+      throw new UsageError(`--threads must be a whole number from 1 to ${MAX_PROVER_THREADS}`);
     threads = Number(values.threads);
   }
   if (values["no-table-cache"]) {
@@ -142,6 +143,3 @@ export function tableChoice(values: { "table-cache"?: string; "no-table-cache"?:
   if (values["table-cache"] === "") throw new UsageError("--table-cache needs a directory");
   return { precompute: true, tableCache: values["table-cache"], threads };
 }
-
-/** --threads's bound: more helpers than this only cost memory (each holds its share of the tables). */
-const MAX_THREADS = 64;

@@ -17,6 +17,7 @@
 import { FIELD_BYTES, fromBytes32, PROOF_BYTES, snarkjsProofFromBytes } from "../verifier/encoding";
 import type { SnarkjsProof } from "../verifier/types";
 import { ProverError } from "./errors";
+import { MAX_PROVER_THREADS } from "./limits";
 import { type CachedTables, readTables, tablesPath, writeTables } from "./tables";
 import { Helper, helperInit, type Part, planParts } from "./threads";
 import { BaseSet, instantiateProver, ProverStatus, type ProverExports, proverModuleDigest, sha256Hex, Tables } from "./wasm";
@@ -71,7 +72,8 @@ export interface ProverOptions {
    */
   tableCache?: string;
   /**
-   * Threads per proof, the calling one included (default 1): the MSMs are
+   * Threads per proof, the calling one included (default 1, at most
+   * MAX_PROVER_THREADS = 64): the MSMs are
    * split by ranges of bases among that many threads (src/prover/threads.ts),
    * each helper a Worker holding a copy of its share of the tables. Needs
    * the tables (precompute), the production module and Workers (Bun; not
@@ -333,7 +335,7 @@ export async function createProver(artifacts: ProverArtifacts, options: ProverOp
   const precompute = options.precompute ?? true;
   // The cache holds the production module's tables: not for a module passed in.
   const cacheDir = precompute && !options.module ? options.tableCache : undefined;
-  const threads = Math.max(1, Math.floor(options.threads ?? 1));
+  const threads = Math.min(MAX_PROVER_THREADS, Math.max(1, Math.floor(options.threads ?? 1)));
   // Helpers run the production module: only a prover on that module shares its work with them.
   const spawned = threads > 1 && precompute && !options.module && typeof Worker !== "undefined" ? spawnHelpers(threads - 1) : [];
   let wasm = await instantiateProver(options.module);
