@@ -427,29 +427,8 @@ export function msm(out: usize, b: Bases, scalars: usize): void {
         const Q = P + A;
         const inv = den + t * E;
         t++;
-        if (fEq(g2, P, Q)) {
-          // Same x: Q = P (double it) or Q = −P (the pair vanishes).
-          if (!fEq(g2, P + E, Q + E) || fIsZero(g2, P + E)) continue;
-          fSqr(g2, TMP, P); // λ = 3x²/(2y)
-          fAdd(g2, LAMBDA, TMP, TMP);
-          fAdd(g2, LAMBDA, LAMBDA, TMP);
-          fAdd(g2, TMP, P + E, P + E);
-          fInv(g2, TMP, TMP);
-          fMul(g2, LAMBDA, LAMBDA, TMP);
-        } else {
-          fSub(g2, LAMBDA, Q + E, P + E);
-          fMul(g2, LAMBDA, LAMBDA, inv); // λ = (y_Q − y_P)/(x_Q − x_P)
-        }
-        fSqr(g2, TX, LAMBDA);
-        fSub(g2, TX, TX, P);
-        fSub(g2, TX, TX, Q); // x₃ = λ² − x_P − x_Q
-        fSub(g2, TY, P, TX);
-        fMul(g2, TY, TY, LAMBDA);
-        fSub(g2, TY, TY, P + E); // y₃ = λ(x_P − x₃) − y_P
-        const dst = base + w * A;
-        memory.copy(dst, TX, E);
-        memory.copy(dst + E, TY, E);
-        w++;
+        // The pair's sum replaces it, compacted to the front (the pair vanishes when Q = −P).
+        if (affineAdd(g2, base + w * A, P, Q, inv)) w++;
       }
       if (len & 1) {
         memory.copy(base + w * A, base + (len - 1) * A, A);
@@ -591,31 +570,25 @@ function batchAddAffine(g2: bool, pairs: usize, n: usize): void {
   for (let k: usize = 0; k < n; k++) {
     const acc = <usize>load<u32>(pairs + 2 * k * U32);
     const pt = <usize>load<u32>(pairs + (2 * k + 1) * U32);
-    if (fEq(g2, acc, pt)) {
-      // Same x: the same point (double it) or its negation (the sum vanishes).
-      if (!fEq(g2, acc + E, pt + E) || fIsZero(g2, acc + E)) {
-        store<u32>(acc + 2 * E, 1);
-        continue;
-      }
-      fSqr(g2, TMP, acc); // λ = 3x²/(2y)
-      fAdd(g2, LAMBDA, TMP, TMP);
-      fAdd(g2, LAMBDA, LAMBDA, TMP);
-      fAdd(g2, TMP, acc + E, acc + E);
-      fInv(g2, TMP, TMP);
-      fMul(g2, LAMBDA, LAMBDA, TMP);
-    } else {
-      fSub(g2, LAMBDA, pt + E, acc + E);
-      fMul(g2, LAMBDA, LAMBDA, den + k * E); // λ = (y_pt − y_acc)/(x_pt − x_acc)
-    }
-    fSqr(g2, TX, LAMBDA);
-    fSub(g2, TX, TX, acc);
-    fSub(g2, TX, TX, pt); // x₃ = λ² − x_acc − x_pt
-    fSub(g2, TY, acc, TX);
-    fMul(g2, TY, TY, LAMBDA);
-    fSub(g2, TY, TY, acc + E); // y₃ = λ(x_acc − x₃) − y_acc
-    memory.copy(acc, TX, E);
-    memory.copy(acc + E, TY, E);
+    if (!affineAdd(g2, acc, acc, pt, den + k * E)) store<u32>(acc + 2 * E, 1); // the sum vanished
   }
+}
+
+/**
+ * acc += point for batchAddAffine: an accumulator at infinity (its flag, at
+ * acc + A) just takes the point; otherwise the pair is queued. Returns the
+ * new count of queued pairs.
+ */
+// @ts-ignore: decorator
+@inline function queueAdd(acc: usize, point: usize, A: usize, pairs: usize, n: usize): usize {
+  if (load<u32>(acc + A)) {
+    memory.copy(acc, point, A);
+    store<u32>(acc + A, 0);
+    return n;
+  }
+  store<u32>(pairs + 2 * n * U32, <u32>acc);
+  store<u32>(pairs + (2 * n + 1) * U32, <u32>point);
+  return n + 1;
 }
 
 /** out = Σ_{b < M} (b + 1)·bucket[first + b], each bucket holding 0 or 1 affine point; M a multiple of SEGMENT. */
@@ -637,32 +610,14 @@ function reduceBucketsBatched(g2: bool, out: usize, counts: usize, starts: usize
     for (let j: usize = 0; j < L; j++) {
       const bucket = first + j * SEGMENT + <usize>i;
       if (load<u32>(counts + bucket * U32) != 1) continue;
-      const point = slots + <usize>load<u32>(starts + bucket * U32) * A;
-      const r = R + j * S;
-      if (load<u32>(r + A)) {
-        memory.copy(r, point, A);
-        store<u32>(r + A, 0);
-        continue;
-      }
-      store<u32>(pairs + 2 * n * U32, <u32>r);
-      store<u32>(pairs + (2 * n + 1) * U32, <u32>point);
-      n++;
+      n = queueAdd(R + j * S, slots + <usize>load<u32>(starts + bucket * U32) * A, A, pairs, n);
     }
     batchAddAffine(g2, pairs, n);
     // U_j += R_j
     n = 0;
     for (let j: usize = 0; j < L; j++) {
       const r = R + j * S;
-      if (load<u32>(r + A)) continue;
-      const u = U + j * S;
-      if (load<u32>(u + A)) {
-        memory.copy(u, r, A);
-        store<u32>(u + A, 0);
-        continue;
-      }
-      store<u32>(pairs + 2 * n * U32, <u32>u);
-      store<u32>(pairs + (2 * n + 1) * U32, <u32>r);
-      n++;
+      if (!load<u32>(r + A)) n = queueAdd(U + j * S, r, A, pairs, n);
     }
     batchAddAffine(g2, pairs, n);
   }
@@ -680,6 +635,38 @@ function reduceBucketsBatched(g2: bool, out: usize, counts: usize, starts: usize
   }
   for (let d = 0; d < SEGMENT_LOG; d++) if (!jIsInfinity(g2, out)) jDouble(g2, out, out);
   jAdd(g2, out, out, SUM_U);
+}
+
+/**
+ * dst = P + Q (affine, neither infinity), given inv = 1/(x_Q − x_P) from a
+ * batch inversion. Same x: Q = P is doubled (with its own inversion; rare),
+ * Q = −P gives false — the sum is infinity and dst is left as it was. dst
+ * may alias P or Q (written last).
+ */
+// @ts-ignore: decorator
+@inline function affineAdd(g2: bool, dst: usize, P: usize, Q: usize, inv: usize): bool {
+  const E = elemSize(g2);
+  if (fEq(g2, P, Q)) {
+    if (!fEq(g2, P + E, Q + E) || fIsZero(g2, P + E)) return false;
+    fSqr(g2, TMP, P); // λ = 3x²/(2y)
+    fAdd(g2, LAMBDA, TMP, TMP);
+    fAdd(g2, LAMBDA, LAMBDA, TMP);
+    fAdd(g2, TMP, P + E, P + E);
+    fInv(g2, TMP, TMP);
+    fMul(g2, LAMBDA, LAMBDA, TMP);
+  } else {
+    fSub(g2, LAMBDA, Q + E, P + E);
+    fMul(g2, LAMBDA, LAMBDA, inv); // λ = (y_Q − y_P)/(x_Q − x_P)
+  }
+  fSqr(g2, TX, LAMBDA);
+  fSub(g2, TX, TX, P);
+  fSub(g2, TX, TX, Q); // x₃ = λ² − x_P − x_Q
+  fSub(g2, TY, P, TX);
+  fMul(g2, TY, TY, LAMBDA);
+  fSub(g2, TY, TY, P + E); // y₃ = λ(x_P − x₃) − y_P
+  memory.copy(dst, TX, E);
+  memory.copy(dst + E, TY, E);
+  return true;
 }
 
 const WINDOW_SUM: usize = memory.data(<i32>(3 * FP2_SIZE), 4);
