@@ -9,10 +9,10 @@
 // error, passes through redact(), which removes the secrets should a server
 // ever echo them. Standard output is the protocol's; nothing else is written
 // there.
-import { parse, say, UsageError } from "./args";
+import { parse, say, TABLE_OPTIONS, tableChoice, tableOptionsHelp, UsageError } from "./args";
 import { httpUrl, readIdentityFile } from "./fetch";
 
-export const mcpHelp = `zkagent mcp --identity FILE [--trust URL]... [--unsigned]
+export const mcpHelp = `zkagent mcp --identity FILE [--trust URL]... [--allow-insecure-loopback] [--unsigned] [--table-cache DIR | --no-table-cache] [--threads N]
   An MCP server on standard input and output (the official MCP SDK) for
   agent runtimes, acting as the agent in FILE (the JSON that \`zkagent
   identity new --json\` prints with "agent_id" added). Tools:
@@ -21,12 +21,20 @@ export const mcpHelp = `zkagent mcp --identity FILE [--trust URL]... [--unsigned
                        answering ZKAgent challenges as \`zkagent fetch\` does
     zkagent_prove      {challenge} → the Authorization value for it
   Secrets are read from FILE only; no tool takes a path or returns a secret.
-  --trust and --unsigned as for \`zkagent fetch\`.`;
+  --trust, --allow-insecure-loopback and --unsigned as for \`zkagent fetch\`.
+${tableOptionsHelp}`;
 
 export async function mcpCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parse(
     argv,
-    { identity: { type: "string" }, trust: { type: "string", multiple: true }, "cache-dir": { type: "string" }, unsigned: { type: "boolean" } },
+    {
+      identity: { type: "string" },
+      trust: { type: "string", multiple: true },
+      "allow-insecure-loopback": { type: "boolean" },
+      "cache-dir": { type: "string" },
+      unsigned: { type: "boolean" },
+      ...TABLE_OPTIONS,
+    },
     true,
   );
   if (values.help) return (say(mcpHelp), 0);
@@ -34,7 +42,14 @@ export async function mcpCommand(argv: string[]): Promise<number> {
   if (!values.identity) throw new UsageError("--identity is required");
   const identity = readIdentityFile(values.identity);
   for (const service of values.trust ?? []) httpUrl(service);
-  const options = { identity, trustedServices: values.trust, cacheDir: values["cache-dir"], sign: !values.unsigned };
+  const options = {
+    identity,
+    trustedServices: values.trust,
+    allowInsecureLoopback: values["allow-insecure-loopback"] === true,
+    cacheDir: values["cache-dir"],
+    sign: !values.unsigned,
+    ...tableChoice(values),
+  };
   // The MCP SDK is loaded only here: its import costs ≈ 0.3–0.6 s, which no other command should pay.
   const { serveMcp } = await import("./mcp-server");
   const server = await serveMcp(identity, options);

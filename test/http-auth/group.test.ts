@@ -8,7 +8,9 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createSemaphoreIdentity, fetch as agentFetch } from "../../src/agent";
 import { call } from "../multinode/nodes";
-import { cli, startWorld, type World } from "./support";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { CLI, cli, startWorld, type World } from "./support";
 
 setDefaultTimeout(60_000);
 
@@ -82,6 +84,34 @@ describe("a group claim over HTTP", () => {
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ amount: 7, currency: "EUR" });
     expect(result.stdout + result.stderr).not.toContain(member.private_key);
+  });
+
+  test("zkagent mcp places a group order through zkagent_fetch with --trust and --allow-insecure-loopback; without the flag it reads nothing over http", async () => {
+    const file = join(world.tmp, "member-mcp.json");
+    writeFileSync(file, JSON.stringify({ ...member, group_id: "household" }), { mode: 0o600 });
+    const orderThroughMcp = async (flags: string[]) => {
+      const transport = new StdioClientTransport({ command: CLI[0]!, args: [...CLI.slice(1), "mcp", "--identity", file, "--trust", world.node.url, ...flags] });
+      const client = new Client({ name: "zkagent-test", version: "1.0.0" });
+      await client.connect(transport);
+      try {
+        const result = await client.callTool({
+          name: "zkagent_fetch",
+          arguments: { url: `${world.shopUrl}/orders`, method: "POST", headers: json, body: order(9) },
+        });
+        return { text: (result.content as { text: string }[]).map((c) => c.text).join(""), isError: result.isError === true };
+      } finally {
+        await client.close();
+      }
+    };
+    const placed = await orderThroughMcp(["--allow-insecure-loopback"]);
+    expect(placed.isError).toBe(false);
+    expect(JSON.parse(placed.text)).toMatchObject({ status: 201 });
+    expect(JSON.parse(JSON.parse(placed.text).body)).toMatchObject({ amount: 9, currency: "EUR" });
+    expect(placed.text).not.toContain(member.private_key);
+    const refused = await orderThroughMcp([]);
+    expect(refused.isError).toBe(true);
+    expect(refused.text).toMatch(/https|insecure|loopback/i);
+    expect(refused.text).not.toContain(member.private_key);
   });
 
   test("an identity outside the group is refused by the agent itself, before any proof is sent", async () => {
