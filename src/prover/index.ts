@@ -22,7 +22,7 @@ import { type CachedTables, readTables, tablesPath, writeTables } from "./tables
 import { Helper, helperInit, type Part, planParts } from "./threads";
 import { BaseSet, instantiateProver, ProverStatus, type ProverExports, proverModuleDigest, sha256Hex, Tables } from "./wasm";
 import { type CircuitInput, createWitnessCalculator, type WitnessCalculator } from "./witness";
-import { BN254_R, N8, parseZkey, type Zkey } from "./zkey";
+import { BN254_R, N8, parseZkey, pointSection, type Zkey } from "./zkey";
 
 export { ProverError, type ProverErrorCode } from "./errors";
 export type { CircuitInput } from "./witness";
@@ -112,14 +112,12 @@ function write(wasm: ProverExports, bytes: Uint8Array): void {
 
 type BaseSection = [set: number, bytes: Uint8Array, count: number];
 
+/** Every point section in the module's set order (the table cache's order too). */
 function baseSections(z: Zkey): BaseSection[] {
-  return [
-    [BaseSet.A, z.A, z.nVars],
-    [BaseSet.B1, z.B1, z.nVars],
-    [BaseSet.B2, z.B2, z.nVars],
-    [BaseSet.C, z.C, z.nVars - z.nPublic - 1],
-    [BaseSet.H, z.H, z.domainSize],
-  ];
+  return Object.values(BaseSet).map((set) => {
+    const { points, count } = pointSection(z, set);
+    return [set, points, count];
+  });
 }
 
 /** Loads a parsed zkey (parseZkey has checked every section's size) into a fresh module instance, all but its point sections. */

@@ -8,7 +8,7 @@
 // proof: its ranges are summed by the caller from then on. A wrong sum cannot
 // become a proof either: the caller self-checks every proof.
 
-import type { Zkey } from "./zkey";
+import { pointSection, type Zkey } from "./zkey";
 import { BaseSet, type ProverExports } from "./wasm";
 
 /** A range of one set's bases, lo..hi−1. */
@@ -39,6 +39,11 @@ export interface SetShape {
   windows: number;
 }
 
+/** The estimated cost of one base of a set (planParts's unit): its windows, weighted for G2. */
+export const baseCost = (s: SetShape): number => s.windows * (s.set === BaseSet.B2 ? G2_FACTOR : 1);
+/** The caller's fixed work, H's MSM and the quotient, in the same unit. */
+export const fixedCost = (h: SetShape): number => h.count * baseCost(h) * (1 + QUOTIENT_FACTOR);
+
 /**
  * Splits a proof's work among `threads` threads; entry 0 is the calling
  * thread's. H (its scalars exist only after the quotient, computed by the
@@ -46,11 +51,6 @@ export interface SetShape {
  * the witness (A, B1, B2, C) are cut into contiguous ranges so that every
  * thread gets about the same estimated cost. Pure: tested on its own.
  */
-/** The estimated cost of one base of a set (planParts's unit): its windows, weighted for G2. */
-export const baseCost = (s: SetShape): number => s.windows * (s.set === BaseSet.B2 ? G2_FACTOR : 1);
-/** The caller's fixed work, H's MSM and the quotient, in the same unit. */
-export const fixedCost = (h: SetShape): number => h.count * baseCost(h) * (1 + QUOTIENT_FACTOR);
-
 export function planParts(shapes: SetShape[], threads: number): Part[][] {
   const cost = baseCost;
   const plan: Part[][] = Array.from({ length: Math.max(1, threads) }, () => []);
@@ -116,15 +116,6 @@ export interface HelperResult {
   error?: string;
 }
 
-/** The zkey sections by set, as loadBases takes them (count = the section's points). */
-export function section(z: Zkey, set: number): { points: Uint8Array; count: number } {
-  if (set === BaseSet.A) return { points: z.A, count: z.nVars };
-  if (set === BaseSet.B1) return { points: z.B1, count: z.nVars };
-  if (set === BaseSet.B2) return { points: z.B2, count: z.nVars };
-  if (set === BaseSet.C) return { points: z.C, count: z.nVars - z.nPublic - 1 };
-  return { points: z.H, count: z.domainSize };
-}
-
 /** A helper's init message, its table rows copied out of the caller's loaded instance. */
 export function helperInit(wasm: ProverExports, z: Zkey, parts: Part[]): HelperInit {
   const sets = [...new Set(parts.map((p) => p.set))].map((set) => {
@@ -134,7 +125,7 @@ export function helperInit(wasm: ProverExports, z: Zkey, parts: Part[]): HelperI
     const hi = Math.max(...parts.filter((p) => p.set === set).map((p) => p.hi));
     const offset = lo * rowBytes;
     const rows = new Uint8Array(wasm.memory.buffer, wasm.basesTable(set) + offset, (hi - lo) * rowBytes).slice();
-    const { points, count } = section(z, set);
+    const { points, count } = pointSection(z, set);
     return { set, count, points, window: wasm.basesWindow(set), bases, offset, rows };
   });
   return { nVars: z.nVars, nPublic: z.nPublic, domainLog: z.domainLog, header: z.headerPoints, sets, parts };

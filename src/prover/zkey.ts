@@ -16,6 +16,7 @@
 
 import { R as BN254_R } from "../verifier/encoding";
 import { ProverError } from "./errors";
+import { BaseSet } from "./layout";
 
 /** The scalar field's order r: the verifier's (src/verifier/encoding.ts), the one constant for both. */
 export { BN254_R };
@@ -137,4 +138,13 @@ export function parseZkey(bytes: Uint8Array): Zkey {
     C: sized(Section.C, "C points", (nVars - nPublic - 1) * G1_ZKEY_BYTES),
     H: sized(Section.H, "H points", domainSize * G1_ZKEY_BYTES),
   };
+}
+
+/** A point section (5–9) by the prover module's set number (BaseSet), with its point count as loadBases takes it. */
+export function pointSection(z: Zkey, set: number): { points: Uint8Array; count: number } {
+  if (set === BaseSet.A) return { points: z.A, count: z.nVars };
+  if (set === BaseSet.B1) return { points: z.B1, count: z.nVars };
+  if (set === BaseSet.B2) return { points: z.B2, count: z.nVars };
+  if (set === BaseSet.C) return { points: z.C, count: z.nVars - z.nPublic - 1 };
+  return { points: z.H, count: z.domainSize };
 }

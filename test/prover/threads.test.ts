@@ -11,7 +11,7 @@ import { createProver, type Prover, writeProveInput } from "../../src/prover";
 import { baseCost, fixedCost, type Part, planParts, type SetShape } from "../../src/prover/threads";
 import { BaseSet, instantiateProver, type ProverTestExports, ProverStatus, Tables } from "../../src/prover/wasm";
 import type { WitnessCalculator } from "../../src/prover/witness";
-import { parseZkey } from "../../src/prover/zkey";
+import { parseZkey, pointSection } from "../../src/prover/zkey";
 import { Groth16Verifier } from "../../src/verifier";
 import { semaphoreArtifacts, semaphoreStatement } from "./semaphore";
 import { agentCircuit, ROOT, randomField, referenceVerifyAll } from "./support";
@@ -101,8 +101,7 @@ describe("ranges of an MSM (test build)", () => {
       main.proveMsmRange(set, b, k, 1);
       expect(read(set)).toBe(whole);
       // The middle range in the other instance, from its rows alone.
-      const points = [z.A, z.B1, z.B2, z.C, z.H][set]!;
-      const count = [z.nVars, z.nVars, z.nVars, z.nVars - z.nPublic - 1, z.domainSize][set]!;
+      const { points, count } = pointSection(z, set);
       put(other, points);
       expect(other.loadBases(set, count, main.basesWindow(set), Tables.FROM_CALLER)).toBe(ProverStatus.OK);
       const row = main.basesTableBytes(set) / k;
