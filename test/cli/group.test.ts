@@ -35,6 +35,10 @@ let service: string;
 let served: Record<string, string[]> = {};
 const requests: Request[] = [];
 
+/** `zkagent prove --group-challenge` for an identity file of this test, from the test's service over loopback http. */
+const proveGroup = (challenge: string, identity: string, extra: string[] = []) =>
+  cli(["prove", "--group-challenge", challenge, "--identity", join(dir, identity), "--service", service, "--allow-insecure-loopback", ...extra]);
+
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "zkagent-cli-group-"));
   server = Bun.serve({
@@ -114,16 +118,7 @@ describe("zkagent prove --group-challenge", () => {
     expect(plain.code).toBe(1);
     expect(plain.stderr).toContain("allowInsecureLoopback");
     expect(requests).toHaveLength(0);
-    const { stdout, stderr, code } = await cli([
-      "prove",
-      "--group-challenge",
-      challengePath,
-      "--identity",
-      join(dir, "id1.json"),
-      "--service",
-      service,
-      "--allow-insecure-loopback",
-    ]);
+    const { stdout, stderr, code } = await proveGroup(challengePath, "id1.json");
     expect([code, stderr]).toEqual([0, ""]);
     const lines = stdout.split("\n").filter(Boolean);
     expect(lines).toHaveLength(1);
@@ -149,16 +144,7 @@ describe("zkagent prove --group-challenge", () => {
   });
 
   test("a non-member: exit 1, naming its commitment, nothing on stdout", async () => {
-    const { stdout, stderr, code } = await cli([
-      "prove",
-      "--group-challenge",
-      challengePath,
-      "--identity",
-      join(dir, "id2.json"),
-      "--service",
-      service,
-      "--allow-insecure-loopback",
-    ]);
+    const { stdout, stderr, code } = await proveGroup(challengePath, "id2.json");
     expect(code).toBe(1);
     expect(stdout).toBe("");
     expect(stderr).toContain(members[2]!.identity_commitment);
@@ -167,16 +153,7 @@ describe("zkagent prove --group-challenge", () => {
 
   test("members that do not give the challenge's root: exit 1, naming it", async () => {
     served = { "fleet-1": [members[0]!.identity_commitment, members[2]!.identity_commitment, members[1]!.identity_commitment] };
-    const { stdout, stderr, code } = await cli([
-      "prove",
-      "--group-challenge",
-      challengePath,
-      "--identity",
-      join(dir, "id1.json"),
-      "--service",
-      service,
-      "--allow-insecure-loopback",
-    ]);
+    const { stdout, stderr, code } = await proveGroup(challengePath, "id1.json");
     served = { "fleet-1": [members[0]!.identity_commitment, "0", members[1]!.identity_commitment] };
     expect([code, stdout]).toEqual([1, ""]);
     expect(stderr).toContain(`not the challenge's ${challenge.merkle_tree_root}`);
@@ -188,16 +165,7 @@ describe("zkagent prove --group-challenge", () => {
     expect(usage.stderr).toContain("--identity is required");
     const agentChallenge = join(dir, "agent-challenge.json");
     writeFileSync(agentChallenge, JSON.stringify({ challenge_id: "ch_1", nonce: "ab".repeat(31) }));
-    const { code, stderr } = await cli([
-      "prove",
-      "--group-challenge",
-      agentChallenge,
-      "--identity",
-      join(dir, "id0.json"),
-      "--service",
-      service,
-      "--allow-insecure-loopback",
-    ]);
+    const { code, stderr } = await proveGroup(agentChallenge, "id0.json");
     expect(code).toBe(1);
     expect(stderr).toContain("group_id");
   });
@@ -206,16 +174,7 @@ describe("zkagent prove --group-challenge", () => {
     const cacheDir = join(dir, "xdg", "zkagent", "prover-tables");
     rmSync(join(dir, "xdg"), { recursive: true, force: true });
     const run = async () => {
-      const { stdout, stderr, code } = await cli([
-        "prove",
-        "--group-challenge",
-        challengePath,
-        "--identity",
-        join(dir, "id1.json"),
-        "--service",
-        service,
-        "--allow-insecure-loopback",
-      ]);
+      const { stdout, stderr, code } = await proveGroup(challengePath, "id1.json");
       expect([code, stderr]).toEqual([0, ""]);
       return JSON.parse(stdout);
     };
@@ -244,17 +203,7 @@ describe("zkagent prove --group-challenge", () => {
 
     // --no-table-cache: proves without tables, writes nothing.
     rmSync(join(dir, "xdg"), { recursive: true, force: true });
-    const { stdout, code } = await cli([
-      "prove",
-      "--group-challenge",
-      challengePath,
-      "--identity",
-      join(dir, "id1.json"),
-      "--service",
-      service,
-      "--allow-insecure-loopback",
-      "--no-table-cache",
-    ]);
+    const { stdout, code } = await proveGroup(challengePath, "id1.json", ["--no-table-cache"]);
     expect(code).toBe(0);
     expect(statSync(cacheDir, { throwIfNoEntry: false })).toBeUndefined();
 
