@@ -6,7 +6,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { systemClock } from "../../src/clock";
 import { openSqlite } from "../../src/store/sqlite";
 import { startReceiver, type Receiver, until } from "./receiver";
-import { type Answer, decideOne, type Kind, registerAgents, registerEndpoint, type Service, startService, percentile } from "./support";
+import { type Answer, decideOne, type Kind, keyWithEndpoint, percentile, registerAgents, registerEndpoint, type Service, startService } from "./support";
 import { storesUnderTest } from "../support/stores";
 
 let service: Service | undefined;
@@ -24,9 +24,7 @@ for (const { name, open } of storesUnderTest()) {
       service = await startService(await open(), systemClock, { pollMs: 5000 });
       const { h } = service;
       receiver = startReceiver();
-      const key = await h.newKey("hooks");
-      receiver.secrets.push((await registerEndpoint(h, key, receiver.url)).secret);
-      await registerAgents(h, key);
+      const key = await keyWithEndpoint(h, "hooks", receiver);
 
       const kinds: Kind[] = Array.from({ length: 200 }, (_, i) => (["verified", "failed", "refused"] as const)[i % 3]!);
       const answers: Answer[] = [];

@@ -12,7 +12,7 @@ import { openSqlite } from "../../src/store/sqlite";
 import { api, freePort, tempDatabase } from "../reliability/support";
 import { storesUnderTest } from "../support/stores";
 import { type Receiver, startReceiver, until } from "./receiver";
-import { decideOne, registerAgents, registerEndpoint, type Service, startService } from "./support";
+import { decideOne, keyWithEndpoint, type Service, startService } from "./support";
 
 let service: Service | undefined;
 let receiver: Receiver | undefined;
@@ -31,9 +31,7 @@ for (const { name, open } of storesUnderTest()) {
       // Each delivery is in flight for 1 s: 40 of them at 16 at a time take 3 s, so some are in flight
       // when the decisions are done, and some not yet claimed.
       receiver = startReceiver({ delayMs: 1000 });
-      const key = await h.newKey("stopping");
-      receiver.secrets.push((await registerEndpoint(h, key, receiver.url)).secret);
-      await registerAgents(h, key);
+      const key = await keyWithEndpoint(h, "stopping", receiver);
       const TOTAL = 40; // more than the 16 attempts one endpoint may have in flight, so some wait unclaimed
       await Promise.all(Array.from({ length: TOTAL }, (_, i) => decideOne(h, key, i % 2 ? "failed" : "verified")));
 
@@ -70,9 +68,7 @@ for (const { name, open } of storesUnderTest()) {
       service = await startService(await open(), systemClock, { timeoutMs: 2000, pollMs: 100 });
       const { h, worker } = service;
       receiver = startReceiver({ delayMs: 300 });
-      const key = await h.newKey("restarting");
-      receiver.secrets.push((await registerEndpoint(h, key, receiver.url)).secret);
-      await registerAgents(h, key);
+      const key = await keyWithEndpoint(h, "restarting", receiver);
       const TOTAL = 40;
       await Promise.all(Array.from({ length: TOTAL }, (_, i) => decideOne(h, key, i % 2 ? "failed" : "verified")));
       await Bun.sleep(50);

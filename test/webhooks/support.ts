@@ -11,6 +11,7 @@ import type { Store } from "../../src/store/interface";
 import type { Verifier } from "../../src/verifier/types";
 import type { BackoffSchedule } from "../../src/webhooks/backoff";
 import { DeliveryWorker } from "../../src/webhooks/worker";
+import type { Receiver } from "./receiver";
 import { createHarness, type Harness } from "../support/harness";
 import { identity } from "../support/proofs";
 
@@ -65,6 +66,18 @@ export async function registerAgents(h: Harness, key: string) {
     if (mandate) body.mandate = mandate;
     expect((await h.call("POST", "/v1/agents", { key, body })).status).toBe(201);
   }
+}
+
+/**
+ * A new key with an endpoint at the receiver (its secret handed to the
+ * receiver, which checks every signature) and the two agents of
+ * registerAgents: what a delivery test starts from.
+ */
+export async function keyWithEndpoint(h: Harness, name: string, receiver: Receiver): Promise<string> {
+  const key = await h.newKey(name);
+  receiver.secrets.push((await registerEndpoint(h, key, receiver.url)).secret);
+  await registerAgents(h, key);
+  return key;
 }
 
 export type Kind = "verified" | "failed" | "refused";
