@@ -18,7 +18,14 @@ export interface Part {
   hi: number;
 }
 
-/** What a set costs per base, relative to a G1 base with the same window (a G2 addition ≈ 2.0–2.4 G1 ones since G2's batch inversion goes through norms: bench/prover.ts's breakdown, B2 against B1). */
+/**
+ * What a G2 base costs relative to a G1 base with the same window. The
+ * bench's single-thread breakdown puts B2 at 2.3–2.9× B1 (three runs today),
+ * but the plan is what must balance: at depth 20, two threads, 7 proofs each
+ * (a copy of the prover timing its caller), 2.2 gave 365–447 ms with the
+ * caller waiting 0–83 ms for its helper, 2.6 gave 421–478 ms with the helper
+ * done first (the caller waiting 0 ms in 6 proofs of 7).
+ */
 const G2_FACTOR = 2.2;
 /** The quotient (INTT/NTT of A, B, C) relative to H's MSM (measured: ≈ 0.25–0.33). */
 const QUOTIENT_FACTOR = 0.3;
