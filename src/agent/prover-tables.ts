@@ -34,9 +34,10 @@ const MAX_DEFAULT_THREADS = 4;
 
 /**
  * Threads per proof (createProver's threads): the number asked for, else
- * `fallback` — "cores" for Semaphore's provers (depth 20: about 1.7× faster
- * on two cores than on one, bench:prover), 1 for the agent circuit (its
- * proof is tens of milliseconds; a helper saves a few).
+ * `fallback` — "cores" for Semaphore's provers (depth 20 on two cores:
+ * 1.78× proof by proof, 1.27–1.51× in bench:prover's blocks;
+ * docs/performance.md), 1 for the agent circuit (its proof is tens of
+ * milliseconds; a helper saved 1–15 ms in three bench runs).
  */
 export function proverThreads(requested: number | undefined, fallback: "cores" | 1): number {
   if (requested !== undefined) return requested;

@@ -31,7 +31,7 @@ import { join } from "node:path";
 import { sha256Hex } from "./wasm";
 
 const FORMAT = "zkagent-prover-tables/1";
-/** The largest file read: Semaphore depth 32's tables are ≈ 80 MB; a larger file is none of ours. */
+/** The largest file read: Semaphore depth 32's tables are 76.8 MB (its point counts and chosen windows); a larger file is none of ours. */
 export const MAX_BYTES = 512 * 1024 * 1024;
 
 interface Header {
