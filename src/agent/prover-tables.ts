@@ -37,7 +37,7 @@ const MAX_DEFAULT_THREADS = 4;
  * `fallback` — "cores" for Semaphore's provers (depth 20 on two cores:
  * 1.78× proof by proof, 1.27–1.51× in bench:prover's blocks;
  * docs/performance.md), 1 for the agent circuit (its proof is tens of
- * milliseconds; a helper saved 1–15 ms in three bench runs).
+ * milliseconds; a helper saved 1.1–15.6 ms in four bench runs).
  */
 export function proverThreads(requested: number | undefined, fallback: "cores" | 1): number {
   if (requested !== undefined) return requested;

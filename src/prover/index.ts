@@ -20,7 +20,7 @@ import { ProverError } from "./errors";
 import { MAX_PROVER_THREADS } from "./limits";
 import { type CachedTables, readTables, tablesPath, writeTables } from "./tables";
 import { Helper, helperInit, type Part, planParts } from "./threads";
-import { BaseSet, instantiateProver, ProverStatus, type ProverExports, proverModuleDigest, sha256Hex, Tables } from "./wasm";
+import { BaseSet, instantiateProver, ProverStatus, type ProverExports, proverModuleDigest, readIo, sha256Hex, Tables, writeIo } from "./wasm";
 import { type CircuitInput, createWitnessCalculator, type WitnessCalculator } from "./witness";
 import { BN254_R, N8, parseZkey, pointSection, type Zkey } from "./zkey";
 
@@ -105,11 +105,6 @@ function check(status: number, step: string): void {
   throw new ProverError(code, `${message} (${step})`);
 }
 
-function write(wasm: ProverExports, bytes: Uint8Array): void {
-  const ptr = wasm.io(bytes.length);
-  new Uint8Array(wasm.memory.buffer, ptr, bytes.length).set(bytes);
-}
-
 type BaseSection = [set: number, bytes: Uint8Array, count: number];
 
 /** Every point section in the module's set order (the table cache's order too). */
@@ -123,11 +118,11 @@ function baseSections(z: Zkey): BaseSection[] {
 /** Loads a parsed zkey (parseZkey has checked every section's size) into a fresh module instance, all but its point sections. */
 function loadKey(wasm: ProverExports, z: Zkey): void {
   check(wasm.setup(z.nVars, z.nPublic, z.domainLog, z.nCoef), "setup");
-  write(wasm, z.headerPoints);
+  writeIo(wasm, z.headerPoints);
   check(wasm.loadPoints(), "header points");
-  write(wasm, z.ic);
+  writeIo(wasm, z.ic);
   check(wasm.loadIc(), "IC");
-  write(wasm, z.coefs);
+  writeIo(wasm, z.coefs);
   check(wasm.loadCoefs(), "coefficients");
 }
 
@@ -135,7 +130,7 @@ function loadKey(wasm: ProverExports, z: Zkey): void {
 function loadZkey(wasm: ProverExports, z: Zkey, window = 0, precompute = true): void {
   loadKey(wasm, z);
   for (const [set, bytes, count] of baseSections(z)) {
-    write(wasm, bytes);
+    writeIo(wasm, bytes);
     check(wasm.loadBases(set, count, window, precompute ? Tables.BUILD : Tables.NONE), `point section ${set + 5}`);
   }
 }
@@ -149,7 +144,7 @@ function loadZkeyCached(wasm: ProverExports, z: Zkey, cached: CachedTables): boo
   loadKey(wasm, z);
   let at = 0;
   for (const [set, bytes, count] of baseSections(z)) {
-    write(wasm, bytes);
+    writeIo(wasm, bytes);
     check(wasm.loadBases(set, count, cached.windows[set]!, Tables.FROM_CALLER), `point section ${set + 5}`);
     const size = cached.sizes[set]!;
     if (wasm.basesTableBytes(set) !== size) return false;
@@ -239,7 +234,7 @@ class WasmProver implements Prover {
     if (this.helperThreads.length === 0) check(this.wasm.prove(), "prove");
     else await this.proveShared();
     const length = PROOF_BYTES + this.nPublic * FIELD_BYTES;
-    const out = new Uint8Array(this.wasm.memory.buffer, this.wasm.io(0), length).slice();
+    const out = readIo(this.wasm, length);
     return decodeProof(out, this.nPublic);
   }
 
@@ -248,7 +243,7 @@ class WasmProver implements Prover {
     const wasm = this.wasm;
     check(wasm.proveWitness(), "prove");
     const size = wasm.msmScalars(BaseSet.A);
-    const scalars = new Uint8Array(wasm.memory.buffer, wasm.io(0), size).slice();
+    const scalars = readIo(wasm, size);
     const jobs = this.helperThreads.map((h) => (h.alive ? h.run(scalars).catch(() => undefined) : Promise.resolve(undefined)));
     check(wasm.proveQuotient(), "prove");
     const summed = new Set<number>();
@@ -262,7 +257,7 @@ class WasmProver implements Prover {
       const parts = this.helperThreads[i]!.parts;
       if (!sums) return parts.forEach(sum);
       parts.forEach((p, j) => {
-        write(wasm, sums[j]!);
+        writeIo(wasm, sums[j]!);
         check(wasm.msmResultIn(p.set, summed.has(p.set) ? 1 : 0), "prove");
         summed.add(p.set);
       });

@@ -4,7 +4,7 @@
 // HelperInit, answered with HelperReady; then each HelperJob (the witness
 // scalars of one proof) is answered with the sums of its parts, in order.
 import type { HelperInit, HelperJob, HelperReady, HelperResult } from "./threads";
-import { instantiateProver, type ProverExports, ProverStatus, Tables } from "./wasm";
+import { instantiateProver, type ProverExports, ProverStatus, readIo, Tables, writeIo } from "./wasm";
 
 declare const self: Worker;
 
@@ -13,18 +13,13 @@ const instance = instantiateProver();
 let wasm: ProverExports | undefined;
 let parts: HelperInit["parts"] = [];
 
-function write(bytes: Uint8Array): void {
-  const ptr = wasm!.io(bytes.length);
-  new Uint8Array(wasm!.memory.buffer, ptr, bytes.length).set(bytes);
-}
-
 async function load(init: HelperInit): Promise<void> {
   wasm = await instance;
   if (wasm.setup(init.nVars, init.nPublic, init.domainLog, 0) !== ProverStatus.OK) throw new Error("setup");
-  write(init.header);
+  writeIo(wasm!, init.header);
   if (wasm.loadPoints() !== ProverStatus.OK) throw new Error("header points");
   for (const s of init.sets) {
-    write(s.points);
+    writeIo(wasm!, s.points);
     if (wasm.loadBases(s.set, s.count, s.window, Tables.FROM_CALLER) !== ProverStatus.OK) throw new Error(`point section of set ${s.set}`);
     // The caller's instance loaded the same points with the same window: the same bases, the same table layout.
     if (wasm.basesCount(s.set) !== s.bases || s.offset + s.rows.length > wasm.basesTableBytes(s.set)) throw new Error(`set ${s.set} differs`);
@@ -46,13 +41,13 @@ self.onmessage = async (event: MessageEvent<HelperInit | HelperJob>) => {
   }
   const sums: Uint8Array[] = [];
   for (const p of parts) {
-    write(data.scalars);
+    writeIo(wasm!, data.scalars);
     const size = wasm!.msmRemote(p.set, p.lo, p.hi);
     if (size === 0) {
       self.postMessage({ id: data.id, error: `range ${p.set}:${p.lo}-${p.hi} not loaded` } satisfies HelperResult);
       return;
     }
-    sums.push(new Uint8Array(wasm!.memory.buffer, wasm!.io(0), size).slice());
+    sums.push(readIo(wasm!, size));
   }
   self.postMessage({ id: data.id, sums } satisfies HelperResult);
 };

@@ -95,6 +95,17 @@ export async function proverModuleDigest(): Promise<string> {
 
 export const sha256Hex = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex");
 
+/** Copies bytes into an instance's I/O buffer (grown to fit) for its next call. */
+export function writeIo(wasm: Pick<ProverExports, "memory" | "io">, bytes: Uint8Array): void {
+  const ptr = wasm.io(bytes.length); // first: growing the buffer may grow the memory, which detaches the old ArrayBuffer
+  new Uint8Array(wasm.memory.buffer, ptr, bytes.length).set(bytes);
+}
+
+/** A copy of the first `size` bytes of an instance's I/O buffer (what its last call wrote there). */
+export function readIo(wasm: Pick<ProverExports, "memory" | "io">, size: number): Uint8Array {
+  return new Uint8Array(wasm.memory.buffer, wasm.io(0), size).slice();
+}
+
 /** A fresh instance (own memory): one per loaded zkey. */
 export async function instantiateProver(module?: WebAssembly.Module): Promise<ProverExports> {
   const { exports } = await instantiate<ProverExports>(module ?? (await proverModule()), {});

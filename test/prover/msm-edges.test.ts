@@ -11,7 +11,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 // @ts-ignore — untyped nested dependency (the copy snarkjs itself uses)
 import { buildBn128 } from "ffjavascript";
-import { instantiateProver, type ProverTestExports } from "../../src/prover/wasm";
+import { instantiateProver, type ProverTestExports, readIo, writeIo } from "../../src/prover/wasm";
 import { fp2FromBytes, fromBytes32 } from "../../src/verifier/encoding";
 import { R, ROOT, randomField } from "./support";
 
@@ -40,10 +40,10 @@ function both(g2: boolean, terms: Term[], window: number, tables: boolean) {
     for (let b = 0; b < 32; b++, x >>= 8n) input[terms.length * size + i * 32 + b] = Number(x & 0xffn);
     expected = group.add(expected, group.timesScalar(p, s));
   });
-  new Uint8Array(wasm.memory.buffer, wasm.io(input.length), input.length).set(input);
+  writeIo(wasm, input);
   const n = wasm.msmCustom(g2 ? 1 : 0, terms.length, window, tables ? 1 : 0);
   expect(n).toBe(size);
-  const out = new Uint8Array(wasm.memory.buffer, wasm.io(0), n).slice();
+  const out = readIo(wasm, n);
   const ours = out.every((b) => b === 0) ? null : g2 ? [fp2FromBytes(out, 0), fp2FromBytes(out, 64)] : [fromBytes32(out, 0), fromBytes32(out, 32)];
   const reference = group.isZero(expected) ? null : group.toObject(group.toAffine(expected)).slice(0, 2);
   return { ours, reference };

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { identityCommitment } from "../../src/identity/commitment";
 import { createProver, type Prover, writeProveInput } from "../../src/prover";
 import { baseCost, fixedCost, type Part, planParts, type SetShape } from "../../src/prover/threads";
-import { BaseSet, instantiateProver, type ProverTestExports, ProverStatus, Tables } from "../../src/prover/wasm";
+import { BaseSet, instantiateProver, type ProverTestExports, ProverStatus, readIo, Tables, writeIo } from "../../src/prover/wasm";
 import type { WitnessCalculator } from "../../src/prover/witness";
 import { parseZkey, pointSection } from "../../src/prover/zkey";
 import { Groth16Verifier } from "../../src/verifier";
@@ -83,12 +83,11 @@ describe("ranges of an MSM (test build)", () => {
     expect(main.proveQuotient()).toBe(ProverStatus.OK);
     const read = (set: number) => {
       const size = main.readMsm(set);
-      return Buffer.from(new Uint8Array(main.memory.buffer, main.io(0), size)).toString("hex");
+      return Buffer.from(readIo(main, size)).toString("hex");
     };
     const other = (await instantiateProver(module)) as ProverTestExports;
-    const put = (w: ProverTestExports, bytes: Uint8Array) => new Uint8Array(w.memory.buffer, w.io(bytes.length), bytes.length).set(bytes);
     expect(other.setup(z.nVars, z.nPublic, z.domainLog, 0)).toBe(ProverStatus.OK);
-    put(other, z.headerPoints);
+    writeIo(other, z.headerPoints);
     expect(other.loadPoints()).toBe(ProverStatus.OK);
     for (const set of SETS) {
       expect(main.proveMsmRange(set, 0, main.basesCount(set), 0)).toBe(ProverStatus.OK);
@@ -102,18 +101,18 @@ describe("ranges of an MSM (test build)", () => {
       expect(read(set)).toBe(whole);
       // The middle range in the other instance, from its rows alone.
       const { points, count } = pointSection(z, set);
-      put(other, points);
+      writeIo(other, points);
       expect(other.loadBases(set, count, main.basesWindow(set), Tables.FROM_CALLER)).toBe(ProverStatus.OK);
       const row = main.basesTableBytes(set) / k;
       const rows = new Uint8Array(main.memory.buffer, main.basesTable(set) + a * row, (b - a) * row).slice();
       new Uint8Array(other.memory.buffer, other.basesTable(set) + a * row, rows.length).set(rows);
-      const scalars = new Uint8Array(main.memory.buffer, main.io(0), main.msmScalars(set)).slice();
-      put(other, scalars);
+      const scalars = readIo(main, main.msmScalars(set));
+      writeIo(other, scalars);
       const size = other.msmRemote(set, a, b);
       expect(size).toBe(set === BaseSet.B2 ? 216 : 108);
-      const sum = new Uint8Array(other.memory.buffer, other.io(0), size).slice();
+      const sum = readIo(other, size);
       main.proveMsmRange(set, 0, a, 0);
-      put(main, sum);
+      writeIo(main, sum);
       expect(main.msmResultIn(set, 1)).toBe(ProverStatus.OK);
       main.proveMsmRange(set, b, k, 1);
       expect(read(set)).toBe(whole);
