@@ -20,6 +20,7 @@
 // the session carries the bound context, and the handler serves from it.
 import { canonicalJson, contextHash, type JsonObject } from "../identity/encoding";
 import { formatAuth, fromBase64url, parseAuth, toBase64url } from "../http-auth/scheme";
+import { type BoundRequest, boundRequest, challengedContext, isJsonType } from "../http-auth/statement";
 
 export type { JsonObject } from "../identity/encoding";
 
@@ -44,6 +45,13 @@ export interface GuardOptions {
   context?: (input: RequestInput) => JsonObject | Promise<JsonObject>;
   /** `realm` in the challenge (RFC 9110 §11.5). Default "zkagent". */
   realm?: string;
+  /**
+   * This server's public origin as agents reach it (`https://shop.example`):
+   * what a challenge binds beside the method and the target. Default: the
+   * request URL's origin, which the server builds from the Host header: set
+   * it behind a proxy that terminates TLS or rewrites Host.
+   */
+  origin?: string;
   /** The service's URL as agents reach it, for the circuit's URL in a challenge. Default `url`. */
   publicUrl?: string;
   /** For tests and custom transports: the global fetch by default. */
@@ -52,8 +60,7 @@ export interface GuardOptions {
   timeoutMs?: number;
 }
 
-/** The member of the challenged context that binds the method and the request target (path and query). */
-export const REQUEST_MEMBER = "@request";
+export { REQUEST_MEMBER } from "../http-auth/statement";
 
 /** What the handler receives once a request is verified. */
 export interface VerifiedSession {
@@ -68,8 +75,8 @@ export interface VerifiedSession {
   action: string;
   /** The context as the merchant declared it (without the request member): what the proof binds. Serve from this. */
   context: JsonObject;
-  /** The method and the request target the proof binds. */
-  request: { method: string; target: string };
+  /** The method, origin and request target the proof binds. */
+  request: { method: string; origin: string; target: string };
   confidence: number;
   /** The service's signed receipt (compact JWS), or null when it could not be stored. */
   receipt: string | null;
@@ -152,10 +159,10 @@ export function zkagentGuard(options: GuardOptions): Guard {
   }
 
   /** The action and the full challenged context of this request. */
-  async function derive(request: Request): Promise<{ action: string; declared: JsonObject; context: JsonObject; target: string }> {
+  async function derive(request: Request): Promise<{ action: string; declared: JsonObject; context: JsonObject; bound: BoundRequest }> {
     let body: unknown;
-    const type = request.headers.get("content-type") ?? "";
-    if (request.body !== null && /^application\/([a-z0-9.+-]*\+)?json\b/i.test(type)) {
+    const type = request.headers.get("content-type");
+    if (request.body !== null && isJsonType(type)) {
       try {
         body = await request.clone().json();
       } catch {
@@ -166,10 +173,8 @@ export function zkagentGuard(options: GuardOptions): Guard {
     const action = typeof options.action === "string" ? options.action : await options.action(input);
     const declared = options.context ? await options.context(input) : {};
     if (typeof declared !== "object" || declared === null || Array.isArray(declared)) throw new TypeError("the context function must return a JSON object");
-    if (Object.hasOwn(declared, REQUEST_MEMBER)) throw new TypeError(`the context member "${REQUEST_MEMBER}" is the guard's own`);
-    const url = new URL(request.url);
-    const target = url.pathname + url.search;
-    return { action, declared, context: { ...declared, [REQUEST_MEMBER]: { method: request.method, target } }, target };
+    const bound = boundRequest(request.method, request.url, options.origin);
+    return { action, declared, context: challengedContext(declared, bound), bound };
   }
 
   /** 401 with a fresh challenge for this request and this claim. */
@@ -226,7 +231,7 @@ export function zkagentGuard(options: GuardOptions): Guard {
       if (error instanceof BadRequest) return refuse(400, "Invalid request", "invalid_request", { message: error.message });
       throw error;
     }
-    const { action, declared, context, target } = derived;
+    const { action, declared, context, bound } = derived;
     const claimName = claims[0];
     const claim = claimName ? { name: claimName, value: credentials[claimName]! } : undefined;
     const renew = (error: string): Promise<GuardResult> =>
@@ -275,7 +280,7 @@ export function zkagentGuard(options: GuardOptions): Guard {
           agent_id: body.agent_id,
           action,
           context: declared,
-          request: { method: request.method, target },
+          request: bound,
           confidence: body.confidence,
           receipt: typeof body.receipt === "string" ? body.receipt : null,
         };

@@ -53,7 +53,7 @@ describe("the challenge", () => {
     expect(response.status).toBe(401);
     const [params] = parseAuth(response.headers.get("www-authenticate")!)!;
     const body = await response.json();
-    const context = { amount: 20, currency: "EUR", merchant: "example-shop", "@request": { method: "POST", target: "/orders" } };
+    const context = { amount: 20, currency: "EUR", merchant: "example-shop", "@request": { method: "POST", origin: world.shopUrl, target: "/orders" } };
     expect(body.challenge.context).toEqual(context);
     expect(JSON.parse(Buffer.from(params!.context!, "base64url").toString("utf8"))).toEqual(context);
     expect(params).toMatchObject({ realm: "example-shop", action: "purchase", challenge_id: body.challenge.challenge_id, nonce: body.challenge.nonce });
@@ -100,7 +100,7 @@ describe("placing an order", () => {
       amount: "19.99",
       currency: "EUR",
       merchant: "example-shop",
-      "@request": { method: "POST", target: "/orders" },
+      "@request": { method: "POST", origin: world.shopUrl, target: "/orders" },
     });
     const status = await call(world.node, "GET", `/v1/verify/status/${claims.session_id}`, world.key);
     expect(status.body.status).toBe("verified");

@@ -224,7 +224,11 @@ describe("a group claim (private verification), against a test double of the ser
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({ agent_id: "pseud_9", pseudonym: "pseud_9", group_id: "grp_1", action: "purchase", context: order });
     expect(seen[0]).toMatchObject({ group_id: "grp_1", merkle_tree_root: "123", merkle_tree_depth: "20", message: "456", scope: "789" });
-    expect(service.calls[0]!.body).toEqual({ group_id: "grp_1", action: "purchase", context: { ...order, "@request": { method: "POST", target: "/orders" } } });
+    expect(service.calls[0]!.body).toEqual({
+      group_id: "grp_1",
+      action: "purchase",
+      context: { ...order, "@request": { method: "POST", origin: "http://shop.test", target: "/orders" } },
+    });
     const proofCall = service.calls.find((c) => c.path === "/v1/verify/proof")!;
     expect(proofCall.body).toEqual({ challenge_id: "ch_group", proof: semaphoreProof }); // no signature for a group: it would name the agent
     expect(service.calls.every((c) => c.key === "zka_merchant")).toBe(true);
