@@ -53,7 +53,7 @@ export const challenges = (deps: ModuleDeps) =>
         body: anyChallengeRequest,
         idempotent: true,
         ok: { status: 200, schema: anyChallengeResponse, description: "The challenge", headers: RATE_LIMIT_HEADERS },
-        errors: [...JSON_BODY_ERRORS, "idempotency_in_progress", "idempotency_mismatch", "too_many_pending", "rate_limited", "group_not_found", "group_empty"],
+        errors: [...JSON_BODY_ERRORS, "idempotency_in_progress", "idempotency_mismatch", "too_many_pending", "rate_limited", "group_not_found", "group_challenger_forbidden", "group_empty"],
         headers: { 429: RATE_LIMIT_HEADERS },
       }),
     },
