@@ -9,6 +9,7 @@ import { describe, JSON_BODY_ERRORS } from "../../http/docs";
 import { pathParam } from "../../http/params";
 import { REQUEST_ID_HEADER } from "../../http/request-id";
 import { validate } from "../../http/validate";
+import { invalidField, missingFields } from "../../errors";
 import { mandateSchema } from "../../mandates/schema";
 import {
   groupExplanations,
@@ -53,17 +54,18 @@ export const groupMembersPublic = (deps: ModuleDeps) => {
       const asked = membersRequestOf(query as MembersQuery);
       const group = await membersGroup(deps, pathParam(params.groupId));
       const etag = membersEtag(group);
-      set.headers.etag = etag;
       // Stored copies are checked first: the ETag changes with every change of the group.
-      set.headers["cache-control"] = "no-cache";
+      const cacheHeaders = (tag: string) => Object.assign(set.headers, { etag: tag, "cache-control": "no-cache" });
       // An unchanged group costs one row read, and no reader's budget.
       if (matchesEtag(request.headers.get("if-none-match"), etag)) {
+        cacheHeaders(etag);
         set.status = 304;
         return null;
       }
       readers.admit(server?.requestIP(request)?.address ?? "unknown");
+      if (asked.since !== null && asked.since > group.version) throw invalidField("since", `must not be above the group's version ${group.version}`);
       const { group: at, page } = await readMembersPage(deps, group, asked);
-      set.headers.etag = membersEtag(at);
+      cacheHeaders(membersEtag(at));
       return page;
     },
     {
@@ -128,8 +130,13 @@ export const groups = (deps: ModuleDeps) => {
     })
     .patch(
       "/v1/groups/:groupId",
-      async ({ key, request, params }) =>
-        setChallengers(deps, key, pathParam(params.groupId), validate(groupUpdateRequest, await readJsonObject(request)).challengers),
+      async ({ key, request, params }) => {
+        const body = await readJsonObject(request);
+        // null is a value here (any key may challenge), not an absent field.
+        if (!("challengers" in body)) throw missingFields(["challengers"]);
+        const { challengers } = validate(groupUpdateRequest, body);
+        return setChallengers(deps, key, pathParam(params.groupId), challengers ?? null);
+      },
       {
         auth: true,
         parse: "none",

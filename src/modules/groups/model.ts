@@ -74,7 +74,10 @@ export const groupRequest = t.Object({
 });
 
 /** PATCH /v1/groups/{id}: what an owner changes on a group besides members and mandate. */
-export const groupUpdateRequest = t.Object({ challengers: challengersSchema }, { additionalProperties: false });
+export const groupUpdateRequest = t.Object(
+  { challengers: t.Optional(challengersSchema) },
+  { additionalProperties: false, description: "challengers is required; null: any key" },
+);
 export type GroupUpdateRequest = typeof groupUpdateRequest.static;
 export type GroupRequest = typeof groupRequest.static;
 
