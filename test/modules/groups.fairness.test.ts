@@ -81,11 +81,12 @@ test("another key's challenges stay fast while one key adds 2 × 10,000 at once 
   let pages = 0;
   const readers = Array.from({ length: 4 }, async () => {
     while (reading) {
-      for (let offset: number | null = 0; offset !== null && reading; ) {
+      // The pages' offsets are known (40,000 leaves): the client does not parse 800 KB on the loop it shares with the server here.
+      for (let offset = 0; offset < 40_000 && reading; offset += 10_000) {
         const page = await app.handle(new Request(`http://zkagent.test/v1/groups/flood/members?offset=${offset}`));
-        const body = (await page.json()) as { next_offset: number | null };
+        expect(page.status).toBe(200);
+        await page.arrayBuffer();
         pages++;
-        offset = body.next_offset;
         // Each request arrives from the network on a server: a macrotask, not a microtask chain that would starve the timers.
         await Bun.sleep(0);
       }

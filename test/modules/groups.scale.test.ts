@@ -53,6 +53,10 @@ for (const { name, open } of storesUnderTest()) {
       const etag = page.headers.get("etag")!;
       expect(etag).toBe(`"1-${page.body.merkle_tree_root}"`);
       expect(page.headers.get("cache-control")).toBe("no-cache");
+      // Read again (from the page cache): the same answer and tag.
+      const twice = await h.call("GET", "/v1/groups/sync/members");
+      expect(twice.body).toEqual(page.body);
+      expect(twice.headers.get("etag")).toBe(etag);
       const again = await h.call("GET", "/v1/groups/sync/members?offset=2", { headers: { "if-none-match": etag } });
       expect(again.status).toBe(304);
       expect(again.body).toBe("");

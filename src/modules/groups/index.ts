@@ -6,6 +6,7 @@ import type { ModuleDeps } from "../../deps";
 import { authentication } from "../../http/auth";
 import { readJsonObject } from "../../http/body";
 import { describe, JSON_BODY_ERRORS } from "../../http/docs";
+import { JSON_CONTENT_TYPE } from "../../http/errors";
 import { pathParam } from "../../http/params";
 import { REQUEST_ID_HEADER } from "../../http/request-id";
 import { validate } from "../../http/validate";
@@ -37,6 +38,7 @@ import {
   membersGroup,
   membersRequestOf,
   putGroupMandate,
+  PageCache,
   ReaderWindows,
   readGroup,
   readMembersPage,
@@ -48,6 +50,7 @@ const GROUP = { groupId: "The group_id" };
 
 export const groupMembersPublic = (deps: ModuleDeps) => {
   const readers = new ReaderWindows(deps.limits?.membersReadsPerMinute, () => deps.clock.now());
+  const pages = new PageCache();
   return new Elysia({ name: "group-members" }).get(
     "/v1/groups/:groupId/members",
     async ({ params, query, request, set, server }) => {
@@ -64,9 +67,16 @@ export const groupMembersPublic = (deps: ModuleDeps) => {
       }
       readers.admit(server?.requestIP(request)?.address ?? "unknown");
       if (asked.since !== null && asked.since > group.version) throw invalidField("since", `must not be above the group's version ${group.version}`);
+      const cached = pages.get(PageCache.key(group, asked));
+      if (cached !== undefined) {
+        cacheHeaders(etag);
+        return new Response(cached, { headers: { "content-type": JSON_CONTENT_TYPE } });
+      }
       const { group: at, page } = await readMembersPage(deps, group, asked);
+      const text = JSON.stringify(page);
+      pages.set(PageCache.key(at, asked), text);
       cacheHeaders(membersEtag(at));
-      return page;
+      return new Response(text, { headers: { "content-type": JSON_CONTENT_TYPE } });
     },
     {
       detail: describe({

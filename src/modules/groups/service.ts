@@ -170,6 +170,46 @@ export class ReaderWindows {
   }
 }
 
+/**
+ * The members route's answers by (group, version, query), as sent (JSON
+ * text), least recently used dropped first past `budgetBytes`: readers of
+ * one version of a group read the same pages, and a page of 10,000 leaves
+ * costs milliseconds of the event loop to read and encode. An entry is never
+ * stale: its key holds the version, and the version is read first.
+ */
+export class PageCache {
+  private readonly pages = new Map<string, string>();
+  private bytes = 0;
+
+  constructor(private readonly budgetBytes = 16 * 2 ** 20) {}
+
+  static key(group: GroupRecord, request: ReturnType<typeof membersRequestOf>): string {
+    return `${group.groupId}\u0000${group.version}\u0000${request.since ?? "-"}\u0000${request.offset}\u0000${request.limit}`;
+  }
+
+  get(key: string): string | undefined {
+    const text = this.pages.get(key);
+    if (text !== undefined) {
+      this.pages.delete(key);
+      this.pages.set(key, text);
+    }
+    return text;
+  }
+
+  set(key: string, text: string): void {
+    // Strings are counted at two bytes a character (UTF-16), as the engine may hold them.
+    const size = text.length * 2;
+    if (size > this.budgetBytes || this.pages.has(key)) return;
+    this.pages.set(key, text);
+    this.bytes += size;
+    for (const [old, value] of this.pages) {
+      if (this.bytes <= this.budgetBytes) break;
+      this.pages.delete(old);
+      this.bytes -= value.length * 2;
+    }
+  }
+}
+
 /** A batch of 10,000 is hashed in about 1.3 s here (docs/performance.md): a retry in 2 s finds the queue moved. */
 const RETRY_AFTER_BUSY_SECONDS = 2;
 
