@@ -352,7 +352,10 @@ export async function recordExamples(wrap: <T extends App>(app: T) => T = (app) 
   const stalled = wrap(createApp({ ...deps, groups: slowTrees, limits: { groupAdditionsInFlight: 1 } }));
   const inFlight = call("addGroupMembers", "Added", "POST", "/v1/groups/household/members", { body: { identity_commitments: ["8"] }, app: stalled });
   await Bun.sleep(20);
-  await call("addGroupMembers", "Too many additions in flight", "POST", "/v1/groups/household/members", { body: { identity_commitments: ["9"] }, app: stalled });
+  await call("addGroupMembers", "Too many additions in flight", "POST", "/v1/groups/household/members", {
+    body: { identity_commitments: ["9"] },
+    app: stalled,
+  });
   release();
   await inFlight;
   await call("createGroup", "Created, without a mandate", "POST", "/v1/groups", { body: { group_id: "empty" } });

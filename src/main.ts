@@ -128,9 +128,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     lifecycle,
     // Group trees hashed on a thread of their own (issue 32), within GROUP_TREE_CACHE_MB.
     groups:
-      config.groupTreeThread === "on"
-        ? await ThreadTreeCache.start(config.groupTreeCacheMb * 2 ** 20)
-        : new GroupTrees(config.groupTreeCacheMb * 2 ** 20),
+      config.groupTreeThread === "on" ? await ThreadTreeCache.start(config.groupTreeCacheMb * 2 ** 20) : new GroupTrees(config.groupTreeCacheMb * 2 ** 20),
     limits: {
       maxPendingPerKey: config.maxPendingPerKey,
       defaultAgentRateLimit: config.defaultAgentRateLimit,

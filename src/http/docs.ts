@@ -46,7 +46,7 @@ export const RESPONSE_HEADERS = {
   "WWW-Authenticate": { description: "The bearer challenge", schema: { type: "string", enum: [METRICS_AUTH_CHALLENGE] } },
   "Cache-Control": { description: "How long the answer may be cached", schema: { type: "string" } },
   ETag: {
-    description: 'A strong validator for If-None-Match, quoted: an artifact\'s hash (hex), or a group\'s "<version>-<root>" (the members route)',
+    description: "A strong validator for If-None-Match, quoted: an artifact's hash (hex), or a group's \"<version>-<root>\" (the members route)",
     schema: { type: "string", pattern: '^"([0-9a-f]{64}|[0-9]+-[0-9]+)"$' },
   },
 } as const satisfies Record<string, { description: string; schema: OpenAPIV3.SchemaObject }>;

@@ -87,7 +87,8 @@ export function changeGroupOptimistically(
           if (snapshot && snapshot.version <= group.version && (await trees.load(groupId, snapshot))) since = await trees.replayFrom(groupId, group.version);
         }
         const missed = since === null ? [] : await io.leavesSince(groupId, since);
-        const treeChange = change.kind === "add" ? { kind: "add" as const, commitments: change.commitments } : { kind: "remove" as const, commitment: change.commitment };
+        const treeChange =
+          change.kind === "add" ? { kind: "add" as const, commitments: change.commitments } : { kind: "remove" as const, commitment: change.commitment };
         const plan = await trees.plan(groupId, group.version, missed, treeChange);
         if (plan.outcome !== "planned") return plan;
         const version = group.version + 1;

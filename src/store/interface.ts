@@ -162,7 +162,6 @@ export type ChangeGroupResult =
   /** The batch would take the group past `maxSize` leaves. Nothing applied. */
   | { outcome: "full"; size: number; maxSize: number };
 
-
 /**
  * A receipt signing key. `active` signs (exactly one at a time), `published`
  * no longer signs but stays in the JWKS, `retired` is withdrawn from it.

@@ -190,9 +190,7 @@ export class SqliteStore implements Store {
       countGroups: db.query("SELECT count(*) AS n FROM groups WHERE key_id = ?"),
       groupExists: db.query("SELECT 1 AS ok FROM groups WHERE group_id = ?"),
       removedAmong: db.query("SELECT commitment FROM group_removed WHERE group_id = ? AND commitment IN (SELECT value FROM json_each(?)) LIMIT 1"),
-      changes: db.query(
-        "SELECT leaf_index, commitment FROM group_members WHERE group_id = ? AND version > ? ORDER BY leaf_index LIMIT ? OFFSET ?",
-      ),
+      changes: db.query("SELECT leaf_index, commitment FROM group_members WHERE group_id = ? AND version > ? ORDER BY leaf_index LIMIT ? OFFSET ?"),
       // Since version 0 every leaf is a change, and the n-th change is leaf n: a primary-key range, not an OFFSET scan.
       leavesFrom: db.query("SELECT leaf_index, commitment FROM group_members WHERE group_id = ? AND leaf_index >= ? ORDER BY leaf_index LIMIT ?"),
       acceptableRoot: db.query(

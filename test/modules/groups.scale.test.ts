@@ -111,7 +111,9 @@ for (const { name, open } of storesUnderTest()) {
       expect(ahead.status).toBe(400);
       expect(ahead.body.error).toBe("Invalid field since: must not be above the group's version 4");
       expect((await h.call("GET", "/v1/groups/sync/members?since=-1")).body.error).toStartWith("Invalid field since");
-      expect((await h.call("GET", "/v1/groups/sync/members?since=0&limit=10001")).body.error).toBe("Invalid field limit: must be a whole number from 1 to 10000");
+      expect((await h.call("GET", "/v1/groups/sync/members?since=0&limit=10001")).body.error).toBe(
+        "Invalid field limit: must be a whole number from 1 to 10000",
+      );
     });
 
     test("a removed commitment is never added back; every change is in the audit trail with key, group, commitment and request id", async () => {
@@ -210,8 +212,7 @@ for (const { name, open } of storesUnderTest()) {
       expect(second.headers.get("retry-after")).toBe("2");
       expect(second.body).toEqual({
         error: "Too many additions in flight",
-        message:
-          "This key has 1 member additions running or queued, the most one key may have (GROUP_ADDITIONS_IN_FLIGHT = 1); retry after one finishes.",
+        message: "This key has 1 member additions running or queued, the most one key may have (GROUP_ADDITIONS_IN_FLIGHT = 1); retry after one finishes.",
       });
       open();
       expect((await first).status).toBe(201);

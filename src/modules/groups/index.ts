@@ -155,8 +155,7 @@ export const groups = (deps: ModuleDeps) => {
           tag: "Groups",
           summary: "Set which keys may challenge the group",
           params: GROUP,
-          description:
-            "challengers: the API key ids that may ask this group for a proof (POST /v1/verify/challenge with group_id); null: any key. Owner only.",
+          description: "challengers: the API key ids that may ask this group for a proof (POST /v1/verify/challenge with group_id); null: any key. Owner only.",
           body: groupUpdateRequest,
           ok: { status: 200, schema: groupResponse, description: "The group" },
           errors: [...JSON_BODY_ERRORS, "group_not_found", "group_forbidden"],

@@ -122,7 +122,9 @@ export class AdditionQueues {
     if (count >= inFlight)
       throw new ApiError(
         "group_additions_busy",
-        { message: `This key has ${count} member additions running or queued, the most one key may have (GROUP_ADDITIONS_IN_FLIGHT = ${inFlight}); retry after one finishes.` },
+        {
+          message: `This key has ${count} member additions running or queued, the most one key may have (GROUP_ADDITIONS_IN_FLIGHT = ${inFlight}); retry after one finishes.`,
+        },
         { retryAfterSeconds: RETRY_AFTER_BUSY_SECONDS },
       );
     this.counts.set(keyId, count + 1);
@@ -164,7 +166,9 @@ export class ReaderWindows {
     if (count > this.perMinute)
       throw new ApiError(
         "members_rate_limited",
-        { message: `This address read group members ${this.perMinute} times this minute, the most allowed (GROUP_MEMBERS_READS_PER_MINUTE = ${this.perMinute}); 304 answers are not counted.` },
+        {
+          message: `This address read group members ${this.perMinute} times this minute, the most allowed (GROUP_MEMBERS_READS_PER_MINUTE = ${this.perMinute}); 304 answers are not counted.`,
+        },
         { retryAfterSeconds: Math.max(1, Math.ceil(((window + 1) * 60_000 - now) / 1000)) },
       );
   }
@@ -224,14 +228,7 @@ export async function addMembers(
   if (groupId === null) throw new ApiError("group_not_found");
   const { maxMembers, inFlight } = limitOf(deps);
   return queues.run(key.id, inFlight, async () =>
-    changed(
-      await deps.store.changeGroup(
-        groupId,
-        key.id,
-        { kind: "add", commitments, maxSize: maxMembers, at: deps.clock.now(), requestId },
-        deps.groups,
-      ),
-    ),
+    changed(await deps.store.changeGroup(groupId, key.id, { kind: "add", commitments, maxSize: maxMembers, at: deps.clock.now(), requestId }, deps.groups)),
   );
 }
 
