@@ -176,8 +176,10 @@ export class ReaderWindows {
 
 /**
  * The members route's answers by (group, version, query), as sent (JSON
- * text), least recently used dropped first past `budgetBytes`: readers of
- * one version of a group read the same pages, and a page of 10,000 leaves
+ * text), least recently used dropped first past `budgetBytes` (32 MiB: the
+ * 20 pages of a 200,000-member group fit, so readers paging through it in
+ * turn do not evict each other's next page): readers of one version of a
+ * group read the same pages, and a page of 10,000 leaves
  * costs milliseconds of the event loop to read and encode. An entry is never
  * stale: its key holds the version, and the version is read first.
  */
@@ -185,7 +187,7 @@ export class PageCache {
   private readonly pages = new Map<string, string>();
   private bytes = 0;
 
-  constructor(private readonly budgetBytes = 16 * 2 ** 20) {}
+  constructor(private readonly budgetBytes = 32 * 2 ** 20) {}
 
   static key(group: GroupRecord, request: ReturnType<typeof membersRequestOf>): string {
     return `${group.groupId}\u0000${group.version}\u0000${request.since ?? "-"}\u0000${request.offset}\u0000${request.limit}`;
@@ -201,15 +203,15 @@ export class PageCache {
   }
 
   set(key: string, text: string): void {
-    // Strings are counted at two bytes a character (UTF-16), as the engine may hold them.
-    const size = text.length * 2;
+    // The pages are ASCII JSON, which the engine holds at one byte a character.
+    const size = text.length;
     if (size > this.budgetBytes || this.pages.has(key)) return;
     this.pages.set(key, text);
     this.bytes += size;
     for (const [old, value] of this.pages) {
       if (this.bytes <= this.budgetBytes) break;
       this.pages.delete(old);
-      this.bytes -= value.length * 2;
+      this.bytes -= value.length;
     }
   }
 }
