@@ -45,7 +45,9 @@ const SCHEMES: readonly Scheme[] = ["zkagent", "group"];
 
 /** The options a guard cannot work with are refused when it is made, not on a request (a 500 each time). */
 function checkOptions(options: GuardOptions): void {
-  if (options.origin !== undefined && originOf(options.origin) === null) throw new TypeError(`origin must be an http(s) origin, not ${options.origin}`);
+  // Only scheme and authority are bound: a path here (a prefix the proxy adds) would be silently dropped, so it is refused.
+  if (options.origin !== undefined && (originOf(options.origin) === null || !/^[a-z]+:\/\/[^/?#]+\/?$/i.test(options.origin)))
+    throw new TypeError(`origin must be an http(s) origin (scheme://host[:port]), not ${options.origin}`);
   if (options.groups !== undefined && !(Array.isArray(options.groups) && options.groups.every((g) => typeof g === "string" && g !== "")))
     throw new TypeError("groups must be a list of group ids");
   for (const scheme of options.accept ?? []) if (!SCHEMES.includes(scheme)) throw new TypeError(`accept: unknown scheme ${scheme}`);

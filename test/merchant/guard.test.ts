@@ -407,7 +407,9 @@ describe("the origin a challenge binds (scheme version 2)", () => {
       proxied.stop(true);
       direct.stop(true);
     }
-    expect(() => zkagentGuard({ ...options, origin: "ftp://shop.example" })).toThrow(TypeError);
+    for (const origin of ["ftp://shop.example", "https://shop.example/shop", "shop.example"])
+      expect(() => zkagentGuard({ ...options, origin })).toThrow(TypeError);
+    expect(() => zkagentGuard({ ...options, origin: "https://Shop.Example:443/" })).not.toThrow();
   });
 });
 
