@@ -381,7 +381,7 @@ describe("a context JSON cannot carry exactly (issue 34: 1e400 made a challenge,
 });
 
 describe("the origin a challenge binds (scheme version 2)", () => {
-  test("behind a proxy: a guard configured with origin https://shop.example on http://127.0.0.1:port binds https://shop.example, and serves it", async () => {
+  test("behind a proxy: a guard configured with origin https://shop.example on http://127.0.0.1:port binds https://shop.example, and serves it; behind one that keeps Host, no option is needed", async () => {
     const { identity, options } = await service();
     const shopFor = (origin?: string) => new Hono().post("/orders", honoGuard({ ...options, ...(origin ? { origin } : {}) }), (c) => c.json(c.get("zkagent")));
     const proxied = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: shopFor("https://shop.example").fetch });
@@ -403,6 +403,21 @@ describe("the origin a challenge binds (scheme version 2)", () => {
       expect(behindProxy.session).toMatchObject({ scheme: "zkagent", agent_id: "bot", request: { origin: "https://shop.example" } });
       const fromHost = await place(`http://127.0.0.1:${direct.port}`);
       expect(fromHost.bound).toEqual({ method: "POST", origin: `http://127.0.0.1:${direct.port}`, target: "/orders" });
+      // A reverse proxy that passes Host on: with no option, the challenge binds the origin the agent addressed (the proxy's).
+      const keepsHost = Bun.serve({
+        port: 0,
+        hostname: "127.0.0.1",
+        fetch: (request) => {
+          const url = new URL(request.url);
+          return fetch(`http://127.0.0.1:${direct.port}${url.pathname}${url.search}`, { method: request.method, headers: request.headers, body: request.body });
+        },
+      });
+      try {
+        const throughProxy = await place(`http://127.0.0.1:${keepsHost.port}`);
+        expect(throughProxy.bound).toEqual({ method: "POST", origin: `http://127.0.0.1:${keepsHost.port}`, target: "/orders" });
+      } finally {
+        keepsHost.stop(true);
+      }
     } finally {
       proxied.stop(true);
       direct.stop(true);
