@@ -24,13 +24,8 @@ import { acceptedSource, readBounded } from "./bounded";
 import { Identity } from "@semaphore-protocol/identity";
 import type { LeanIMT } from "@zk-kit/lean-imt";
 import { packGroth16Proof } from "@zk-kit/utils/proof-packing";
-import {
-  parseSemaphoreValue,
-  type SemaphoreProof as SemaphoreProofObject,
-  semaphoreHash,
-  semaphoreNullifier,
-  semaphorePublicSignals,
-} from "../groups/statement";
+import type { SemaphoreProof as SemaphoreProofObject } from "../groups/proof-object";
+import { parseSemaphoreValue, semaphoreHash, semaphoreNullifier, semaphorePublicSignals } from "../groups/statement";
 import { FIELD_ORDER_R, parseFieldElement } from "../identity/field";
 import { semaphoreTree } from "../groups/tree";
 import type { CircuitInput, ProofResult, Prover } from "../prover";
