@@ -38,6 +38,12 @@ export function createMcpServer(identity: FetchIdentity, options: Parameters<typ
     if (input.body !== undefined && !headers.has("content-type")) headers.set("content-type", "application/json");
     return { url, method: input.method?.toUpperCase() ?? (input.body === undefined ? "GET" : "POST"), headers, body: input.body };
   };
+  /** The action a tool call means: the operator's --action binds every call; a call may name one only within it. */
+  const actionOf = (asked: string | undefined): string | undefined => {
+    if (asked !== undefined && options.action !== undefined && asked !== options.action)
+      throw new TypeError(`this server proves only the action "${options.action}" (--action), not "${asked}"`);
+    return asked ?? options.action;
+  };
   const requestShape = {
     url: z.string().describe("http:// or https:// URL"),
     method: z
@@ -80,7 +86,7 @@ export function createMcpServer(identity: FetchIdentity, options: Parameters<typ
         const request = requestOf(input);
         url = request.url;
         let made: ZkAgentChallenge | null = null;
-        const send = zkagentFetch({ ...options, action: input.action ?? options.action, onProof: (challenge) => (made = challenge) });
+        const send = zkagentFetch({ ...options, action: actionOf(input.action), onProof: (challenge) => (made = challenge) });
         const response = await send(request.url, { method: request.method, headers: request.headers, body: request.body });
         let responseBody = await response.text();
         if (responseBody.length > MAX_BODY) responseBody = `${responseBody.slice(0, MAX_BODY)}… (truncated)`;
@@ -129,7 +135,7 @@ export function createMcpServer(identity: FetchIdentity, options: Parameters<typ
         checkChallenge(
           { ...parsed, message: params.message, group: identity.agent_id === undefined },
           outgoingRequest(request.method, request.url, request.headers.get("content-type"), request.body ?? null),
-          { action: input.action ?? options.action, maxAmount: options.maxAmount },
+          { action: actionOf(input.action), maxAmount: options.maxAmount },
         );
         return text({ authorization: await answerChallenge(parsed, options), proved: proved(parsed) });
       } catch (error) {

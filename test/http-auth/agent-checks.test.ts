@@ -359,12 +359,15 @@ describe("the agent's own limits", () => {
     const alone = await cli(["fetch", `${world.shopUrl}/orders`, "--identity", alice.file, "--max-amount", "50"]);
     expect(alone.code).toBe(2);
     expect(alone.stderr).toContain("--max-amount and --currency go together");
-    // MCP --max-amount.
-    const viaMcp = await withMcp(alice.file, ["--max-amount", "50", "--currency", "EUR"], (tool) =>
-      tool("zkagent_fetch", { url: `${world.shopUrl}/orders`, body: order("75") }),
-    );
-    expect(viaMcp.isError).toBe(true);
-    expect(viaMcp.text).toContain("(limit, field amount)");
+    // MCP --max-amount and --action: the operator's limits bind every call, a call cannot widen them.
+    const [viaMcp, otherAction] = await withMcp(alice.file, ["--max-amount", "50", "--currency", "EUR", "--action", "purchase"], async (tool) => [
+      await tool("zkagent_fetch", { url: `${world.shopUrl}/orders`, body: order("75") }),
+      await tool("zkagent_fetch", { url: `${world.shopUrl}/orders`, body: order("5"), action: "refund" }),
+    ]);
+    expect(viaMcp!.isError).toBe(true);
+    expect(viaMcp!.text).toContain("(limit, field amount)");
+    expect(otherAction!.isError).toBe(true);
+    expect(otherAction!.text).toContain('this server proves only the action "purchase" (--action), not "refund"');
   });
 
   test("a challenge with no amount while a maximum is set is refused, saying why", async () => {
