@@ -264,6 +264,20 @@ describe("a relay: a site the agent only visits passes on the shop's challenge f
     });
     expect(await statusOf(challenge.challenge_id)).toBe("pending");
   });
+
+  test("MCP zkagent_prove as a group member: the relayed group challenge is refused for the page visited; nothing proved, no secret", async () => {
+    const host = open(relay());
+    const relayed = await fetch(`${host.url}/sample`, { headers: { authorization: 'ZKAgent group="household"' } });
+    const { challenge } = await relayed.json();
+    expect(challenge.group_id).toBe("household");
+    const answer = await withMcp(memberFile, ["--trust", world.node.url, "--allow-insecure-loopback"], (tool) =>
+      tool("zkagent_prove", { url: `${host.url}/sample`, challenge }),
+    );
+    expect(answer.isError).toBe(true);
+    expect(answer.text).toStartWith("zkagent: refused to prove (request_mismatch, field method)");
+    expect(answer.text).not.toContain(member.private_key);
+    await expectNothingServed(host);
+  });
 });
 
 describe("a proxy that rewrites the body (20.00 sent, 2000.00 forwarded)", () => {
@@ -306,7 +320,16 @@ describe("a lying group 401: shown 1.00, bound 1000.00", () => {
     );
     expect(viaMcp.isError).toBe(true);
     expect(viaMcp.text).toContain("(message_mismatch, field message)");
-    expect(host.challenges).toHaveLength(3);
+    // zkagent_prove, given the lying 401's challenge with the very request it shows: the same refusal.
+    const shown = await fetch(url, { method: "POST", headers: { ...json, authorization: 'ZKAgent group="household"' }, body: order("1.00") });
+    const { challenge } = await shown.json();
+    expect(challenge.context.amount).toBe("1.00");
+    const viaProve = await withMcp(memberFile, ["--trust", world.node.url, "--allow-insecure-loopback"], (tool) =>
+      tool("zkagent_prove", { url, body: order("1.00"), challenge }),
+    );
+    expect(viaProve.isError).toBe(true);
+    expect(viaProve.text).toContain("(message_mismatch, field message)");
+    expect(host.challenges).toHaveLength(4);
     await expectNothingServed(host);
   });
 
