@@ -159,7 +159,10 @@ describe("the policy itself", () => {
 
   test("a name resolving to a NAT64 address of the metadata service is refused", async () => {
     const nat64: typeof resolve = async () => [{ address: "64:ff9b::a9fe:a9fe", family: 6 }];
-    expect(await checkTarget("https://hooks.example/in", false, nat64)).toMatchObject({ ok: false, problem: expect.stringMatching(/^resolves to 64:ff9b::a9fe:a9fe/) });
+    expect(await checkTarget("https://hooks.example/in", false, nat64)).toMatchObject({
+      ok: false,
+      problem: expect.stringMatching(/^resolves to 64:ff9b::a9fe:a9fe/),
+    });
   });
 
   test("with WEBHOOKS_ALLOW_PRIVATE, http and private addresses pass, ftp still does not", async () => {
