@@ -303,7 +303,7 @@ export async function fetchGroupMembers(service: string, groupId: string, option
     const current: URL = url;
     const response = await get(current.href, { redirect: "error", signal: AbortSignal.timeout(60_000), headers: { accept: "application/json" } }).catch(
       (error: Error) => {
-        throw new GroupProofError("members", `GET ${current}: ${error.message}`);
+        throw Object.assign(new GroupProofError("members", `GET ${current}: ${error.message}`), { cause: error });
       },
     );
     if (!response.ok) {

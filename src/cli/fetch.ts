@@ -3,13 +3,15 @@ import { ChallengeError, CircuitSourceError, type FetchIdentity, zkagentFetch } 
 import { isValidSecret } from "../identity/commitment";
 import { parseFieldElement } from "../identity/field";
 import { parse, shown, TABLE_OPTIONS, tableChoice, tableOptionsHelp, UsageError, warn, writeStdout } from "./args";
+import { EXIT_UNREACHABLE, unreachable } from "./unreachable";
 
 export const fetchHelp = `zkagent fetch URL [-X METHOD] [-H 'Name: value']... [-d BODY] --identity FILE [--trust URL]... [--allow-insecure-loopback] [--announce] [--unsigned] [--table-cache DIR | --no-table-cache] [--threads N]
   A curl for agents: sends the request and answers a ZKAgent challenge
   (docs/http-auth.md) by itself: claims the identity's agent_id, proves for
   the challenge's nonce, action and exact context, signs it, repeats once.
   The response body goes to standard output; exit 0 for a 2xx answer, else 1
-  with the status on standard error.
+  with the status on standard error; exit 3 when a URL cannot be reached
+  (refused, unknown host, no answer in time), naming it.
   --identity   the JSON that \`zkagent identity new --json\` prints, with an
                "agent_id" member added (the id the merchant registered); or,
                for private verification, what \`zkagent identity new
@@ -114,6 +116,11 @@ export async function fetchCommand(argv: string[]): Promise<number> {
     if (error instanceof ChallengeError || error instanceof CircuitSourceError) {
       warn(`zkagent: cannot answer the challenge: ${shown(error.message)}`);
       return 1;
+    }
+    const down = unreachable(error, url.href);
+    if (down) {
+      warn(`zkagent: ${shown(down.message)}`);
+      return EXIT_UNREACHABLE;
     }
     if (error instanceof TypeError) {
       warn(`zkagent: ${shown(error.message)}`);

@@ -15,6 +15,7 @@ import { principalCommand, principalHelp } from "./principal";
 import { proveCommand, proveHelp, signCommand, signHelp } from "./prove";
 import { receiptCommand, receiptHelp, receiptsCommand, receiptsHelp } from "./receipts";
 import { serveCommand, serveHelp } from "./serve";
+import { EXIT_UNREACHABLE, unreachable } from "./unreachable";
 import { verifyCommand, verifyHelp } from "./verify";
 import { webhooksCommand, webhooksHelp } from "./webhooks";
 
@@ -118,6 +119,12 @@ main(process.argv.slice(2)).then(exit, (error) => {
   if (error instanceof UsageError || error instanceof ConfigError) {
     warn(`zkagent: ${shown(error.message)}\n(zkagent --help for usage)`);
     return exit(2);
+  }
+  // A service that could not be reached (demo's server, a circuit or members download): its URL and exit 3.
+  const down = unreachable(error);
+  if (down) {
+    warn(`zkagent: ${shown(down.message)}`);
+    return exit(EXIT_UNREACHABLE);
   }
   warn(`zkagent: ${shown(error instanceof Error ? error.message : String(error))}`);
   return exit(1);

@@ -5,6 +5,7 @@ import { constants } from "node:fs";
 import { GroupProofError, parseGroupChallenge, proveGroupChallenge, SemaphoreArtifactError } from "../agent";
 import type { Config } from "../config";
 import { parse, printJson, say, shown, TABLE_OPTIONS, tableChoice, tableOptionsHelp, UsageError, warn } from "./args";
+import { EXIT_UNREACHABLE, unreachable } from "./unreachable";
 
 export const proveGroupHelp = `zkagent prove --group-challenge FILE --identity FILE [--service URL [--allow-insecure-loopback]] [--artifacts DIR] [--table-cache DIR | --no-table-cache] [--threads N] [--json]
   Proves, for a challenge made for a group (its JSON as the service returned
@@ -109,6 +110,12 @@ export async function proveGroupCommand(argv: string[], config: Config): Promise
     printJson(proof);
     return 0;
   } catch (error) {
+    // The members could not be read because the service is out of reach: its URL, exit 3.
+    const down = unreachable(error);
+    if (down) {
+      warn(`zkagent: ${shown(down.message)}`);
+      return EXIT_UNREACHABLE;
+    }
     if (!(error instanceof GroupProofError || error instanceof SemaphoreArtifactError)) throw error;
     warn(`zkagent: ${shown(error.message)}`);
     return 1;
