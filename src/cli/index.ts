@@ -2,11 +2,13 @@
 // zkagent — one entry point for the server, key management and the agent side.
 import { ConfigError, loadConfig } from "../config";
 import { outputWritten, say, shown, UsageError, warn } from "./args";
+import { agentsCommand, agentsHelp } from "./agents";
 import { auditCommand, auditHelp } from "./audit";
 import { ceremonyCommand, ceremonyHelp } from "./ceremony";
 import { circuitsCommand, circuitsHelp } from "./circuits";
 import { demoCommand, demoHelp } from "./demo";
 import { fetchCommand, fetchHelp } from "./fetch";
+import { groupsCommand, groupsHelp } from "./groups";
 import { identityCommand, identityHelp } from "./identity";
 import { keysCommand, keysHelp } from "./keys";
 import { mandateCommand, mandateHelp } from "./mandate";
@@ -25,6 +27,8 @@ Usage: zkagent <command> [options]     (zkagent <command> --help for details)
 
   serve                  run the HTTP service
   keys create|list|revoke|usage|set-limit   manage API keys
+  agents register|show|revoke               agents under an API key (through the service)
+  groups create|show|add|remove             groups for private verification (through the service)
   receipts list|rotate|retire               manage the receipt signing keys
   ceremony init|contribute|beacon|verify    phase 2 of the trusted setup (docs/trust.md)
   circuits list|add|activate|retire         manage the circuit versions agents prove with
@@ -44,6 +48,8 @@ Usage: zkagent <command> [options]     (zkagent <command> --help for details)
 const helps: Record<string, string> = {
   serve: serveHelp,
   keys: keysHelp,
+  agents: agentsHelp,
+  groups: groupsHelp,
   identity: identityHelp,
   prove: proveHelp,
   sign: signHelp,
@@ -73,6 +79,10 @@ async function main(argv: string[]): Promise<number> {
       return serveCommand(rest, config);
     case "keys":
       return keysCommand(rest, config);
+    case "agents":
+      return agentsCommand(rest, config);
+    case "groups":
+      return groupsCommand(rest, config);
     case "identity":
       return identityCommand(rest);
     case "prove":
