@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { ChallengeError, CircuitSourceError, type FetchIdentity, zkagentFetch } from "../agent";
 import { isValidSecret } from "../identity/commitment";
 import { parseFieldElement } from "../identity/field";
-import { parse, shown, TABLE_OPTIONS, tableChoice, tableOptionsHelp, UsageError, warn, writeStdout } from "./args";
+import { inCliTerms, parse, shown, TABLE_OPTIONS, tableChoice, tableOptionsHelp, UsageError, warn, writeStdout } from "./args";
 import { EXIT_UNREACHABLE, unreachable } from "./unreachable";
 
 export const fetchHelp = `zkagent fetch URL [-X METHOD] [-H 'Name: value']... [-d BODY] --identity FILE [--trust URL]... [--allow-insecure-loopback] [--announce] [--unsigned] [--table-cache DIR | --no-table-cache] [--threads N]
@@ -114,7 +114,7 @@ export async function fetchCommand(argv: string[]): Promise<number> {
     response = await send(url, { method, headers, body });
   } catch (error) {
     if (error instanceof ChallengeError || error instanceof CircuitSourceError) {
-      warn(`zkagent: cannot answer the challenge: ${shown(error.message)}`);
+      warn(`zkagent: cannot answer the challenge: ${shown(inCliTerms(error.message))}`);
       return 1;
     }
     const down = unreachable(error, url.href);

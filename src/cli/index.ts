@@ -1,7 +1,7 @@
 #!/usr/bin/env bun
 // zkagent — one entry point for the server, key management and the agent side.
 import { ConfigError, loadConfig } from "../config";
-import { outputWritten, say, shown, UsageError, warn } from "./args";
+import { inCliTerms, outputWritten, say, shown, UsageError, warn } from "./args";
 import { agentsCommand, agentsHelp } from "./agents";
 import { auditCommand, auditHelp } from "./audit";
 import { ceremonyCommand, ceremonyHelp } from "./ceremony";
@@ -136,6 +136,6 @@ main(process.argv.slice(2)).then(exit, (error) => {
     warn(`zkagent: ${shown(down.message)}`);
     return exit(EXIT_UNREACHABLE);
   }
-  warn(`zkagent: ${shown(error instanceof Error ? error.message : String(error))}`);
+  warn(`zkagent: ${shown(inCliTerms(error instanceof Error ? error.message : String(error)))}`);
   return exit(1);
 });

@@ -4,7 +4,7 @@ import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { constants } from "node:fs";
 import { GroupProofError, parseGroupChallenge, proveGroupChallenge, SemaphoreArtifactError } from "../agent";
 import type { Config } from "../config";
-import { parse, printJson, say, shown, TABLE_OPTIONS, tableChoice, tableOptionsHelp, UsageError, warn } from "./args";
+import { inCliTerms, parse, printJson, say, shown, TABLE_OPTIONS, tableChoice, tableOptionsHelp, UsageError, warn } from "./args";
 import { EXIT_UNREACHABLE, unreachable } from "./unreachable";
 
 export const proveGroupHelp = `zkagent prove --group-challenge FILE --identity FILE [--service URL [--allow-insecure-loopback]] [--artifacts DIR] [--table-cache DIR | --no-table-cache] [--threads N] [--json]
@@ -117,7 +117,7 @@ export async function proveGroupCommand(argv: string[], config: Config): Promise
       return EXIT_UNREACHABLE;
     }
     if (!(error instanceof GroupProofError || error instanceof SemaphoreArtifactError)) throw error;
-    warn(`zkagent: ${shown(error.message)}`);
+    warn(`zkagent: ${shown(inCliTerms(error.message))}`);
     return 1;
   }
 }

@@ -110,6 +110,18 @@ describe("before any server opened the store", () => {
     }
   });
 
+  test("an http:// service refused without the flag: the error names the CLI's --allow-insecure-loopback, not the SDK option", async () => {
+    const args = ["prove", "--secret", "5", "--nonce", "7f".repeat(31), "--action", "a", "--circuit", `${deadUrl}/v1/circuits/agent_identity-0123456789abcdef`];
+    const refused = await cli(args);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("with --allow-insecure-loopback");
+    expect(refused.stderr).not.toContain("allowInsecureLoopback");
+    // With the flag the download is tried, and the server being down is exit 3 naming the URL.
+    const down = await cli([...args, "--allow-insecure-loopback"]);
+    expect(down.code).toBe(3);
+    expect(down.stderr).toStartWith(`zkagent: cannot reach ${deadUrl}/v1/circuits`);
+  });
+
   test("groups and agents with no server: exit 3 naming the URL", async () => {
     const down = await cli(["groups", "create", "g", "--url", deadUrl], { ZKAGENT_API_KEY: "zka_0000000000000000_x" });
     expect(down.code).toBe(3);
