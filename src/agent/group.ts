@@ -300,7 +300,8 @@ export async function fetchGroupMembers(service: string, groupId: string, option
     const current: URL = url;
     const signal = AbortSignal.timeout(options.timeoutMs ?? 60_000);
     const response = await get(current.href, { redirect: "error", signal, headers: { accept: "application/json" } }).catch((error: Error) => {
-      throw new GroupProofError("members", `GET ${current}: ${signal.aborted ? `no answer within ${(options.timeoutMs ?? 60_000) / 1000} s` : error.message}`);
+      const reason = signal.aborted ? `no answer within ${(options.timeoutMs ?? 60_000) / 1000} s` : error.message;
+      throw Object.assign(new GroupProofError("members", `GET ${current}: ${reason}`), { cause: error });
     });
     if (!response.ok) {
       await response.body?.cancel();

@@ -11,7 +11,8 @@ import {
 import { parseMaxAmount } from "../agent/checks";
 import { isValidSecret } from "../identity/commitment";
 import { parseFieldElement } from "../identity/field";
-import { parse, shown, TABLE_OPTIONS, tableChoice, tableOptionsHelp, UsageError, warn, writeStdout } from "./args";
+import { inCliTerms, parse, shown, TABLE_OPTIONS, tableChoice, tableOptionsHelp, UsageError, warn, writeStdout } from "./args";
+import { EXIT_UNREACHABLE, unreachable } from "./unreachable";
 
 export const agentOptionsHelp = `  --action NAME
                the action the agent means (e.g. purchase): a challenge for
@@ -33,7 +34,8 @@ export const fetchHelp = `zkagent fetch URL [-X METHOD] [-H 'Name: value']... [-
   and that passes the limits below; otherwise it proves and sends nothing
   and exits 1 saying which field differed.
   The response body goes to standard output; exit 0 for a 2xx answer, else 1
-  with the status on standard error.
+  with the status on standard error; exit 3 when a URL cannot be reached
+  (refused, unknown host, no answer in time), naming it.
   --identity   the JSON that \`zkagent identity new --json\` prints, with an
                "agent_id" member added (the id the merchant registered); or,
                for private verification, what \`zkagent identity new
@@ -180,6 +182,12 @@ export async function fetchCommand(argv: string[]): Promise<number> {
     response = await send(url, { method, headers, body });
     bytes = new Uint8Array(await response.arrayBuffer());
   } catch (error) {
+    // Out of reach (refused, unknown host, no answer in time): the URL, exit 3.
+    const down = unreachable(error, url.href);
+    if (down) {
+      warn(`zkagent: ${shown(down.message)}`);
+      return EXIT_UNREACHABLE;
+    }
     const problem = refusal(error, url);
     if (problem === null) throw error;
     warn(problem);
@@ -203,7 +211,7 @@ export function refusal(error: unknown, url: URL): string | null {
     return `zkagent: refused to prove (${shown(where)}): ${shown(error.message)}`;
   }
   if (error instanceof CircuitSourceError || error instanceof GroupProofError || error instanceof SemaphoreArtifactError)
-    return `zkagent: cannot answer the challenge: ${shown(error.message)}`;
+    return `zkagent: cannot answer the challenge: ${shown(inCliTerms(error.message))}`;
   // The response body is read under the request's timeout too.
   if (error instanceof DOMException && (error.name === "TimeoutError" || error.name === "AbortError"))
     return `zkagent: ${url.href}: the answer did not arrive in time`;

@@ -7,7 +7,8 @@ import { ChallengeError, GroupProofError, parseGroupChallenge, proveGroupChallen
 import { checkGroupMessage } from "../agent/checks";
 import type { Config } from "../config";
 import type { JsonObject } from "../identity/encoding";
-import { parse, parseContext, printJson, say, shown, TABLE_OPTIONS, tableChoice, tableOptionsHelp, UsageError, warn } from "./args";
+import { inCliTerms, parse, parseContext, printJson, say, shown, TABLE_OPTIONS, tableChoice, tableOptionsHelp, UsageError, warn } from "./args";
+import { EXIT_UNREACHABLE, unreachable } from "./unreachable";
 
 export const proveGroupHelp = `zkagent prove --group-challenge FILE --identity FILE [--action NAME] [--context JSON] [--service URL [--allow-insecure-loopback]] [--artifacts DIR] [--table-cache DIR | --no-table-cache] [--threads N] [--json]
   Proves, for a challenge made for a group (its JSON as the service returned
@@ -146,8 +147,14 @@ export async function proveGroupCommand(argv: string[], config: Config): Promise
       warn(`zkagent: refused to prove (${error.code}${error.field ? `, field ${error.field}` : ""}): ${shown(error.message)}`);
       return 1;
     }
+    // The members could not be read because the service is out of reach: its URL, exit 3.
+    const down = unreachable(error);
+    if (down) {
+      warn(`zkagent: ${shown(down.message)}`);
+      return EXIT_UNREACHABLE;
+    }
     if (!(error instanceof GroupProofError || error instanceof SemaphoreArtifactError)) throw error;
-    warn(`zkagent: ${shown(error.message)}`);
+    warn(`zkagent: ${shown(inCliTerms(error.message))}`);
     return 1;
   }
 }

@@ -118,7 +118,7 @@ describe("zkagent prove --group-challenge", () => {
     // An http --service without the flag: refused before anything is read.
     const plain = await cli(["prove", "--group-challenge", challengePath, "--identity", join(dir, "id1.json"), "--service", service]);
     expect(plain.code).toBe(1);
-    expect(plain.stderr).toContain("allowInsecureLoopback");
+    expect(plain.stderr).toContain("with --allow-insecure-loopback)"); // the CLI names its flag, not the SDK option
     expect(requests).toHaveLength(0);
     const { stdout, stderr, code } = await proveGroup(challengePath, "id1.json");
     expect([code, stderr]).toEqual([0, ""]);
