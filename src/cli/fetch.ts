@@ -183,6 +183,10 @@ export async function fetchCommand(argv: string[]): Promise<number> {
     bytes = new Uint8Array(await response.arrayBuffer());
   } catch (error) {
     // Out of reach (refused, unknown host, no answer in time): the URL, exit 3.
+    if (error instanceof ChallengeError && error.code === "timeout") {
+      warn(`zkagent: ${shown(error.message)}`);
+      return EXIT_UNREACHABLE;
+    }
     const down = unreachable(error, url.href);
     if (down) {
       warn(`zkagent: ${shown(down.message)}`);
