@@ -205,7 +205,7 @@ export async function answerChallenge(challenge: ZkAgentChallenge, options: Agen
 /** A fetch that answers ZKAgent challenges with `options.identity`. */
 export function zkagentFetch(options: AgentFetchOptions) {
   const send = options.fetch ?? ((request: Request) => fetch(request));
-  return async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+  return async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const original = new Request(input, init);
     // Buffered once: the same bytes go out on every attempt.
     const body = original.body === null ? null : await original.arrayBuffer();

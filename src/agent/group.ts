@@ -35,9 +35,15 @@ import { FIELD_ORDER_R, parseFieldElement } from "../identity/field";
 import { semaphoreTree } from "../groups/tree";
 import type { CircuitInput, ProofResult, Prover } from "../prover";
 import type { JsonObject } from "../identity/encoding";
-import { isSemaphoreDepth, semaphoreProver } from "./semaphore-artifacts";
+import { isSemaphoreDepth, type SemaphoreProverOptions, semaphoreProver } from "./semaphore-artifacts";
 
-export { loadSemaphoreArtifacts, SemaphoreArtifactError, type SemaphoreArtifacts } from "./semaphore-artifacts";
+export {
+  defaultSemaphoreCacheDir,
+  loadSemaphoreArtifacts,
+  SemaphoreArtifactError,
+  type SemaphoreArtifactSource,
+  type SemaphoreArtifacts,
+} from "./semaphore-artifacts";
 
 export type GroupProofErrorCode =
   /** The challenge lacks a field or has one of the wrong form. */
@@ -134,8 +140,16 @@ export interface GroupProveRequest {
 }
 
 export interface GroupProveOptions {
-  /** Where semaphore-<depth>.zkey/.wasm are; default the installed @zk-kit/semaphore-artifacts. Checked against the pins either way. */
+  /**
+   * Where semaphore-<depth>.zkey/.wasm are; default the installed
+   * @zk-kit/semaphore-artifacts, else the cache, else (proveGroupChallenge)
+   * the challenge's service. Checked against the pins whatever the source.
+   */
   artifactsDir?: string;
+  /** Where artifacts downloaded from a service are kept; default defaultSemaphoreCacheDir() ($XDG_CACHE_HOME/zkagent/semaphore-artifacts), false for none. */
+  artifactsCache?: string | false;
+  /** A trusted zkagent service to download the depth's artifacts from when no local source has them (proveGroupChallenge sets it to the challenge's service). */
+  artifactsService?: SemaphoreProverOptions["artifactsService"];
   /** Window tables when the depth's prover is built (default true); false: none (a fast start, proofs ≈ 1.5× slower at depth 20). */
   precompute?: boolean;
   /** Where the tables are kept between processes; default defaultTableCacheDir(), false for none (ProveOptions.tableCache). */
@@ -366,5 +380,7 @@ export async function proveGroupChallenge(request: GroupChallengeRequest, option
   const challenge = parseGroupChallenge(request.challenge);
   importSemaphoreIdentity(request.privateKey); // refuse a bad key before any request is made
   const members = await fetchGroupMembers(request.service, challenge.group_id, options);
-  return proveGroupMembership({ privateKey: request.privateKey, challenge, members }, options);
+  // The service that names the group also serves the depth's pinned artifacts (GET /v1/circuits/{circuit_id}/wasm, /zkey): asked only when no local source has them.
+  const artifactsService = { service: request.service, circuitId: challenge.circuit_id, allowInsecureLoopback: options.allowInsecureLoopback, fetch: options.fetch };
+  return proveGroupMembership({ privateKey: request.privateKey, challenge, members }, { ...options, artifactsService });
 }
