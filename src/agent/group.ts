@@ -381,6 +381,11 @@ export async function proveGroupChallenge(request: GroupChallengeRequest, option
   importSemaphoreIdentity(request.privateKey); // refuse a bad key before any request is made
   const members = await fetchGroupMembers(request.service, challenge.group_id, options);
   // The service that names the group also serves the depth's pinned artifacts (GET /v1/circuits/{circuit_id}/wasm, /zkey): asked only when no local source has them.
-  const artifactsService = { service: request.service, circuitId: challenge.circuit_id, allowInsecureLoopback: options.allowInsecureLoopback, fetch: options.fetch };
+  const artifactsService = {
+    service: request.service,
+    circuitId: challenge.circuit_id,
+    allowInsecureLoopback: options.allowInsecureLoopback,
+    fetch: options.fetch,
+  };
   return proveGroupMembership({ privateKey: request.privateKey, challenge, members }, { ...options, artifactsService });
 }

@@ -249,9 +249,7 @@ export function semaphoreProver(depth: number, options: SemaphoreProverOptions =
       dir: options.artifactsDir,
       ...options.artifactsService,
       cacheDir: options.artifactsCache,
-    }).then((a) =>
-      createProver({ zkey: a.zkey, wasm: a.wasm }, { ...tables, threads: proverThreads(options.threads, "cores") }),
-    );
+    }).then((a) => createProver({ zkey: a.zkey, wasm: a.wasm }, { ...tables, threads: proverThreads(options.threads, "cores") }));
     provers.set(key, prover);
     // A failed load is not kept: the next call reads the files again.
     prover.catch(() => provers.delete(key));

@@ -68,11 +68,13 @@ test("a cached file that is not the pinned bytes is not used: it is downloaded a
 
 test("no source: an error that names the ways to provide one; a plain-http service or another depth's circuit id is refused before any request", async () => {
   const cacheDir = tempDir();
-  await expect(loadSemaphoreArtifacts(1, { installedPackage: false, cacheDir })).rejects.toThrow(/trusted zkagent service.*directory.*@zk-kit\/semaphore-artifacts/);
+  await expect(loadSemaphoreArtifacts(1, { installedPackage: false, cacheDir })).rejects.toThrow(
+    /trusted zkagent service.*directory.*@zk-kit\/semaphore-artifacts/,
+  );
   const { asked, fetch } = service({});
-  await expect(
-    loadSemaphoreArtifacts(1, { installedPackage: false, service: "http://zkagent.example", circuitId: CIRCUIT, cacheDir, fetch }),
-  ).rejects.toThrow(/must be https/);
+  await expect(loadSemaphoreArtifacts(1, { installedPackage: false, service: "http://zkagent.example", circuitId: CIRCUIT, cacheDir, fetch })).rejects.toThrow(
+    /must be https/,
+  );
   await expect(
     loadSemaphoreArtifacts(1, { installedPackage: false, service: "https://zkagent.example", circuitId: "semaphore_v4_d2-0123456789abcdef", cacheDir, fetch }),
   ).rejects.toBeInstanceOf(SemaphoreArtifactError);
