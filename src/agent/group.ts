@@ -91,7 +91,21 @@ export interface GroupChallenge {
 }
 
 /** A Semaphore v4 proof, exactly as @semaphore-protocol/proof's generateProof returns it: the points packed as @zk-kit/utils' packGroth16Proof does (a, b with each Fp2 pair swapped, c). */
-export type SemaphoreProof = Omit<SemaphoreProofObject, "points"> & { points: ReturnType<typeof packGroth16Proof> };
+export type SemaphoreProof = Omit<SemaphoreProofObject, "points"> & { points: PackedGroth16Proof };
+
+/**
+ * The proof's eight coordinates as @zk-kit/utils' packGroth16Proof returns them
+ * (decimal strings), stated here so that the SDK's declarations name no
+ * package its install does not carry (the SDK bundles @zk-kit/utils).
+ */
+export type PackedGroth16Proof = [string, string, string, string, string, string, string, string];
+
+/** What the SDK uses of a Semaphore identity (@semaphore-protocol/identity's Identity has these, and more). */
+export interface SemaphoreIdentity {
+  readonly commitment: bigint;
+  readonly secretScalar: bigint;
+  export(): string;
+}
 
 export interface SemaphoreIdentityKeys {
   /** base64 of the private key (Identity.export()). Never leaves the agent. */
@@ -109,7 +123,7 @@ export function createSemaphoreIdentity(): SemaphoreIdentityKeys {
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4})$/;
 
 /** The identity behind an exported private key (Identity.import), refused unless it is base64 as export() writes it. */
-export function importSemaphoreIdentity(privateKey: string): Identity {
+export function importSemaphoreIdentity(privateKey: string): SemaphoreIdentity {
   if (typeof privateKey !== "string" || !BASE64.test(privateKey)) {
     throw new GroupProofError("identity", "the Semaphore private key must be base64, as Identity.export() writes it");
   }

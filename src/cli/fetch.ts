@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { ChallengeError, CircuitSourceError, type FetchIdentity, zkagentFetch } from "../agent";
 import { isValidSecret } from "../identity/commitment";
 import { parseFieldElement } from "../identity/field";
-import { parse, shown, TABLE_OPTIONS, tableChoice, tableOptionsHelp, UsageError, warn, writeStdout } from "./args";
+import { parse, shown, TABLE_OPTIONS, tableChoice, tableOptionsHelp, UsageError, warn, writeStdout, readStdin } from "./args";
 
 export const fetchHelp = `zkagent fetch URL [-X METHOD] [-H 'Name: value']... [-d BODY] --identity FILE [--trust URL]... [--allow-insecure-loopback] [--announce] [--unsigned] [--table-cache DIR | --no-table-cache] [--threads N]
   A curl for agents: sends the request and answers a ZKAgent challenge
@@ -94,7 +94,7 @@ export async function fetchCommand(argv: string[]): Promise<number> {
       throw new UsageError(`-H: not a valid header: ${line}`);
     }
   }
-  const body = values.data === undefined ? undefined : values.data === "-" ? await Bun.stdin.text() : values.data;
+  const body = values.data === undefined ? undefined : values.data === "-" ? await readStdin() : values.data;
   if (body !== undefined && !headers.has("content-type")) headers.set("content-type", "application/json");
   const method = values.request ?? (body === undefined ? "GET" : "POST");
   for (const service of values.trust ?? []) httpUrl(service);

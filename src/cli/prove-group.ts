@@ -4,7 +4,7 @@ import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { constants } from "node:fs";
 import { GroupProofError, parseGroupChallenge, proveGroupChallenge, SemaphoreArtifactError } from "../agent";
 import type { Config } from "../config";
-import { parse, printJson, say, shown, TABLE_OPTIONS, tableChoice, tableOptionsHelp, UsageError, warn } from "./args";
+import { parse, printJson, say, shown, TABLE_OPTIONS, tableChoice, tableOptionsHelp, UsageError, warn, readStdin } from "./args";
 
 export const proveGroupHelp = `zkagent prove --group-challenge FILE --identity FILE [--service URL [--allow-insecure-loopback]] [--artifacts DIR] [--table-cache DIR | --no-table-cache] [--threads N] [--json]
   Proves, for a challenge made for a group (its JSON as the service returned
@@ -29,7 +29,7 @@ const MAX_INPUT_BYTES = 1 << 20;
 
 async function readInput(path: string, option: string): Promise<string> {
   if (path === "-") {
-    const text = await Bun.stdin.text();
+    const text = await readStdin();
     if (text.length > MAX_INPUT_BYTES) throw new UsageError(`--${option}: standard input holds more than ${MAX_INPUT_BYTES} bytes`);
     return text;
   }

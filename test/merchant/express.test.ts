@@ -6,7 +6,7 @@ import { expect, setDefaultTimeout, test } from "bun:test";
 import type { AddressInfo } from "node:net";
 import express from "express";
 import { createIdentity, zkagentFetch } from "../../src/agent";
-import { BodyAlreadyReadError, zkagent, type ZkAgentLocals } from "../../src/merchant/adapters/express";
+import { BodyAlreadyReadError, zkagent, zkagentSession } from "../../src/merchant/adapters/express";
 import { bodyFields, type GuardOptions } from "../../src/merchant";
 import { createHarness } from "../support/harness";
 
@@ -54,7 +54,7 @@ test("no proof: 401 with the challenge header, the handler never runs; the agent
   const app = express();
   app.post("/orders", zkagent(options), (req, res) => {
     served++;
-    const session = (res.locals as ZkAgentLocals).zkagent;
+    const session = zkagentSession(res);
     res.status(201).json({ agent: session.agent_id, context: session.context, body: req.body, target: session.request.target });
   });
   app.post("/parsed-after", zkagent(options), express.json(), (req, res) => {
@@ -123,4 +123,8 @@ test("a body over the limit is 413, before the service is asked", async () => {
     expect(large.status).toBe(413);
     expect((await large.json()).reason).toBe("body_too_large");
   });
+});
+
+test("zkagentSession in a handler the middleware is not in front of throws, rather than serve an unverified request", () => {
+  expect(() => zkagentSession({ locals: {} })).toThrow("mount zkagent(...) in front of this handler");
 });

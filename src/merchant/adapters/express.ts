@@ -4,7 +4,7 @@
 // parsed JSON, or the raw bytes as a Buffer for another media type).
 //
 //   app.post("/orders", zkagent({ url, apiKey, action: "purchase", context: bodyFields(["amount", "currency"]) }),
-//     (req, res) => { const { agent_id, context } = res.locals.zkagent; … });
+//     (req, res) => { const { agent_id, context } = zkagentSession(res); … });
 //
 // The proof binds the body's declared fields as the agent sent them, so the
 // middleware reads the body itself, byte for byte: mount it with no body
@@ -33,9 +33,20 @@ export type ExpressRequest = IncomingMessage & {
 export type ExpressResponse = ServerResponse & { locals: Record<string, unknown> };
 export type NextFunction = (error?: unknown) => void;
 
-/** What res.locals holds after the middleware: `(res.locals as ZkAgentLocals).zkagent`. */
+/** What res.locals holds after the middleware. */
 export interface ZkAgentLocals {
   zkagent: VerifiedSession;
+}
+
+/**
+ * The verified session of a request the middleware let through
+ * (res.locals.zkagent, typed); throws in a handler the middleware is not in
+ * front of, rather than letting it serve an unverified request.
+ */
+export function zkagentSession(res: { locals: Record<string, unknown> }): VerifiedSession {
+  const session = res.locals.zkagent;
+  if (typeof session !== "object" || session === null) throw new Error("zkagent: no verified session here: mount zkagent(...) in front of this handler");
+  return session as VerifiedSession;
 }
 
 export interface ExpressGuardOptions extends GuardOptions {
