@@ -91,7 +91,8 @@ const PACKAGES: PackageSpec[] = [
     name: "@zkagent/agent",
     dir: "agent",
     target: "node",
-    description: "The agent side of zkagent: identities, zero-knowledge proofs (agent and Semaphore group), and a fetch that answers ZKAgent challenges; CLI `zkagent` for Node",
+    description:
+      "The agent side of zkagent: identities, zero-knowledge proofs (agent and Semaphore group), and a fetch that answers ZKAgent challenges; CLI `zkagent` for Node",
     exports: { ".": "agent/index.ts" },
     bin: { zkagent: "cli/agent.ts" },
     extraEntries: ["prover/thread-main.ts"],
@@ -226,7 +227,13 @@ function declarations(spec: PackageSpec, stage: string): void {
     const text = readFileSync(file, "utf8").replace(/((?:from|import)\s*\(?\s*")(\.{1,2}\/[^"]*)(")/g, (_, before: string, spec: string, after: string) => {
       const base = spec.replace(/\.(ts|js)$/, "");
       const target = join(dirname(file), base);
-      const resolved = existsSync(`${target}.d.ts`) ? `${base}.js` : existsSync(join(target, "index.d.ts")) ? `${base}/index.js` : spec.endsWith(".json") ? spec : `${base}.js`;
+      const resolved = existsSync(`${target}.d.ts`)
+        ? `${base}.js`
+        : existsSync(join(target, "index.d.ts"))
+          ? `${base}/index.js`
+          : spec.endsWith(".json")
+            ? spec
+            : `${base}.js`;
       return `${before}${resolved}${after}`;
     });
     writeFileSync(file, text);
