@@ -35,7 +35,7 @@ const rootPackage = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"))
 const VERSION: string = rootPackage.version;
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
-interface PackageSpec {
+export interface PackageSpec {
   name: string;
   /** Directory name under the staging area and README source (docs/packages/<dir>.md). */
   dir: string;
@@ -63,7 +63,7 @@ const exactDependency = (name: string): string => {
   return version;
 };
 
-const PACKAGES: PackageSpec[] = [
+export const PACKAGES: PackageSpec[] = [
   {
     name: "@zkagent/merchant",
     dir: "merchant",
@@ -165,7 +165,7 @@ const run = (cmd: string[], cwd: string): string => {
 };
 
 /** Bundles a package's entry points into stage/dist; returns the bundle's inputs (repository-relative paths). */
-async function bundle(spec: PackageSpec, stage: string): Promise<string[]> {
+export async function bundle(spec: PackageSpec, stage: string): Promise<string[]> {
   const entries = [...Object.values(spec.exports), ...Object.values(spec.bin ?? {}), ...(spec.extraEntries ?? [])].map((e) => join(SRC, e));
   const result = await Bun.build({
     entrypoints: [...new Set(entries)],
