@@ -211,6 +211,8 @@ function declarations(spec: PackageSpec, stage: string): void {
         types: ["bun-types"],
         declaration: true,
         emitDeclarationOnly: true,
+        // Internals exported for the repository's tests (marked @internal) stay out of a package's API.
+        stripInternal: true,
         rootDir: ROOT,
         outDir,
       },

@@ -271,7 +271,7 @@ export async function proveGroupMembership(request: GroupProveRequest, options: 
 
 // --- internals, exported for test/agent (not part of the API) ---
 
-/** The prover's result, only if its public signals are exactly `expected` (GroupProofError "statement" otherwise). */
+/** The prover's result, only if its public signals are exactly `expected` (GroupProofError "statement" otherwise). @internal (not in the packages' declarations) */
 export async function proveStatement(prover: Prover, input: CircuitInput, expected: readonly string[]): Promise<ProofResult> {
   const result = await prover.prove(input);
   const { publicSignals } = result;

@@ -239,7 +239,7 @@ export interface SemaphoreProverOptions {
 // naming another directory reuses the prover and reads nothing.
 const provers = new Map<string, Promise<Prover>>();
 
-/** The prover for `depth`, built from the checked artifacts on first use. */
+/** The prover for `depth`, built from the checked artifacts on first use. @internal (not in the packages' declarations) */
 export function semaphoreProver(depth: number, options: SemaphoreProverOptions = {}): Promise<Prover> {
   const tables = tableOptions(options.precompute, options.tableCache);
   const key = `${depth}:${tables.precompute}`;

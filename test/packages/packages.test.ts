@@ -58,7 +58,7 @@ async function project(name: string, dependencies: string[]): Promise<string> {
   return dir;
 }
 
-/** A process that prints `ready` (or its URL) once it listens; resolves with it. */
+/** A process started in the background, resolved once `url` answers (any status). */
 async function started(cmd: string[], cwd: string, env: Record<string, string | undefined>, url: string): Promise<Subprocess> {
   const child = Bun.spawn(cmd, { cwd, env, stdout: "inherit", stderr: "inherit", stdin: "ignore" });
   children.push(child);
@@ -228,6 +228,8 @@ export const seen = [response.status, proof.length, signature, again.ok];
 `;
 
 const NODENEXT = { strict: true, skipLibCheck: false, module: "nodenext", moduleResolution: "nodenext", target: "es2022", noEmit: true };
+// @tsconfig/node20's settings: no DOM lib, so the declarations may use only what @types/node declares.
+const NODE20 = { lib: ["es2023"], module: "node16", target: "es2022", strict: true, skipLibCheck: false, noEmit: true, types: ["node"] };
 // bun init's tsconfig.json (Bun 1.2–1.4), with skipLibCheck false.
 const BUN_INIT = {
   lib: ["ESNext"],
@@ -247,7 +249,7 @@ const BUN_INIT = {
   noImplicitOverride: true,
 };
 
-test("tsc --strict with skipLibCheck false accepts both projects (module nodenext; and bun init's defaults for the agent)", async () => {
+test("tsc --strict with skipLibCheck false accepts both projects (module nodenext; and for the agent bun init's defaults and @tsconfig/node20's, no DOM lib)", async () => {
   const tsc = async (dir: string, file: string, source: string, compilerOptions: object, name: string) => {
     writeFileSync(join(dir, file), source);
     writeFileSync(join(dir, name), JSON.stringify({ compilerOptions, files: [file] }));
@@ -259,6 +261,7 @@ test("tsc --strict with skipLibCheck false accepts both projects (module nodenex
     tsc(merchantDir, "shop.ts", TYPED_SHOP, NODENEXT, "tsconfig.json"),
     tsc(agentDir, "agent.ts", TYPED_AGENT, { ...NODENEXT, types: ["node"] }, "tsconfig.json"),
     tsc(agentDir, "agent-bun.ts", TYPED_AGENT, { ...BUN_INIT, types: ["bun"] }, "tsconfig.bun.json"),
+    tsc(agentDir, "agent-node20.ts", TYPED_AGENT, NODE20, "tsconfig.node20.json"),
   ]);
 });
 
