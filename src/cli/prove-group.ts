@@ -20,8 +20,11 @@ export const proveGroupHelp = `zkagent prove --group-challenge FILE --identity F
   --service is accepted only to this machine with --allow-insecure-loopback
   (the default, this machine's own service, needs no flag).
   --artifacts: a directory holding semaphore-<depth>.wasm and .zkey; default
-  the installed @zk-kit/semaphore-artifacts. Either way each file must have
-  the SHA-256 pinned in zkagent, or it is refused before it is used.
+  the installed @zk-kit/semaphore-artifacts, else the cache
+  ($XDG_CACHE_HOME/zkagent/semaphore-artifacts), else downloaded from
+  --service (/v1/circuits/{circuit_id}/wasm and /zkey) and cached. Whatever
+  the source, each file must have the SHA-256 pinned in zkagent, or it is
+  refused before it is used.
 ${tableOptionsHelp}`;
 
 // Both files are a few hundred bytes; anything far larger is not one of them.
