@@ -15,7 +15,7 @@
 // own instance (own memory, own key), which is cheap.
 
 import { readFile } from "node:fs/promises";
-import { fileURLToPath } from "node:url";
+import { bundledFilePath } from "../bundled-file";
 import { instantiate, instantiateSync } from "@assemblyscript/loader";
 
 /** The production module's exports (see assembly/index.ts for the ABI). */
@@ -33,8 +33,6 @@ export type VerifierExports = {
 /** Status codes returned by the module: the ABI table shared with assembly/ (generated). */
 export { Status } from "./layout.ts";
 
-// A bundle built for Node makes a file import relative to the bundle.
-const filePath = (path: string) => (path.startsWith(".") ? fileURLToPath(new URL(path, import.meta.url)) : path);
 const underBun = typeof Bun !== "undefined";
 const fromSource = underBun && !import.meta.dir.startsWith("/$bunfs") && !import.meta.dir.startsWith("B:\\~BUN");
 
@@ -45,7 +43,7 @@ async function wasmBytes(): Promise<Uint8Array> {
   }
   try {
     const path = (await import("../../build/verifier.wasm", { with: { type: "file" } })).default as unknown as string;
-    return new Uint8Array(await readFile(filePath(path)));
+    return new Uint8Array(await readFile(bundledFilePath(path, import.meta.url)));
   } catch (e) {
     throw new Error(`zkagent verifier: build/verifier.wasm is missing; run \`bun scripts/asc-build.ts\` (package script build:wasm). Cause: ${e}`);
   }

@@ -276,6 +276,10 @@ test("bunx zkagent serve runs the service from the package (embedded SQLite) and
   );
   const health = await fetch(`${url}/health`);
   expect(health.status).toBe(200);
+  // Files the bundle carries beside its code (imported `with { type: "file" }`), read relative to the bundle, not the working directory.
+  const css = await fetch(`${url}/swagger/assets/swagger-ui.css`);
+  expect(css.status).toBe(200);
+  expect((await css.text()).length).toBeGreaterThan(100_000);
   // The Semaphore artifacts it serves come from its installed dependency, by their pins.
   const circuits = (await (await fetch(`${url}/v1/circuits`)).json()) as { circuits: { id: string }[] };
   const depth2 = circuits.circuits.find((c) => c.id.startsWith("semaphore_v4_d2-"));
