@@ -60,7 +60,8 @@ async function project(name: string, dependencies: string[]): Promise<string> {
 
 /** A process started in the background, resolved once `url` answers (any status). */
 async function started(cmd: string[], cwd: string, env: Record<string, string | undefined>, url: string): Promise<Subprocess> {
-  const child = Bun.spawn(cmd, { cwd, env, stdout: "inherit", stderr: "inherit", stdin: "ignore" });
+  // stdout ignored: the service prints its first API key there.
+  const child = Bun.spawn(cmd, { cwd, env, stdout: "ignore", stderr: "inherit", stdin: "ignore" });
   children.push(child);
   for (let i = 0; i < 600; i++) {
     if (child.exitCode !== null) throw new Error(`${cmd.join(" ")} exited ${child.exitCode}`);
@@ -109,6 +110,20 @@ afterAll(async () => {
   await Promise.all(children.map((child) => child.exited));
   await node?.stop();
   rmSync(tmp, { recursive: true, force: true });
+});
+
+test("the tarballs carry compiled JavaScript, declarations, WebAssembly and the circuit: no sources, tests, databases or build tools", async () => {
+  for (const prefix of ["zkagent-merchant-", "zkagent-agent-", "zkagent-0"]) {
+    const files = (await ok(["tar", "tzf", tarball(prefix)], tmp)).stdout.trim().split("\n");
+    expect(files).toContain("package/package.json");
+    expect(files).toContain("package/LICENSE");
+    expect(files).toContain("package/README.md");
+    const unexpected = files.filter(
+      (file) => !/^package\/(package\.json|LICENSE|README\.md|dist\/.+\.(js|wasm|zkey|r1cs|ptau|css)|types\/.+\.d\.ts)$/.test(file),
+    );
+    expect({ prefix, unexpected }).toEqual({ prefix, unexpected: [] });
+    expect(files.filter((file) => /\/(test|assembly|scripts|node_modules|src)\/|\.db$/.test(file) && !file.startsWith("package/types/src/"))).toEqual([]);
+  }
 });
 
 const SHOP = `
