@@ -263,7 +263,7 @@ export function zkagentFetch(options: AgentFetchOptions) {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   if (!(timeoutMs > 0)) throw new TypeError("timeoutMs must be a positive number of milliseconds");
   if (options.maxAmount) parseMaxAmount(options.maxAmount); // a malformed limit fails here, not at the first challenge
-  return async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+  return async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const original = new Request(input, init);
     // Buffered once: the same bytes go out on every attempt.
     const body = original.body === null ? null : await original.arrayBuffer();

@@ -30,9 +30,15 @@ import { FIELD_ORDER_R, parseFieldElement } from "../identity/field";
 import { semaphoreTree } from "../groups/tree";
 import type { CircuitInput, ProofResult, Prover } from "../prover";
 import type { JsonObject } from "../identity/encoding";
-import { isSemaphoreDepth, semaphoreProver } from "./semaphore-artifacts";
+import { isSemaphoreDepth, type SemaphoreProverOptions, semaphoreProver } from "./semaphore-artifacts";
 
-export { loadSemaphoreArtifacts, SemaphoreArtifactError, type SemaphoreArtifacts } from "./semaphore-artifacts";
+export {
+  defaultSemaphoreCacheDir,
+  loadSemaphoreArtifacts,
+  SemaphoreArtifactError,
+  type SemaphoreArtifactSource,
+  type SemaphoreArtifacts,
+} from "./semaphore-artifacts";
 
 export type GroupProofErrorCode =
   /** The challenge lacks a field or has one of the wrong form. */
@@ -80,7 +86,21 @@ export interface GroupChallenge {
 }
 
 /** A Semaphore v4 proof, exactly as @semaphore-protocol/proof's generateProof returns it: the points packed as @zk-kit/utils' packGroth16Proof does (a, b with each Fp2 pair swapped, c). */
-export type SemaphoreProof = Omit<SemaphoreProofObject, "points"> & { points: ReturnType<typeof packGroth16Proof> };
+export type SemaphoreProof = Omit<SemaphoreProofObject, "points"> & { points: PackedGroth16Proof };
+
+/**
+ * The proof's eight coordinates as @zk-kit/utils' packGroth16Proof returns them
+ * (decimal strings), stated here so that the SDK's declarations name no
+ * package its install does not carry (the SDK bundles @zk-kit/utils).
+ */
+export type PackedGroth16Proof = [string, string, string, string, string, string, string, string];
+
+/** What the SDK uses of a Semaphore identity (@semaphore-protocol/identity's Identity has these, and more). */
+export interface SemaphoreIdentity {
+  readonly commitment: bigint;
+  readonly secretScalar: bigint;
+  export(): string;
+}
 
 export interface SemaphoreIdentityKeys {
   /** base64 of the private key (Identity.export()). Never leaves the agent. */
@@ -98,7 +118,7 @@ export function createSemaphoreIdentity(): SemaphoreIdentityKeys {
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4})$/;
 
 /** The identity behind an exported private key (Identity.import), refused unless it is base64 as export() writes it. */
-export function importSemaphoreIdentity(privateKey: string): Identity {
+export function importSemaphoreIdentity(privateKey: string): SemaphoreIdentity {
   if (typeof privateKey !== "string" || !BASE64.test(privateKey)) {
     throw new GroupProofError("identity", "the Semaphore private key must be base64, as Identity.export() writes it");
   }
@@ -129,8 +149,16 @@ export interface GroupProveRequest {
 }
 
 export interface GroupProveOptions {
-  /** Where semaphore-<depth>.zkey/.wasm are; default the installed @zk-kit/semaphore-artifacts. Checked against the pins either way. */
+  /**
+   * Where semaphore-<depth>.zkey/.wasm are; default the installed
+   * @zk-kit/semaphore-artifacts, else the cache, else (proveGroupChallenge)
+   * the challenge's service. Checked against the pins whatever the source.
+   */
   artifactsDir?: string;
+  /** Where artifacts downloaded from a service are kept; default defaultSemaphoreCacheDir() ($XDG_CACHE_HOME/zkagent/semaphore-artifacts), false for none. */
+  artifactsCache?: string | false;
+  /** A trusted zkagent service to download the depth's artifacts from when no local source has them (proveGroupChallenge sets it to the challenge's service). */
+  artifactsService?: SemaphoreProverOptions["artifactsService"];
   /** Window tables when the depth's prover is built (default true); false: none (a fast start, proofs ≈ 1.5× slower at depth 20). */
   precompute?: boolean;
   /** Where the tables are kept between processes; default defaultTableCacheDir(), false for none (ProveOptions.tableCache). */
@@ -238,7 +266,7 @@ export async function proveGroupMembership(request: GroupProveRequest, options: 
 
 // --- internals, exported for test/agent (not part of the API) ---
 
-/** The prover's result, only if its public signals are exactly `expected` (GroupProofError "statement" otherwise). */
+/** The prover's result, only if its public signals are exactly `expected` (GroupProofError "statement" otherwise). @internal (not in the packages' declarations) */
 export async function proveStatement(prover: Prover, input: CircuitInput, expected: readonly string[]): Promise<ProofResult> {
   const result = await prover.prove(input);
   const { publicSignals } = result;
@@ -363,5 +391,12 @@ export async function proveGroupChallenge(request: GroupChallengeRequest, option
   const challenge = parseGroupChallenge(request.challenge);
   importSemaphoreIdentity(request.privateKey); // refuse a bad key before any request is made
   const members = await fetchGroupMembers(request.service, challenge.group_id, options);
-  return proveGroupMembership({ privateKey: request.privateKey, challenge, members }, options);
+  // The service that names the group also serves the depth's pinned artifacts (GET /v1/circuits/{circuit_id}/wasm, /zkey): asked only when no local source has them.
+  const artifactsService = {
+    service: request.service,
+    circuitId: challenge.circuit_id,
+    allowInsecureLoopback: options.allowInsecureLoopback,
+    fetch: options.fetch,
+  };
+  return proveGroupMembership({ privateKey: request.privateKey, challenge, members }, { ...options, artifactsService });
 }

@@ -146,6 +146,7 @@ export const sign = (request: SignRequest): string => signChallenge(request.sign
 
 export {
   createSemaphoreIdentity,
+  defaultSemaphoreCacheDir,
   type FetchMembersOptions,
   fetchGroupMembers,
   type GroupChallenge,
@@ -160,6 +161,9 @@ export {
   proveGroupChallenge,
   proveGroupMembership,
   SemaphoreArtifactError,
+  type PackedGroth16Proof,
+  type SemaphoreArtifactSource,
+  type SemaphoreIdentity,
   type SemaphoreArtifacts,
   type SemaphoreIdentityKeys,
   type SemaphoreProof,
@@ -183,7 +187,8 @@ export {
 import { type AgentFetchOptions, zkagentFetch } from "./fetch";
 
 /** fetch, answering ZKAgent challenges with `init.zkagent` (docs/http-auth.md): `fetch(url, { method, body, zkagent: { identity } })`. */
-export function fetch(input: RequestInfo | URL, init: RequestInit & { zkagent: AgentFetchOptions }): Promise<Response> {
+// `string | URL | Request`, not the DOM lib's RequestInfo: a project without "dom" in its lib (Node's, bun init's) has no such type.
+export function fetch(input: string | URL | Request, init: RequestInit & { zkagent: AgentFetchOptions }): Promise<Response> {
   const { zkagent, ...rest } = init;
   return zkagentFetch(zkagent)(input, rest);
 }

@@ -45,6 +45,13 @@ function write(stream: NodeJS.WriteStream, text: string | Uint8Array): Promise<v
 }
 
 /** Writes raw bytes to standard output, remembered like printJson's. */
+/** Standard input as text, read to its end asynchronously (under Bun and under Node: the agent's commands run on both). */
+export async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
 export const writeStdout = (bytes: string | Uint8Array): Promise<void> => write(process.stdout, bytes);
 
 /** Resolves once every write made through this module has been taken by its stream: what the CLI awaits before it exits. */
@@ -98,7 +105,7 @@ export async function secretOption(values: Record<string, unknown>, name: string
     try {
       // Standard input is read asynchronously: a synchronous read of a pipe
       // the writer has not filled yet can fail with EAGAIN.
-      text = file === "-" ? await Bun.stdin.text() : readFileSync(file, "utf8");
+      text = file === "-" ? await readStdin() : readFileSync(file, "utf8");
     } catch (error) {
       throw new UsageError(`--${name}-file: cannot read ${file === "-" ? "standard input" : file}: ${(error as Error).message}`);
     }

@@ -11,7 +11,7 @@ import {
 import { parseMaxAmount } from "../agent/checks";
 import { isValidSecret } from "../identity/commitment";
 import { parseFieldElement } from "../identity/field";
-import { inCliTerms, parse, shown, TABLE_OPTIONS, tableChoice, tableOptionsHelp, UsageError, warn, writeStdout } from "./args";
+import { inCliTerms, parse, shown, TABLE_OPTIONS, tableChoice, tableOptionsHelp, UsageError, warn, writeStdout, readStdin } from "./args";
 import { EXIT_UNREACHABLE, unreachable } from "./unreachable";
 
 export const agentOptionsHelp = `  --action NAME
@@ -162,7 +162,7 @@ export async function fetchCommand(argv: string[]): Promise<number> {
       throw new UsageError(`-H: not a valid header: ${line}`);
     }
   }
-  const body = values.data === undefined ? undefined : values.data === "-" ? await Bun.stdin.text() : values.data;
+  const body = values.data === undefined ? undefined : values.data === "-" ? await readStdin() : values.data;
   if (body !== undefined && !headers.has("content-type")) headers.set("content-type", "application/json");
   const method = values.request ?? (body === undefined ? "GET" : "POST");
   for (const service of values.trust ?? []) httpUrl(service);

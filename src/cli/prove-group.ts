@@ -7,7 +7,7 @@ import { ChallengeError, GroupProofError, parseGroupChallenge, proveGroupChallen
 import { checkGroupMessage } from "../agent/checks";
 import type { Config } from "../config";
 import type { JsonObject } from "../identity/encoding";
-import { inCliTerms, parse, parseContext, printJson, say, shown, TABLE_OPTIONS, tableChoice, tableOptionsHelp, UsageError, warn } from "./args";
+import { inCliTerms, parse, parseContext, printJson, say, shown, TABLE_OPTIONS, tableChoice, tableOptionsHelp, UsageError, warn, readStdin } from "./args";
 import { EXIT_UNREACHABLE, unreachable } from "./unreachable";
 
 export const proveGroupHelp = `zkagent prove --group-challenge FILE --identity FILE [--action NAME] [--context JSON] [--service URL [--allow-insecure-loopback]] [--artifacts DIR] [--table-cache DIR | --no-table-cache] [--threads N] [--json]
@@ -32,8 +32,11 @@ export const proveGroupHelp = `zkagent prove --group-challenge FILE --identity F
   --service is accepted only to this machine with --allow-insecure-loopback
   (the default, this machine's own service, needs no flag).
   --artifacts: a directory holding semaphore-<depth>.wasm and .zkey; default
-  the installed @zk-kit/semaphore-artifacts. Either way each file must have
-  the SHA-256 pinned in zkagent, or it is refused before it is used.
+  the installed @zk-kit/semaphore-artifacts, else the cache
+  ($XDG_CACHE_HOME/zkagent/semaphore-artifacts), else downloaded from
+  --service (/v1/circuits/{circuit_id}/wasm and /zkey) and cached. Whatever
+  the source, each file must have the SHA-256 pinned in zkagent, or it is
+  refused before it is used.
 ${tableOptionsHelp}`;
 
 // Both files are a few hundred bytes; anything far larger is not one of them.
@@ -41,7 +44,7 @@ const MAX_INPUT_BYTES = 1 << 20;
 
 async function readInput(path: string, option: string): Promise<string> {
   if (path === "-") {
-    const text = await Bun.stdin.text();
+    const text = await readStdin();
     if (text.length > MAX_INPUT_BYTES) throw new UsageError(`--${option}: standard input holds more than ${MAX_INPUT_BYTES} bytes`);
     return text;
   }
