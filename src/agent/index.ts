@@ -146,6 +146,8 @@ export const sign = (request: SignRequest): string => signChallenge(request.sign
 
 export {
   createSemaphoreIdentity,
+  DEFAULT_MIN_ANONYMITY,
+  defaultTreeCacheDir,
   type FetchMembersOptions,
   fetchGroupMembers,
   type GroupChallenge,
@@ -163,6 +165,9 @@ export {
   type SemaphoreArtifacts,
   type SemaphoreIdentityKeys,
   type SemaphoreProof,
+  type SyncedGroup,
+  type SyncOptions,
+  syncGroupTree,
 } from "./group";
 export { createPrincipal, type PrincipalKeyPair, signMandate, type SignMandateRequest } from "./mandate";
 
