@@ -2,9 +2,21 @@ import { readFileSync } from "node:fs";
 import { ChallengeError, CircuitSourceError, type FetchIdentity, zkagentFetch } from "../agent";
 import { isValidSecret } from "../identity/commitment";
 import { parseFieldElement } from "../identity/field";
-import { parse, shown, TABLE_OPTIONS, tableChoice, tableOptionsHelp, UsageError, warn, writeStdout } from "./args";
+import {
+  GROUP_OPTIONS,
+  groupChoice,
+  groupOptionsHelp,
+  parse,
+  shown,
+  TABLE_OPTIONS,
+  tableChoice,
+  tableOptionsHelp,
+  UsageError,
+  warn,
+  writeStdout,
+} from "./args";
 
-export const fetchHelp = `zkagent fetch URL [-X METHOD] [-H 'Name: value']... [-d BODY] --identity FILE [--trust URL]... [--allow-insecure-loopback] [--announce] [--unsigned] [--table-cache DIR | --no-table-cache] [--threads N]
+export const fetchHelp = `zkagent fetch URL [-X METHOD] [-H 'Name: value']... [-d BODY] --identity FILE [--trust URL]... [--allow-insecure-loopback] [--announce] [--unsigned] [--min-anonymity N] [--table-cache DIR | --no-table-cache] [--threads N]
   A curl for agents: sends the request and answers a ZKAgent challenge
   (docs/http-auth.md) by itself: claims the identity's agent_id, proves for
   the challenge's nonce, action and exact context, signs it, repeats once.
@@ -24,6 +36,7 @@ export const fetchHelp = `zkagent fetch URL [-X METHOD] [-H 'Name: value']... [-
   --announce   claim the agent on the first request (one round trip fewer;
                every URL then learns the agent id)
   --unsigned   do not sign (the agent registered no signing_key)
+${groupOptionsHelp}
 ${tableOptionsHelp}`;
 
 /** The identity file: secrets are read here and never printed, even in an error. */
@@ -75,6 +88,7 @@ export async function fetchCommand(argv: string[]): Promise<number> {
       "cache-dir": { type: "string" },
       announce: { type: "boolean" },
       unsigned: { type: "boolean" },
+      ...GROUP_OPTIONS,
       ...TABLE_OPTIONS,
     },
     true,
@@ -105,6 +119,7 @@ export async function fetchCommand(argv: string[]): Promise<number> {
     cacheDir: values["cache-dir"],
     announce: values.announce,
     sign: !values.unsigned,
+    ...groupChoice(values),
     ...tableChoice(values),
   });
   let response: Response;

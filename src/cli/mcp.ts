@@ -9,10 +9,10 @@
 // error, passes through redact(), which removes the secrets should a server
 // ever echo them. Standard output is the protocol's; nothing else is written
 // there.
-import { parse, say, TABLE_OPTIONS, tableChoice, tableOptionsHelp, UsageError } from "./args";
+import { GROUP_OPTIONS, groupChoice, groupOptionsHelp, parse, say, TABLE_OPTIONS, tableChoice, tableOptionsHelp, UsageError } from "./args";
 import { httpUrl, readIdentityFile } from "./fetch";
 
-export const mcpHelp = `zkagent mcp --identity FILE [--trust URL]... [--allow-insecure-loopback] [--unsigned] [--table-cache DIR | --no-table-cache] [--threads N]
+export const mcpHelp = `zkagent mcp --identity FILE [--trust URL]... [--allow-insecure-loopback] [--unsigned] [--min-anonymity N] [--table-cache DIR | --no-table-cache] [--threads N]
   An MCP server on standard input and output (the official MCP SDK) for
   agent runtimes, acting as the agent in FILE (the JSON that \`zkagent
   identity new --json\` prints with "agent_id" added). Tools:
@@ -22,6 +22,7 @@ export const mcpHelp = `zkagent mcp --identity FILE [--trust URL]... [--allow-in
     zkagent_prove      {challenge} → the Authorization value for it
   Secrets are read from FILE only; no tool takes a path or returns a secret.
   --trust, --allow-insecure-loopback and --unsigned as for \`zkagent fetch\`.
+${groupOptionsHelp}
 ${tableOptionsHelp}`;
 
 export async function mcpCommand(argv: string[]): Promise<number> {
@@ -33,6 +34,7 @@ export async function mcpCommand(argv: string[]): Promise<number> {
       "allow-insecure-loopback": { type: "boolean" },
       "cache-dir": { type: "string" },
       unsigned: { type: "boolean" },
+      ...GROUP_OPTIONS,
       ...TABLE_OPTIONS,
     },
     true,
@@ -48,6 +50,7 @@ export async function mcpCommand(argv: string[]): Promise<number> {
     allowInsecureLoopback: values["allow-insecure-loopback"] === true,
     cacheDir: values["cache-dir"],
     sign: !values.unsigned,
+    ...groupChoice(values),
     ...tableChoice(values),
   };
   // The MCP SDK is loaded only here: its import costs ≈ 0.3–0.6 s, which no other command should pay.

@@ -4,9 +4,22 @@ import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { constants } from "node:fs";
 import { GroupProofError, parseGroupChallenge, proveGroupChallenge, SemaphoreArtifactError } from "../agent";
 import type { Config } from "../config";
-import { parse, printJson, say, shown, TABLE_OPTIONS, tableChoice, tableOptionsHelp, UsageError, warn } from "./args";
+import {
+  GROUP_OPTIONS,
+  groupChoice,
+  groupOptionsHelp,
+  parse,
+  printJson,
+  say,
+  shown,
+  TABLE_OPTIONS,
+  tableChoice,
+  tableOptionsHelp,
+  UsageError,
+  warn,
+} from "./args";
 
-export const proveGroupHelp = `zkagent prove --group-challenge FILE --identity FILE [--service URL [--allow-insecure-loopback]] [--artifacts DIR] [--table-cache DIR | --no-table-cache] [--threads N] [--json]
+export const proveGroupHelp = `zkagent prove --group-challenge FILE --identity FILE [--service URL [--allow-insecure-loopback]] [--artifacts DIR] [--min-anonymity N] [--table-cache DIR | --no-table-cache] [--threads N] [--json]
   Proves, for a challenge made for a group (its JSON as the service returned
   it), that the Semaphore identity is one of the group's members, without
   saying which. Prints the Semaphore v4 proof object (JSON, the same with
@@ -22,6 +35,9 @@ export const proveGroupHelp = `zkagent prove --group-challenge FILE --identity F
   --artifacts: a directory holding semaphore-<depth>.wasm and .zkey; default
   the installed @zk-kit/semaphore-artifacts. Either way each file must have
   the SHA-256 pinned in zkagent, or it is refused before it is used.
+  The group's tree is kept in $XDG_CACHE_HOME/zkagent/group-trees (else
+  ~/.cache/zkagent/group-trees): a later run asks only for the changes since.
+${groupOptionsHelp}
 ${tableOptionsHelp}`;
 
 // Both files are a few hundred bytes; anything far larger is not one of them.
@@ -79,6 +95,7 @@ export async function proveGroupCommand(argv: string[], config: Config): Promise
     service: { type: "string" },
     "allow-insecure-loopback": { type: "boolean" },
     artifacts: { type: "string" },
+    ...GROUP_OPTIONS,
     ...TABLE_OPTIONS,
     json: { type: "boolean" },
   });
@@ -103,6 +120,7 @@ export async function proveGroupCommand(argv: string[], config: Config): Promise
         artifactsDir: values.artifacts,
         // The default service is this machine's own, named by the CLI itself; a --service given over http needs the flag.
         allowInsecureLoopback: values.service === undefined || values["allow-insecure-loopback"] === true,
+        ...groupChoice(values),
         ...tableChoice(values),
       },
     );

@@ -271,4 +271,42 @@ describe("the anonymity floor (issue 34 item 6)", () => {
     );
     expect(error.code).toBe("anonymity");
   });
+
+  test("zkagent prove --group-challenge: refused by default (exit 1, saying why), proved with --min-anonymity 2; a floor that is not a count is a usage error", async () => {
+    const files = mkdtempSync(join(dir, "cli-"));
+    const challengeFile = join(files, "challenge.json");
+    const identityFile = join(files, "identity.json");
+    writeFileSync(challengeFile, JSON.stringify(challengeNow("pair")));
+    writeFileSync(identityFile, JSON.stringify(ids[5]), { mode: 0o600 });
+    const run = async (extra: string[]) => {
+      const args = [
+        "prove",
+        "--group-challenge",
+        challengeFile,
+        "--identity",
+        identityFile,
+        "--service",
+        feed.url,
+        "--allow-insecure-loopback",
+        "--no-table-cache",
+      ];
+      const child = Bun.spawn([process.execPath, join(ROOT, "src/cli/index.ts"), ...args, ...extra], {
+        env: { ...process.env, XDG_CACHE_HOME: files, LOG_LEVEL: "silent" },
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+      return { stdout, stderr, code };
+    };
+    const refused = await run([]);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toBe("");
+    expect(refused.stderr).toContain("fewer than this agent's floor of 3");
+    const proved = await run(["--min-anonymity", "2"]);
+    expect(proved.code).toBe(0);
+    expect(JSON.parse(proved.stdout).merkleTreeRoot).toBe(feed.state("pair").root.toString());
+    // The tree went to the XDG cache directory the process was given.
+    expect(readdirSync(join(files, "zkagent", "group-trees"))).toHaveLength(1);
+    for (const bad of ["0", "-1", "two", "1.5"]) expect((await run(["--min-anonymity", bad])).code).toBe(2);
+  });
 });
