@@ -102,7 +102,13 @@ async function get(options: FetchMembersOptions, url: URL): Promise<Response> {
  * on the same origin, or the next offset), `next_offset`, or a `total`/`size`
  * larger than what was read; each leaf must be a decimal field element.
  */
-export async function readMembers(service: string, groupId: string, options: FetchMembersOptions = {}): Promise<{ members: string[]; root?: string }> {
+export async function readMembers(
+  service: string,
+  groupId: string,
+  options: FetchMembersOptions = {},
+  /** The first page, already read (a service that answered ?since=0 with its plain list). */
+  firstPage?: { url: URL; page: Record<string, unknown> },
+): Promise<{ members: string[]; root?: string }> {
   const maxMembers = options.maxMembers ?? 1 << 21;
   const maxPageBytes = options.maxPageBytes ?? 128 << 20;
   const first = membersUrl(serviceBase(service, options.allowInsecureLoopback), groupId);
@@ -110,14 +116,21 @@ export async function readMembers(service: string, groupId: string, options: Fet
   let url: URL | null = first;
   let total: number | undefined;
   let root: string | undefined;
+  let prefetched = firstPage;
   while (url) {
-    const current: URL = url;
-    const response = await get(options, current);
-    if (!response.ok) {
-      await response.body?.cancel();
-      throw new GroupProofError("members", `GET ${current}: HTTP ${response.status}`);
+    let current: URL = url;
+    let page: Record<string, unknown>;
+    if (prefetched) {
+      ({ url: current, page } = prefetched);
+      prefetched = undefined;
+    } else {
+      const response = await get(options, current);
+      if (!response.ok) {
+        await response.body?.cancel();
+        throw new GroupProofError("members", `GET ${current}: HTTP ${response.status}`);
+      }
+      page = await boundedJson(response, maxPageBytes, current.href);
     }
-    const page = await boundedJson(response, maxPageBytes, current.href);
     if (!Array.isArray(page.members)) throw new GroupProofError("members", `GET ${current}: no "members" list`);
     for (const member of page.members) {
       if (typeof member !== "string" || parseFieldElement(member) === null) {
@@ -171,12 +184,18 @@ interface ChangeSet {
 const count = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
 
 /**
- * The changes since `since`, every page of one version: a ChangeSet; "legacy"
- * when the service answers without `changes`; "unknown" when it refuses the
+ * The changes since `since`, every page of one version: a ChangeSet; `legacy`
+ * when the service answers without `changes` (with its plain list's first
+ * page when it sent one); "unknown" when it refuses the
  * version (400: a tree from another life of the service); "moved" when the
  * group changed between pages.
  */
-async function readChanges(first: URL, groupId: string, since: number, options: FetchMembersOptions): Promise<ChangeSet | "legacy" | "unknown" | "moved"> {
+async function readChanges(
+  first: URL,
+  groupId: string,
+  since: number,
+  options: FetchMembersOptions,
+): Promise<ChangeSet | { legacy: { url: URL; page: Record<string, unknown> } | undefined } | "unknown" | "moved"> {
   const maxMembers = options.maxMembers ?? 1 << 21;
   const maxPageBytes = options.maxPageBytes ?? 128 << 20;
   const changes: LeafChange[] = [];
@@ -190,7 +209,7 @@ async function readChanges(first: URL, groupId: string, since: number, options: 
     if (response.status === 400 && offset === 0) {
       await response.body?.cancel();
       // since > 0: a version this service never had (a tree from another life of it); since = 0: a service that does not take `since`.
-      return since > 0 ? "unknown" : "legacy";
+      return since > 0 ? "unknown" : { legacy: undefined };
     }
     if (!response.ok) {
       await response.body?.cancel();
@@ -199,7 +218,8 @@ async function readChanges(first: URL, groupId: string, since: number, options: 
     const page = await boundedJson(response, maxPageBytes, url.href);
     if (!("changes" in page)) {
       if (since > 0 || offset > 0) throw new GroupProofError("members", `GET ${url}: no "changes" in an answer to ?since=`);
-      return "legacy";
+      // A service without the feed ignored `since`: this is the first page of its plain list.
+      return { legacy: { url, page } };
     }
     const wrong = (what: string) => new GroupProofError("members", `GET ${url}: ${what}: refused`);
     if (page.group_id !== groupId) throw wrong(`the answer is for group ${String(page.group_id)}`);
@@ -280,8 +300,8 @@ export async function syncGroupTree(service: string, groupId: string, cacheDir: 
       held = undefined;
       continue;
     }
-    if (answer === "legacy") {
-      const synced = await legacySync(service, groupId, options, held?.tree);
+    if ("legacy" in answer) {
+      const synced = await legacySync(service, groupId, options, held?.tree, answer.legacy);
       // Kept in this process only (no version to resume from): the next read hashes only the leaves that differ.
       remember(memoryKey, synced.tree, 0);
       return synced;
@@ -312,8 +332,14 @@ export async function syncGroupTree(service: string, groupId: string, cacheDir: 
 }
 
 /** A service without the changes feed: every leaf, applied as changes to the tree held (so only what differs is hashed). */
-async function legacySync(service: string, groupId: string, options: FetchMembersOptions, held: AgentTree | undefined): Promise<SyncedGroup> {
-  const { members, root } = await readMembers(service, groupId, options);
+async function legacySync(
+  service: string,
+  groupId: string,
+  options: FetchMembersOptions,
+  held: AgentTree | undefined,
+  firstPage: { url: URL; page: Record<string, unknown> } | undefined,
+): Promise<SyncedGroup> {
+  const { members, root } = await readMembers(service, groupId, options, firstPage);
   const leaves = members.map(BigInt);
   let tree = held;
   const changes: LeafChange[] = [];

@@ -121,6 +121,8 @@ export interface GroupProveOptions {
   tableCache?: string | false;
   /** Threads per proof; default the machine's cores, at most 4 (src/prover/threads.ts). */
   threads?: number;
+  /** Build missing tables before the first proof (true), or prove without them while a detached process builds them (default; SemaphoreProverOptions). */
+  waitForTables?: boolean;
   /**
    * The fewest active (non-zero) members the agent proves among (default 3):
    * fewer and the proof would narrow its member down to one of a handful, so

@@ -6,12 +6,14 @@
 // witness generator is code the agent runs with its secret as input, so it is
 // checked before it is compiled, and nothing here ever comes from a service.
 import { createHash } from "node:crypto";
-import { constants } from "node:fs";
+import { closeSync, constants, existsSync, mkdirSync, openSync, rmSync, statSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { createRequire } from "node:module";
+import { setPriority } from "node:os";
 import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { SEMAPHORE_ARTIFACTS_VERSION, SEMAPHORE_MAX_DEPTH, SEMAPHORE_PINS } from "../groups/semaphore-pins";
-import { createProver, type Prover } from "../prover";
+import { cachedTablesPath, createProver, type Prover } from "../prover";
 import { proverThreads, tableOptions } from "./prover-tables";
 
 /** An artifact that is missing, not a regular file, too large, or not the pinned bytes. */
@@ -109,25 +111,89 @@ export interface SemaphoreProverOptions {
   tableCache?: string | false;
   /** Threads per proof (createProver's threads); default the machine's cores, at most 4. */
   threads?: number;
+  /**
+   * With a table cache that has no tables for the depth yet: true builds
+   * them before the first proof (seconds at depth 20); default false: the
+   * first proof goes without them while a detached process builds them for
+   * the next.
+   */
+  waitForTables?: boolean;
 }
 
 // One prover per depth (and table choice) per process. Every source yields the
 // same pinned bytes, so the directory is not part of the key: a later call
 // naming another directory reuses the prover and reads nothing.
-const provers = new Map<string, Promise<Prover>>();
+//
+// The first proof at a depth in a process whose table cache has no tables
+// for it does not wait for them (Semaphore depth 20: seconds, more than the
+// proof itself): it proves without tables, and a detached process builds them
+// into the cache for the next one (build-tables.ts). A process that proves
+// again once they are written loads them (`tables`: the file it waits for).
+const provers = new Map<string, { prover: Promise<Prover>; tables?: string }>();
+
+/** A builder started within this long is assumed to be still at work (its marker file). */
+const BUILDER_MARKER_MS = 120_000;
+
+/**
+ * Starts the detached builder of `depth`'s tables, unless one is at work
+ * (marker younger than BUILDER_MARKER_MS) or this runtime cannot start it
+ * (not Bun, or a compiled binary without the script): false then.
+ */
+function buildTablesInBackground(depth: number, dir: string, file: string, artifactsDir?: string): boolean {
+  if (typeof Bun === "undefined") return false;
+  const script = fileURLToPath(new URL("./build-tables.ts", import.meta.url));
+  if (!existsSync(script)) return false;
+  const marker = `${file}.building`;
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    if (existsSync(marker) && Date.now() - statSync(marker).mtimeMs < BUILDER_MARKER_MS) return true;
+    rmSync(marker, { force: true });
+    closeSync(openSync(marker, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600));
+  } catch {
+    return false; // another process took the marker first, or the directory cannot be written
+  }
+  const child = Bun.spawn([process.execPath, script, String(depth), dir, marker, artifactsDir ?? ""], {
+    stdin: "ignore",
+    stdout: "ignore",
+    stderr: "ignore",
+    detached: true,
+  });
+  try {
+    setPriority(child.pid, 10); // behind the agent's own work
+  } catch {
+    // not permitted here: it runs at the same priority
+  }
+  child.unref();
+  return true;
+}
 
 /** The prover for `depth`, built from the checked artifacts on first use. */
 export function semaphoreProver(depth: number, options: SemaphoreProverOptions = {}): Promise<Prover> {
   const tables = tableOptions(options.precompute, options.tableCache);
   const key = `${depth}:${tables.precompute}`;
-  let prover = provers.get(key);
-  if (!prover) {
-    prover = loadSemaphoreArtifacts(depth, options.artifactsDir).then((a) =>
-      createProver({ zkey: a.zkey, wasm: a.wasm }, { ...tables, threads: proverThreads(options.threads, "cores") }),
-    );
-    provers.set(key, prover);
-    // A failed load is not kept: the next call reads the files again.
-    prover.catch(() => provers.delete(key));
+  let held = provers.get(key);
+  // A prover made without tables while they were built elsewhere: once they are written, load them.
+  if (held?.tables !== undefined && existsSync(held.tables)) {
+    provers.delete(key);
+    held = undefined;
   }
-  return prover;
+  if (!held) {
+    const entry = {} as { prover: Promise<Prover>; tables?: string };
+    entry.prover = loadSemaphoreArtifacts(depth, options.artifactsDir).then(async (a) => {
+      const threads = proverThreads(options.threads, "cores");
+      if (tables.tableCache !== undefined && options.waitForTables !== true) {
+        const file = await cachedTablesPath(a.zkey, tables.tableCache);
+        if (!existsSync(file) && buildTablesInBackground(depth, tables.tableCache, file, options.artifactsDir)) {
+          entry.tables = file;
+          return createProver({ zkey: a.zkey, wasm: a.wasm }, { precompute: false });
+        }
+      }
+      return createProver({ zkey: a.zkey, wasm: a.wasm }, { ...tables, threads });
+    });
+    provers.set(key, entry);
+    // A failed load is not kept: the next call reads the files again.
+    entry.prover.catch(() => provers.delete(key));
+    held = entry;
+  }
+  return held.prover;
 }

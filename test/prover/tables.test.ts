@@ -90,21 +90,38 @@ describe("tableCache", () => {
     expect(readdirSync(dir)).toEqual([name]);
   });
 
-  test("a table altered and its hash rewritten to match: no proof leaves (unsatisfied), the self-check refuses it", async () => {
-    const bytes = new Uint8Array(readFileSync(path()));
-    const { header, payload } = split(bytes);
+  test("a table altered and its hash rewritten to match: the self-check catches it, the file is dropped and rebuilt, the proof retried once and said so", async () => {
+    const good = readFileSync(path());
+    const { header, payload } = split(new Uint8Array(good));
     const altered = payload.slice();
     // Every 8th byte of A's table: every entry 2^(c·j)·P moves off its value, whichever the proof uses.
     for (let i = 0; i < header.sizes[0]; i += 8) altered[i]! ^= 1;
     header.tables = createHash("sha256").update(altered).digest("hex");
     const line = new TextEncoder().encode(`${JSON.stringify(header)}\n`);
-    writeFileSync(path(), Buffer.concat([line, altered]));
-    const prover = await createProver(sevenInputs, { tableCache: dir });
-    const error = await prover.prove(input).then(
-      () => undefined,
-      (e) => e,
-    );
-    expect(error).toBeInstanceOf(ProverError);
-    expect((error as ProverError).code).toBe("unsatisfied");
+    const planted = Buffer.concat([line, altered]);
+    writeFileSync(path(), planted);
+
+    const warnings: string[] = [];
+    const warn = console.warn;
+    console.warn = (...args: unknown[]) => void warnings.push(args.join(" "));
+    try {
+      // Before the fix every proof of every process failed (unsatisfied) and the file stayed.
+      await provesAndVerifies({ tableCache: dir });
+    } finally {
+      console.warn = warn;
+    }
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain("failed its self-check");
+    expect(warnings[0]).toContain(path());
+    expect(readFileSync(path()).equals(planted)).toBe(false);
+    expect(readFileSync(path()).equals(good)).toBe(true);
+    // The next prover reads the rebuilt file and proves at once, without a word.
+    console.warn = (...args: unknown[]) => void warnings.push(args.join(" "));
+    try {
+      await provesAndVerifies({ tableCache: dir });
+    } finally {
+      console.warn = warn;
+    }
+    expect(warnings).toHaveLength(1);
   });
 });
