@@ -22,6 +22,8 @@ export interface FeedServer {
   add(groupId: string, commitments: readonly bigint[]): void;
   remove(groupId: string, commitment: bigint): void;
   state(groupId: string): { size: number; root: bigint; version: number; depth: number; active: number };
+  /** The group's tree itself (the bench writes an agent's cache file from it). */
+  tree(groupId: string): AgentTree;
   /** Rewrites the records of every feed answer (a lying service); undefined to stop. */
   lie?: (records: { index: number; value: bigint }[]) => { index: number; value: bigint }[];
   /** Leaves per feed page (default 1,000). */
@@ -58,6 +60,7 @@ export function startFeedServer(): FeedServer {
       const g = group(groupId);
       return { size: g.tree.size, root: g.tree.root, version: g.version, depth: Math.max(1, g.tree.depth), active: g.tree.active };
     },
+    tree: (groupId) => group(groupId).tree,
     stop: () => server.stop(true),
   };
   const server = Bun.serve({
