@@ -308,6 +308,17 @@ export async function syncGroupTree(service: string, groupId: string, cacheDir: 
     }
     received += answer.changes.length;
     const tree = held?.tree ?? new AgentTree();
+    // A group's leaves are only ever added or removed (set to 0, never back): a change that rewrites a leaf the agent
+    // holds is a service rewriting history, e.g. to show this agent a tree of its own choosing. Refused, not resynced.
+    for (const change of answer.changes) {
+      if (change.index >= tree.size || change.value === 0n) continue;
+      if (tree.leaf(change.index) !== change.value) {
+        throw new GroupProofError(
+          "members",
+          `the service changed leaf ${change.index} of group ${groupId} from ${tree.leaf(change.index)} to ${change.value}, yet leaves are only added or removed: refused`,
+        );
+      }
+    }
     try {
       tree.apply(answer.changes);
     } catch (error) {

@@ -216,6 +216,25 @@ describe("never proved with", () => {
   });
 });
 
+describe("a service rewriting history", () => {
+  test("a change that turns a member's leaf into another value (leaves are only added or removed) is refused, not applied", async () => {
+    const cache = cacheOf("rewrite");
+    feed.add("rewrite", [commitment(0), commitment(1), ...filler(6, 1)]);
+    await syncGroupTree(feed.url, "rewrite", cache, { allowInsecureLoopback: true });
+    feed.remove("rewrite", filler(1, 1)[0]!); // leaf 2: one honest change to fetch
+    feed.lie = (records) => [...records, { index: 5, value: 4242n }].sort((a, b) => a.index - b.index);
+    try {
+      const error = await refusal(
+        proveGroupChallenge({ privateKey: ids[0]!.private_key, challenge: challengeNow("rewrite"), service: feed.url }, options(cache)),
+      );
+      expect(error.code).toBe("members");
+      expect(error.message).toContain("leaf 5");
+    } finally {
+      feed.lie = undefined;
+    }
+  });
+});
+
 describe("members added after the challenge (issue 34 item 5)", () => {
   test("the challenge's root is rebuilt from its first `size` leaves and proved against", async () => {
     feed.add("growing", [commitment(0), commitment(1), commitment(2), ...filler(4, 1)]);
