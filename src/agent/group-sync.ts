@@ -20,7 +20,7 @@
 // does not know `since` (an answer without `changes`) is read the older way:
 // every leaf, from the paged member list.
 import { acceptedSource, readBounded } from "./bounded";
-import { dropTree, readTree, treePath, writeTree } from "./group-cache";
+import { defaultTreeCacheDir, dropTree, readTree, treePath, writeTree } from "./group-cache";
 import { GroupProofError } from "./group-error";
 import { AgentTree, type LeafChange, NODE_BYTES, readNode } from "./group-tree";
 import { FIELD_ORDER_R, parseFieldElement } from "../identity/field";
@@ -276,7 +276,8 @@ const serviceKey = (base: URL): string => base.href.replace(/\/$/, "");
  * changes since; checked against the root the service serves (else dropped
  * and synced from 0, and refused if that does not give it either).
  */
-export async function syncGroupTree(service: string, groupId: string, cacheDir: string | false, options: FetchMembersOptions = {}): Promise<SyncedGroup> {
+export async function syncGroupTree(service: string, groupId: string, options: SyncOptions = {}): Promise<SyncedGroup> {
+  const cacheDir = options.treeCache === undefined ? defaultTreeCacheDir() : options.treeCache;
   const base = serviceBase(service, options.allowInsecureLoopback);
   const key = serviceKey(base);
   const memoryKey = `${key}\n${groupId}`;

@@ -317,7 +317,7 @@ export async function proveGroupChallenge(request: GroupChallengeRequest, option
   const identity = importSemaphoreIdentity(request.privateKey); // refuse a bad key before any request is made
   const cacheDir = options.treeCache === undefined ? defaultTreeCacheDir() : options.treeCache;
   for (let attempt = 0; ; attempt++) {
-    const synced = await syncGroupTree(request.service, challenge.group_id, cacheDir, options);
+    const synced = await syncGroupTree(request.service, challenge.group_id, { ...options, treeCache: cacheDir });
     try {
       return await proveInTree(synced.tree, challenge, identity, synced.verified, options);
     } catch (error) {

@@ -66,7 +66,7 @@ const refusal = async (promise: Promise<unknown>): Promise<GroupProofError> => {
 async function syncInNewProcess(group: string, cache: string): Promise<{ received: number; fromCache: boolean; root: string; version: number }> {
   const script = `
     import { syncGroupTree } from ${JSON.stringify(join(ROOT, "src/agent/index.ts"))};
-    const s = await syncGroupTree(${JSON.stringify(feed.url)}, ${JSON.stringify(group)}, ${JSON.stringify(cache)}, { allowInsecureLoopback: true });
+    const s = await syncGroupTree(${JSON.stringify(feed.url)}, ${JSON.stringify(group)}, { treeCache: ${JSON.stringify(cache)}, allowInsecureLoopback: true });
     process.stdout.write(JSON.stringify({ received: s.received, fromCache: s.fromCache, root: s.tree.root.toString(), version: s.version }));`;
   const child = Bun.spawn([process.execPath, "-e", script], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
   const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
@@ -103,7 +103,7 @@ describe("syncing instead of rebuilding", () => {
   test("the cache: 0700 directory, 0600 file named for the service and group, no stray temporary file", async () => {
     const cache = cacheOf("modes");
     feed.add("modes", filler(5, 1));
-    await syncGroupTree(feed.url, "modes", cache, { allowInsecureLoopback: true });
+    await syncGroupTree(feed.url, "modes", { treeCache: cache, allowInsecureLoopback: true });
     expect(statSync(cache).mode & 0o777).toBe(0o700);
     const path = treePath(cache, feed.url, "modes");
     expect(statSync(path).mode & 0o777).toBe(0o600);
@@ -144,7 +144,7 @@ describe("never proved with", () => {
   const setup = async (group: string) => {
     const cache = cacheOf(`tamper-${group}`);
     feed.add(group, [...filler(60, 1), commitment(0), commitment(1), ...filler(3, 500)]);
-    await syncGroupTree(feed.url, group, cache, { allowInsecureLoopback: true });
+    await syncGroupTree(feed.url, group, { treeCache: cache, allowInsecureLoopback: true });
     return { cache, path: treePath(cache, feed.url, group) };
   };
   /** A new process's view: the in-memory tree is not what is tested, the file is. */
@@ -199,7 +199,7 @@ describe("never proved with", () => {
   test("a served change set that does not give the served root is refused, from a kept tree and from nothing, and nothing is proved", async () => {
     const cache = cacheOf("liar");
     feed.add("liar", [commitment(0), ...filler(8, 1)]);
-    await syncGroupTree(feed.url, "liar", cache, { allowInsecureLoopback: true });
+    await syncGroupTree(feed.url, "liar", { treeCache: cache, allowInsecureLoopback: true });
     feed.add("liar", filler(2, 100));
     // The service now changes one new leaf's value in every answer (the member's own leaf stays).
     feed.lie = (records) => records.map((r) => (r.index === 9 ? { ...r, value: r.value + 1n } : r));
@@ -220,7 +220,7 @@ describe("a service rewriting history", () => {
   test("a change that turns a member's leaf into another value (leaves are only added or removed) is refused, not applied", async () => {
     const cache = cacheOf("rewrite");
     feed.add("rewrite", [commitment(0), commitment(1), ...filler(6, 1)]);
-    await syncGroupTree(feed.url, "rewrite", cache, { allowInsecureLoopback: true });
+    await syncGroupTree(feed.url, "rewrite", { treeCache: cache, allowInsecureLoopback: true });
     feed.remove("rewrite", filler(1, 1)[0]!); // leaf 2: one honest change to fetch
     feed.lie = (records) => [...records, { index: 5, value: 4242n }].sort((a, b) => a.index - b.index);
     try {
