@@ -22,7 +22,9 @@
 import { acceptedSource, readBounded } from "./bounded";
 import { defaultTreeCacheDir, dropTree, readTree, treePath, writeTree } from "./group-cache";
 import { GroupProofError } from "./group-error";
-import { AgentTree, type LeafChange, NODE_BYTES, readNode } from "./group-tree";
+import type { AgentTree, LeafChange } from "./group-tree";
+import { NODE_BYTES, readNode, writeNode } from "./group-tree";
+import { buildTree } from "./tree-build";
 import { FIELD_ORDER_R, parseFieldElement } from "../identity/field";
 
 export interface FetchMembersOptions {
@@ -308,7 +310,7 @@ export async function syncGroupTree(service: string, groupId: string, options: S
       return synced;
     }
     received += answer.changes.length;
-    const tree = held?.tree ?? new AgentTree();
+    const tree = held?.tree ?? (await firstTree(answer.changes));
     // A group's leaves are only ever added or removed (set to 0, never back): a change that rewrites a leaf the agent
     // holds is a service rewriting history, e.g. to show this agent a tree of its own choosing. Refused, not resynced.
     for (const change of answer.changes) {
@@ -321,7 +323,7 @@ export async function syncGroupTree(service: string, groupId: string, options: S
       }
     }
     try {
-      tree.apply(answer.changes);
+      if (held) tree.apply(answer.changes);
     } catch (error) {
       throw new GroupProofError("members", `the changes served for group ${groupId}: ${(error as Error).message}: refused`);
     }
@@ -343,6 +345,19 @@ export async function syncGroupTree(service: string, groupId: string, options: S
   throw new GroupProofError("members", `group ${groupId} kept changing while it was read: try again`);
 }
 
+/**
+ * The tree of a first sync (every leaf, in order): hashed in shares on
+ * threads when it is large (tree-build.ts). Leaves with a gap are refused.
+ */
+async function firstTree(changes: readonly LeafChange[]): Promise<AgentTree> {
+  const bytes = new Uint8Array(changes.length * NODE_BYTES);
+  for (const [i, change] of changes.entries()) {
+    if (change.index !== i) throw new GroupProofError("members", `the leaves served leave a gap before leaf ${change.index}: refused`);
+    writeNode(bytes, i * NODE_BYTES, change.value);
+  }
+  return buildTree(bytes, changes.length);
+}
+
 /** A service without the changes feed: every leaf, applied as changes to the tree held (so only what differs is hashed). */
 async function legacySync(
   service: string,
@@ -359,7 +374,7 @@ async function legacySync(
     for (let i = 0; i < tree.size; i++) if (tree.leaf(i) !== leaves[i]) changes.push({ index: i, value: leaves[i]! });
     for (let i = tree.size; i < leaves.length; i++) changes.push({ index: i, value: leaves[i]! });
     tree.apply(changes);
-  } else tree = AgentTree.fromLeaves(leaves);
+  } else tree = await firstTree(leaves.map((value, index) => ({ index, value })));
   if (root !== undefined && tree.root.toString() !== root) {
     throw new GroupProofError(
       "root_mismatch",

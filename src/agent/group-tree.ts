@@ -65,6 +65,30 @@ export interface MerklePath {
   siblings: bigint[];
 }
 
+/**
+ * Levels 1…upTo of the lean tree over `count` leaves (32-byte nodes in
+ * `leaves`), each exactly levelCount(count, level) nodes: a parent hashes its
+ * two children, or is its left child alone. The same rule as apply(), for a
+ * whole run of leaves at once (a first sync, or one share of it on a thread:
+ * tree-build.ts).
+ */
+export function buildLevels(leaves: Uint8Array, count: number, upTo: number, hash: PairHash = poseidonPair): Uint8Array[] {
+  const levels: Uint8Array[] = [];
+  let below = leaves;
+  for (let level = 1; level <= upTo; level++) {
+    const childCount = levelCount(count, level - 1);
+    const above = new Uint8Array(levelCount(count, level) * NODE_BYTES);
+    for (let parent = 0; 2 * parent < childCount; parent++) {
+      const left = 2 * parent * NODE_BYTES;
+      if (2 * parent + 1 < childCount) writeNode(above, parent * NODE_BYTES, hash(readNode(below, left), readNode(below, left + NODE_BYTES)));
+      else above.set(below.subarray(left, left + NODE_BYTES), parent * NODE_BYTES);
+    }
+    levels.push(above);
+    below = above;
+  }
+  return levels;
+}
+
 export class AgentTree {
   /** levels[0] = leaves; each level's buffer may be longer than its nodes (room to grow). */
   private levels: Uint8Array[] = [];
@@ -249,6 +273,22 @@ export class AgentTree {
     return node === path.root;
   }
 
+  /**
+   * A tree of `size` leaves from its levels 0…levels.length−1, each exactly
+   * levelCount(size, level) nodes (built elsewhere, e.g. in shares on
+   * threads); the levels above are hashed here.
+   */
+  static fromLevels(size: number, levels: Uint8Array[], hash?: PairHash): AgentTree {
+    const tree = new AgentTree(hash);
+    const depth = depthOf(size);
+    const known = Math.min(levels.length - 1, depth);
+    tree.levels = levels.slice(0, known + 1);
+    tree.levels.push(...buildLevels(levels[known]!, levelCount(size, known), depth - known, tree.hash));
+    tree.leafCount = size;
+    tree.activeCount = countActive(levels[0]!, size);
+    return tree;
+  }
+
   /** Every level's nodes, leaves first, exactly levelCount(size, level) each: the cache file's payload. */
   payload(): Uint8Array[] {
     const parts: Uint8Array[] = [];
@@ -273,15 +313,22 @@ export class AgentTree {
     }
     tree.leafCount = size;
     // Counted, not taken from the file: the anonymity floor must rest on the leaves themselves.
-    const leaves = tree.levels[0];
-    if (leaves) {
-      const words = new Uint32Array(leaves.buffer, leaves.byteOffset, leaves.length / 4);
-      for (let i = 0; i < words.length; i += 8) {
-        if ((words[i]! | words[i + 1]! | words[i + 2]! | words[i + 3]! | words[i + 4]! | words[i + 5]! | words[i + 6]! | words[i + 7]!) !== 0) {
-          tree.activeCount++;
-        }
-      }
-    }
+    if (tree.levels[0]) tree.activeCount = countActive(tree.levels[0], size);
     return tree;
   }
+}
+
+/** Leaves that are not 0 among the first `count` of `leaves`. */
+function countActive(leaves: Uint8Array, count: number): number {
+  let active = 0;
+  for (let i = 0; i < count; i++) {
+    const at = i * NODE_BYTES;
+    for (let j = at; j < at + NODE_BYTES; j++) {
+      if (leaves[j] !== 0) {
+        active++;
+        break;
+      }
+    }
+  }
+  return active;
 }

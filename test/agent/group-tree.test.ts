@@ -2,9 +2,12 @@
 // Semaphore and the service use: the same roots and paths for random sizes,
 // after random updates, removals and appends, and for every prefix (the
 // group as it stood before later additions).
-import { describe, expect, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { AgentTree } from "../../src/agent/group-tree";
 import { semaphoreTree } from "../../src/groups/tree";
+
+// Thousands of Poseidon hashes on a shared two-core machine.
+setDefaultTimeout(60_000);
 
 // A deterministic generator: the cases are the same on every run.
 let seed = 12345;
@@ -95,4 +98,21 @@ describe("AgentTree and lean-imt", () => {
       ]),
     ).toThrow("order");
   });
+});
+
+describe("buildTree: the first sync hashed in shares on threads", () => {
+  test("the same tree as one thread builds, for sizes around the share boundaries", async () => {
+    const { buildTree } = await import("../../src/agent/tree-build");
+    for (const size of [2, 3, 64, 65, 1_000, 1_023, 1_025]) {
+      const leaves = Array.from({ length: size }, (_, i) => (i % 97 === 5 ? 0n : BigInt(i + 1) * 7_919n));
+      const bytes = Buffer.concat(leaves.map((leaf) => Buffer.from(leaf.toString(16).padStart(64, "0"), "hex")));
+      const parallel = await buildTree(bytes, size, 4, 1); // shares on threads from 1 leaf up, for the test
+      const oneThread = await buildTree(bytes, size, 1);
+      const single = AgentTree.fromLeaves(leaves);
+      expect(parallel.root).toBe(single.root);
+      expect(Buffer.concat(parallel.payload()).equals(Buffer.concat(single.payload()))).toBe(true);
+      expect(parallel.active).toBe(single.active);
+      expect(oneThread.root).toBe(single.root);
+    }
+  }, 60_000);
 });
