@@ -308,7 +308,8 @@ export class AgentTree {
     let at = 0;
     for (let level = 0; level <= depthOf(size) && size > 0; level++) {
       const length = levelCount(size, level) * NODE_BYTES;
-      tree.levels.push(bytes.slice(at, at + length));
+      // Views, not copies (a million leaves are 64 MB): apply() moves a level to a buffer of its own when it grows.
+      tree.levels.push(bytes.subarray(at, at + length));
       at += length;
     }
     tree.leafCount = size;
