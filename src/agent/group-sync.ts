@@ -36,6 +36,8 @@ export interface FetchMembersOptions {
   maxPageBytes?: number;
   /** Accept an http:// service on a loopback host (a local service, tests); https only otherwise. */
   allowInsecureLoopback?: boolean;
+  /** Milliseconds each page may take, its body included (default 60 s). */
+  timeoutMs?: number;
 }
 
 export interface SyncOptions extends FetchMembersOptions {
@@ -75,9 +77,16 @@ export function serviceBase(service: string, allowInsecureLoopback?: boolean): U
 
 const membersUrl = (base: URL, groupId: string): URL => new URL(`${base.pathname.replace(/\/$/, "")}/v1/groups/${encodeURIComponent(groupId)}/members`, base);
 
-/** The body of a response as text, refused once it passes `limit` bytes (counted while streaming). */
-async function boundedJson(response: Response, limit: number, url: string): Promise<Record<string, unknown>> {
-  const body = await readBounded(response, limit);
+/** The body of a response as a JSON object, refused once it passes `limit` bytes (counted while streaming) or its time ran out. */
+async function boundedJson(response: Response, limit: number, url: string, signal: AbortSignal): Promise<Record<string, unknown>> {
+  let body: Awaited<ReturnType<typeof readBounded>>;
+  try {
+    body = await readBounded(response, limit);
+  } catch (error) {
+    throw Object.assign(new GroupProofError("members", `GET ${url}: ${signal.aborted ? "the answer did not arrive in time" : (error as Error).message}`), {
+      cause: error,
+    });
+  }
   if (body === null) throw new GroupProofError("members", `GET ${url}: the answer passes ${limit} bytes: refused`);
   let page: unknown;
   try {
@@ -89,12 +98,15 @@ async function boundedJson(response: Response, limit: number, url: string): Prom
   return page as Record<string, unknown>;
 }
 
-async function get(options: FetchMembersOptions, url: URL): Promise<Response> {
-  return (options.fetch ?? fetch)(url.href, { redirect: "error", signal: AbortSignal.timeout(60_000), headers: { accept: "application/json" } }).catch(
-    (error: Error) => {
-      throw new GroupProofError("members", `GET ${url}: ${error.message}`);
-    },
-  );
+/** GET `url` (no key, no redirect) within the options' time per page; the signal also bounds reading the body. */
+async function get(options: FetchMembersOptions, url: URL): Promise<{ response: Response; signal: AbortSignal }> {
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const signal = AbortSignal.timeout(timeoutMs);
+  const response = await (options.fetch ?? fetch)(url.href, { redirect: "error", signal, headers: { accept: "application/json" } }).catch((error: Error) => {
+    const reason = signal.aborted ? `no answer within ${timeoutMs / 1000} s` : error.message;
+    throw Object.assign(new GroupProofError("members", `GET ${url}: ${reason}`), { cause: error });
+  });
+  return { response, signal };
 }
 
 /**
@@ -126,12 +138,12 @@ export async function readMembers(
       ({ url: current, page } = prefetched);
       prefetched = undefined;
     } else {
-      const response = await get(options, current);
+      const { response, signal } = await get(options, current);
       if (!response.ok) {
         await response.body?.cancel();
         throw new GroupProofError("members", `GET ${current}: HTTP ${response.status}`);
       }
-      page = await boundedJson(response, maxPageBytes, current.href);
+      page = await boundedJson(response, maxPageBytes, current.href, signal);
     }
     if (!Array.isArray(page.members)) throw new GroupProofError("members", `GET ${current}: no "members" list`);
     for (const member of page.members) {
@@ -207,7 +219,7 @@ async function readChanges(
     const url = new URL(first);
     url.searchParams.set("since", String(since));
     if (offset > 0) url.searchParams.set("offset", String(offset));
-    const response = await get(options, url);
+    const { response, signal } = await get(options, url);
     if (response.status === 400 && offset === 0) {
       await response.body?.cancel();
       // since > 0: a version this service never had (a tree from another life of it); since = 0: a service that does not take `since`.
@@ -217,7 +229,7 @@ async function readChanges(
       await response.body?.cancel();
       throw new GroupProofError("members", `GET ${url}: HTTP ${response.status}`);
     }
-    const page = await boundedJson(response, maxPageBytes, url.href);
+    const page = await boundedJson(response, maxPageBytes, url.href, signal);
     if (!("changes" in page)) {
       if (since > 0 || offset > 0) throw new GroupProofError("members", `GET ${url}: no "changes" in an answer to ?since=`);
       // A service without the feed ignored `since`: this is the first page of its plain list.

@@ -21,13 +21,8 @@
 // the nullifier (its pseudonym for this scope), message and scope.
 import { Identity } from "@semaphore-protocol/identity";
 import { packGroth16Proof } from "@zk-kit/utils/proof-packing";
-import {
-  parseSemaphoreValue,
-  type SemaphoreProof as SemaphoreProofObject,
-  semaphoreHash,
-  semaphoreNullifier,
-  semaphorePublicSignals,
-} from "../groups/statement";
+import type { SemaphoreProof as SemaphoreProofObject } from "../groups/proof-object";
+import { parseSemaphoreValue, semaphoreHash, semaphoreNullifier, semaphorePublicSignals } from "../groups/statement";
 import { FIELD_ORDER_R, parseFieldElement } from "../identity/field";
 import type { CircuitInput, ProofResult, Prover } from "../prover";
 import type { JsonObject } from "../identity/encoding";

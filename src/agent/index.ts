@@ -170,12 +170,17 @@ export {
   syncGroupTree,
 } from "./group";
 export { createPrincipal, type PrincipalKeyPair, signMandate, type SignMandateRequest } from "./mandate";
+/** The checks the agent runs before a proof (docs/http-auth.md, "What the agent checks before it proves"), for code that handles a 401 itself. */
+export { type CheckedChallenge, checkChallenge, checkGroupMessage, type Expectation, outgoingRequest } from "./checks";
 
 export {
   type AgentFetchOptions,
   answerChallenge,
   ChallengeError,
+  type ChallengeErrorCode,
+  DEFAULT_TIMEOUT_MS,
   type FetchIdentity,
+  type MaxAmount,
   readChallenge,
   type ZkAgentChallenge,
   zkagentFetch,

@@ -52,6 +52,12 @@ export const outputWritten = async (): Promise<void> => {
   while (pending.size > 0) await Promise.all(pending);
 };
 
+/**
+ * An SDK error as the CLI shows it: the SDK names its option
+ * (`allowInsecureLoopback`), a command line user needs the flag that sets it.
+ */
+export const inCliTerms = (message: string): string => message.replaceAll("allowInsecureLoopback", "--allow-insecure-loopback");
+
 export function requireString(values: Record<string, unknown>, name: string): string {
   const value = values[name];
   if (typeof value !== "string" || value === "") throw new UsageError(`--${name} is required`);

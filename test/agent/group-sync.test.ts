@@ -13,6 +13,7 @@ import { createHash } from "node:crypto";
 import { createSemaphoreIdentity, type GroupChallenge, GroupProofError, proveGroupChallenge, type SemaphoreIdentityKeys, syncGroupTree } from "../../src/agent";
 import { AgentTree } from "../../src/agent/group-tree";
 import { treePath } from "../../src/agent/group-cache";
+import { groupMessageOf } from "../../src/groups/derivation";
 import { semaphoreTree } from "../../src/groups/tree";
 import { type FeedServer, startFeedServer } from "./group-feed-server";
 
@@ -295,7 +296,9 @@ describe("the anonymity floor (issue 34 item 6)", () => {
     const files = mkdtempSync(join(dir, "cli-"));
     const challengeFile = join(files, "challenge.json");
     const identityFile = join(files, "identity.json");
-    writeFileSync(challengeFile, JSON.stringify(challengeNow("pair")));
+    // The CLI checks the message against the nonce, action and context it binds (issue 34): the service's derivation.
+    const bound = challengeNow("pair", { context: { amount: "5" } });
+    writeFileSync(challengeFile, JSON.stringify({ ...bound, message: groupMessageOf({ nonce: bound.nonce, action: bound.action, context: bound.context }).toString() }));
     writeFileSync(identityFile, JSON.stringify(ids[5]), { mode: 0o600 });
     const run = async (extra: string[]) => {
       const args = [
