@@ -298,7 +298,10 @@ describe("the anonymity floor (issue 34 item 6)", () => {
     const identityFile = join(files, "identity.json");
     // The CLI checks the message against the nonce, action and context it binds (issue 34): the service's derivation.
     const bound = challengeNow("pair", { context: { amount: "5" } });
-    writeFileSync(challengeFile, JSON.stringify({ ...bound, message: groupMessageOf({ nonce: bound.nonce, action: bound.action, context: bound.context }).toString() }));
+    writeFileSync(
+      challengeFile,
+      JSON.stringify({ ...bound, message: groupMessageOf({ nonce: bound.nonce, action: bound.action, context: bound.context }).toString() }),
+    );
     writeFileSync(identityFile, JSON.stringify(ids[5]), { mode: 0o600 });
     const run = async (extra: string[]) => {
       const args = [
