@@ -9,7 +9,7 @@ import { lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, sy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createHash } from "node:crypto";
-import { createProver, ProverError } from "../../src/prover";
+import { createProver } from "../../src/prover";
 import { Groth16Verifier } from "../../src/verifier";
 import { sevenInputs } from "./support";
 
