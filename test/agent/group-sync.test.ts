@@ -335,3 +335,98 @@ describe("the anonymity floor (issue 34 item 6)", () => {
     for (const bad of ["0", "-1", "two", "1.5"]) expect((await run(["--min-anonymity", bad])).code).toBe(2);
   });
 });
+
+describe("a feed answer that could mislead the agent is refused, naming what is wrong", () => {
+  // A hand-written service: each test says what it answers.
+  let answer: (url: URL) => Response = () => new Response(null, { status: 500 });
+  const asked: URL[] = [];
+  let hostile: ReturnType<typeof Bun.serve>;
+  beforeAll(() => {
+    hostile = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch(request) {
+        const url = new URL(request.url);
+        asked.push(url);
+        return answer(url);
+      },
+    });
+  });
+  afterAll(() => hostile.stop(true));
+  const service = () => `http://127.0.0.1:${hostile.port}`;
+  const record = (index: number, value: bigint) => {
+    const bytes = Buffer.alloc(36);
+    bytes.writeUInt32BE(index);
+    bytes.write(value.toString(16).padStart(64, "0"), 4, "hex");
+    return bytes;
+  };
+  const leaves = [11n, 22n, 33n];
+  const tree = AgentTree.fromLeaves(leaves);
+  const page = (overrides: Record<string, unknown> = {}, records = leaves.map((v, i) => record(i, v))) => ({
+    group_id: "h",
+    version: 3,
+    size: 3,
+    merkle_tree_root: tree.root.toString(),
+    merkle_tree_depth: 2,
+    since: 0,
+    offset: 0,
+    count: records.length,
+    changes: Buffer.concat(records).toString("base64url"),
+    next_offset: null,
+    ...overrides,
+  });
+  const sync = () => syncGroupTree(service(), "h", { treeCache: false, allowInsecureLoopback: true });
+  const refusedWith = async (text: string) => {
+    const error = await refusal(sync());
+    expect(error.message).toContain(text);
+  };
+
+  test("an honest answer is read (the baseline the cases below change one thing of)", async () => {
+    answer = () => Response.json(page());
+    expect((await sync()).tree.root).toBe(tree.root);
+  });
+
+  test("another group, a count that is not the records', records out of order or past the size, a value above the field, bad base64", async () => {
+    answer = () => Response.json(page({ group_id: "other" }));
+    await refusedWith("for group other");
+    answer = () => Response.json(page({ count: 2 }));
+    await refusedWith("not count × 36");
+    answer = () => Response.json(page({}, [record(1, 22n), record(0, 11n), record(2, 33n)]));
+    await refusedWith("comes after leaf 1");
+    answer = () => Response.json(page({}, [record(0, 11n), record(1, 22n), record(7, 33n)]));
+    await refusedWith("past the group's 3 leaves");
+    answer = () => Response.json(page({}, [record(0, 11n), record(1, 22n), record(2, 2n ** 255n)]));
+    await refusedWith("not below the field order");
+    answer = () => Response.json(page({ changes: "not base64url!" }));
+    await refusedWith("not base64url");
+    answer = () => Response.json(page({ merkle_tree_root: "0x12" }));
+    await refusedWith("merkle_tree_root");
+  });
+
+  test("a version the service never had (400 to ?since=V, e.g. a service whose store was replaced): the kept tree is dropped and the group synced from 0", async () => {
+    answer = () => Response.json(page());
+    await sync(); // this process now keeps the tree at version 3
+    answer = (url) =>
+      url.searchParams.get("since") === "0" ? Response.json(page({ version: 1 })) : Response.json({ error: "Invalid field since" }, { status: 400 });
+    asked.length = 0;
+    const synced = await sync();
+    expect(asked.map((url) => url.searchParams.get("since"))).toEqual(["3", "0"]);
+    expect([synced.version, synced.tree.root, synced.fromCache]).toEqual([1, tree.root, false]); // built from 0, not from the kept tree
+  });
+
+  test("a next_offset that does not follow the page, and a group that keeps changing between pages", async () => {
+    answer = () => Response.json(page({ next_offset: 99 }));
+    await refusedWith("does not follow");
+    // Every second page shows another version: the read starts again, and gives up after a few rounds.
+    let n = 0;
+    answer = (url) =>
+      Response.json(
+        Number(url.searchParams.get("offset") ?? 0) === 0
+          ? page({ next_offset: 2, count: 2, changes: Buffer.concat([record(0, 11n), record(1, 22n)]).toString("base64url") })
+          : page({ offset: 2, version: 4 + n++, count: 1, changes: record(2, 33n).toString("base64url") }),
+      );
+    asked.length = 0;
+    await refusedWith("kept changing");
+    expect(asked.length).toBe(8); // four rounds of two pages
+  });
+});
