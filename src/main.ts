@@ -75,6 +75,21 @@ export function localIssuerWarning(config: Pick<Config, "hostname" | "publicUrl"
   };
 }
 
+/**
+ * WEBHOOKS_ALLOW_PRIVATE=true lets webhook URLs reach http and this machine's
+ * or the LAN's addresses: what a local receiver needs, and a server-side
+ * request forgery in production. Said at start, so the setting is never on
+ * unnoticed. Returns the warning's fields, or null when it is off.
+ */
+export function privateWebhooksWarning(config: Pick<Config, "webhooksAllowPrivate">): Record<string, string> | null {
+  if (config.webhooksAllowPrivate !== "true") return null;
+  return {
+    setting: "WEBHOOKS_ALLOW_PRIVATE=true",
+    effect: "webhook URLs may use http and loopback, link-local or private addresses",
+    fix: "unset it outside local development and tests (docs/webhooks.md)",
+  };
+}
+
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const logger = createLogger(config.logLevel);
   const store = await openStore(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
@@ -187,6 +202,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   logger.info("listening", { url, database: deps.store.kind, swagger: `${url}/swagger` });
   const warning = localIssuerWarning(config, receipts.issuer);
   if (warning) logger.warn("PUBLIC_URL is not set: receipts carry a local issuer", warning);
+  const privateWebhooks = privateWebhooksWarning(config);
+  if (privateWebhooks) logger.warn("webhooks may reach private addresses", privateWebhooks);
   // Which setup the proofs of new challenges rest on (docs/trust.md).
   const active = await circuits.active();
   logger.info("circuit", {

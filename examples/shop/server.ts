@@ -5,6 +5,11 @@
 // bound (the session's context), never from the body read again.
 //
 //   PORT=8080 ZKAGENT_URL=http://127.0.0.1:3000 ZKAGENT_API_KEY=zka_… bun examples/shop/server.ts
+//
+// Optional: ZKAGENT_GROUPS=household,team-b (the groups whose members may
+// order; none: group claims are refused) and ZKAGENT_ORIGIN=https://shop.example
+// (the shop's public origin, which challenges bind; set it behind a proxy
+// that terminates TLS or rewrites Host).
 import { randomUUID } from "node:crypto";
 import { Hono } from "hono";
 import { BadRequest } from "zkagent/merchant";
@@ -21,7 +26,30 @@ function env(name: string): string {
   return value;
 }
 
-export function createShop(options: { zkagentUrl: string; apiKey: string }) {
+export interface ShopOptions {
+  zkagentUrl: string;
+  apiKey: string;
+  /** The groups whose members may order. */
+  groups?: string[];
+  /** The shop's public origin. */
+  origin?: string;
+}
+
+/** The shop's options from its environment (`env` is process.env when run). */
+export function shopOptionsFromEnv(env: Record<string, string | undefined>, required: (name: string) => string): ShopOptions {
+  const groups = (env.ZKAGENT_GROUPS ?? "")
+    .split(",")
+    .map((group) => group.trim())
+    .filter((group) => group !== "");
+  return {
+    zkagentUrl: required("ZKAGENT_URL"),
+    apiKey: required("ZKAGENT_API_KEY"),
+    groups,
+    ...(env.ZKAGENT_ORIGIN ? { origin: env.ZKAGENT_ORIGIN } : {}),
+  };
+}
+
+export function createShop(options: ShopOptions) {
   const app = new Hono();
   app.post(
     "/orders",
@@ -29,6 +57,8 @@ export function createShop(options: { zkagentUrl: string; apiKey: string }) {
       url: options.zkagentUrl,
       apiKey: options.apiKey,
       realm: MERCHANT,
+      groups: options.groups ?? [],
+      ...(options.origin ? { origin: options.origin } : {}),
       action: "purchase",
       context: ({ body }) => {
         const order = typeof body === "object" && body !== null ? (body as Record<string, unknown>) : {};
@@ -43,7 +73,9 @@ export function createShop(options: { zkagentUrl: string; apiKey: string }) {
     (c) => {
       const session = c.get("zkagent");
       const { amount, currency } = session.context;
-      return c.json({ order_id: `ord_${randomUUID()}`, agent_id: session.agent_id, amount, currency, receipt: session.receipt }, 201);
+      // Who ordered: a registered agent by its id, or a group's member by its pseudonym and the group.
+      const who = session.scheme === "group" ? { agent_id: session.agent_id, group_id: session.group_id } : { agent_id: session.agent_id };
+      return c.json({ order_id: `ord_${randomUUID()}`, scheme: session.scheme, ...who, amount, currency, receipt: session.receipt }, 201);
     },
   );
   app.notFound((c) => c.json({ error: "Not found" }, 404));
@@ -52,7 +84,14 @@ export function createShop(options: { zkagentUrl: string; apiKey: string }) {
 }
 
 if (import.meta.main) {
-  const app = createShop({ zkagentUrl: env("ZKAGENT_URL"), apiKey: env("ZKAGENT_API_KEY") });
+  let app: ReturnType<typeof createShop>;
+  try {
+    app = createShop(shopOptionsFromEnv(process.env, env));
+  } catch (error) {
+    // The guard refuses options it cannot work with (an origin that is not http(s)).
+    process.stderr.write(`shop: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(2);
+  }
   const server = Bun.serve({ port: Number(process.env.PORT ?? 8080), hostname: process.env.HOST ?? "127.0.0.1", fetch: app.fetch });
   process.stdout.write(`shop listening on http://${server.hostname}:${server.port}\n`);
   const stop = () => server.stop().then(() => process.exit(0));

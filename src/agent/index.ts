@@ -146,6 +146,9 @@ export const sign = (request: SignRequest): string => signChallenge(request.sign
 
 export {
   createSemaphoreIdentity,
+  defaultSemaphoreCacheDir,
+  DEFAULT_MIN_ANONYMITY,
+  defaultTreeCacheDir,
   type FetchMembersOptions,
   fetchGroupMembers,
   type GroupChallenge,
@@ -160,17 +163,28 @@ export {
   proveGroupChallenge,
   proveGroupMembership,
   SemaphoreArtifactError,
+  type PackedGroth16Proof,
+  type SemaphoreArtifactSource,
+  type SemaphoreIdentity,
   type SemaphoreArtifacts,
   type SemaphoreIdentityKeys,
   type SemaphoreProof,
+  type SyncedGroup,
+  type SyncOptions,
+  syncGroupTree,
 } from "./group";
 export { createPrincipal, type PrincipalKeyPair, signMandate, type SignMandateRequest } from "./mandate";
+/** The checks the agent runs before a proof (docs/http-auth.md, "What the agent checks before it proves"), for code that handles a 401 itself. */
+export { type CheckedChallenge, checkChallenge, checkGroupMessage, type Expectation, outgoingRequest } from "./checks";
 
 export {
   type AgentFetchOptions,
   answerChallenge,
   ChallengeError,
+  type ChallengeErrorCode,
+  DEFAULT_TIMEOUT_MS,
   type FetchIdentity,
+  type MaxAmount,
   readChallenge,
   type ZkAgentChallenge,
   zkagentFetch,
@@ -178,7 +192,8 @@ export {
 import { type AgentFetchOptions, zkagentFetch } from "./fetch";
 
 /** fetch, answering ZKAgent challenges with `init.zkagent` (docs/http-auth.md): `fetch(url, { method, body, zkagent: { identity } })`. */
-export function fetch(input: RequestInfo | URL, init: RequestInit & { zkagent: AgentFetchOptions }): Promise<Response> {
+// `string | URL | Request`, not the DOM lib's RequestInfo: a project without "dom" in its lib (Node's, bun init's) has no such type.
+export function fetch(input: string | URL | Request, init: RequestInit & { zkagent: AgentFetchOptions }): Promise<Response> {
   const { zkagent, ...rest } = init;
   return zkagentFetch(zkagent)(input, rest);
 }

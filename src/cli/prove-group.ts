@@ -2,26 +2,61 @@
 // (src/agent/group.ts) as a command.
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { constants } from "node:fs";
-import { GroupProofError, parseGroupChallenge, proveGroupChallenge, SemaphoreArtifactError } from "../agent";
+import canonicalize from "canonicalize";
+import { ChallengeError, GroupProofError, parseGroupChallenge, proveGroupChallenge, SemaphoreArtifactError } from "../agent";
+import { checkGroupMessage } from "../agent/checks";
 import type { Config } from "../config";
-import { parse, printJson, say, shown, TABLE_OPTIONS, tableChoice, tableOptionsHelp, UsageError, warn } from "./args";
+import type { JsonObject } from "../identity/encoding";
+import {
+  GROUP_OPTIONS,
+  groupChoice,
+  groupOptionsHelp,
+  inCliTerms,
+  parse,
+  parseContext,
+  printJson,
+  say,
+  shown,
+  TABLE_OPTIONS,
+  tableChoice,
+  tableOptionsHelp,
+  UsageError,
+  warn,
+  readStdin,
+} from "./args";
+import { EXIT_UNREACHABLE, unreachable } from "./unreachable";
 
-export const proveGroupHelp = `zkagent prove --group-challenge FILE --identity FILE [--service URL [--allow-insecure-loopback]] [--artifacts DIR] [--table-cache DIR | --no-table-cache] [--threads N] [--json]
+export const proveGroupHelp = `zkagent prove --group-challenge FILE --identity FILE [--action NAME] [--context JSON] [--service URL [--allow-insecure-loopback]] [--artifacts DIR] [--min-anonymity N] [--table-cache DIR | --no-table-cache] [--threads N] [--json]
   Proves, for a challenge made for a group (its JSON as the service returned
-  it), that the Semaphore identity is one of the group's members, without
-  saying which. Prints the Semaphore v4 proof object (JSON, the same with
-  --json) to submit as the proof.
+  it, or the "challenge" member of a ZKAgent 401), that the Semaphore
+  identity is one of the group's members, without saying which. Prints the
+  Semaphore v4 proof object (JSON, the same with --json) to submit as the
+  proof.
+  The proof binds the challenge's "message", which is checked first: it must
+  be the one the service derives from the challenge's nonce, the action and
+  the context, or nothing is proved (exit 1, message_mismatch). The action
+  and context are the challenge file's "action" and "context" (a 401 carries
+  them) or --action and --context (what the service's challenge answer does
+  not repeat); given both ways they must be equal. No action either way is a
+  usage error; no context means the empty one.
   --identity: the JSON of zkagent identity new --semaphore --json, or the
   bare base64 private key. Either file may be - (standard input), not both.
   --service: the zkagent service the group lives on (default
-  http://localhost:$PORT); its members are read from
-  /v1/groups/{group_id}/members without an API key and the tree is rebuilt
-  here: the proof is refused unless its root is the challenge's. An http://
+  http://localhost:$PORT); the group's tree is synced from
+  /v1/groups/{group_id}/members without an API key and checked against the
+  root it serves; the proof is for the challenge's root when the first
+  "size" leaves rebuild it, else for the current one. An http://
   --service is accepted only to this machine with --allow-insecure-loopback
   (the default, this machine's own service, needs no flag).
   --artifacts: a directory holding semaphore-<depth>.wasm and .zkey; default
-  the installed @zk-kit/semaphore-artifacts. Either way each file must have
-  the SHA-256 pinned in zkagent, or it is refused before it is used.
+  the installed @zk-kit/semaphore-artifacts, else the cache
+  ($XDG_CACHE_HOME/zkagent/semaphore-artifacts), else downloaded from
+  --service (/v1/circuits/{circuit_id}/wasm and /zkey) and cached. Whatever
+  the source, each file must have the SHA-256 pinned in zkagent, or it is
+  refused before it is used.
+  The group's tree is kept in $XDG_CACHE_HOME/zkagent/group-trees (else
+  ~/.cache/zkagent/group-trees): a later run asks only for the changes since.
+${groupOptionsHelp}
 ${tableOptionsHelp}`;
 
 // Both files are a few hundred bytes; anything far larger is not one of them.
@@ -29,7 +64,7 @@ const MAX_INPUT_BYTES = 1 << 20;
 
 async function readInput(path: string, option: string): Promise<string> {
   if (path === "-") {
-    const text = await Bun.stdin.text();
+    const text = await readStdin();
     if (text.length > MAX_INPUT_BYTES) throw new UsageError(`--${option}: standard input holds more than ${MAX_INPUT_BYTES} bytes`);
     return text;
   }
@@ -79,6 +114,9 @@ export async function proveGroupCommand(argv: string[], config: Config): Promise
     service: { type: "string" },
     "allow-insecure-loopback": { type: "boolean" },
     artifacts: { type: "string" },
+    action: { type: "string" },
+    context: { type: "string" },
+    ...GROUP_OPTIONS,
     ...TABLE_OPTIONS,
     json: { type: "boolean" },
   });
@@ -95,22 +133,53 @@ export async function proveGroupCommand(argv: string[], config: Config): Promise
     if (error instanceof UsageError) throw error;
     throw new UsageError("--group-challenge: the file is not JSON");
   }
+  if (typeof challengeJson !== "object" || challengeJson === null || Array.isArray(challengeJson))
+    throw new UsageError("--group-challenge: the file is not a JSON object");
+  const challenge = challengeJson as Record<string, unknown>;
+  const flagContext = parseContext(values.context) as JsonObject | undefined;
   const privateKey = privateKeyOf(await readInput(identityPath, "identity"));
   try {
+    const parsed = parseGroupChallenge(challenge);
+    const fileContext = challenge.context;
+    if (fileContext !== undefined && (typeof fileContext !== "object" || fileContext === null || Array.isArray(fileContext)))
+      throw new UsageError("--group-challenge: the challenge's context is not a JSON object");
+    if (values.action === undefined && typeof challenge.action !== "string")
+      throw new UsageError(
+        '--group-challenge: the challenge has no "action" and no --action is given: the message it binds cannot be checked, so nothing is proved',
+      );
+    const action = values.action ?? (challenge.action as string);
+    if (typeof challenge.action === "string" && challenge.action !== action)
+      throw new ChallengeError("request_mismatch", `the challenge says action "${challenge.action}", --action "${action}": refused`, "action");
+    const context = flagContext ?? (fileContext as JsonObject | undefined) ?? {};
+    if (fileContext !== undefined && canonicalize(fileContext) !== canonicalize(context))
+      throw new ChallengeError("request_mismatch", "the challenge's context is not the one --context gives: refused", "context");
+    if (typeof challenge.nonce !== "string") throw new ChallengeError("malformed", 'the challenge has no "nonce"', "nonce");
+    checkGroupMessage({ nonce: challenge.nonce, action, context, message: parsed.message });
     const proof = await proveGroupChallenge(
-      { privateKey, challenge: parseGroupChallenge(challengeJson), service: values.service ?? `http://localhost:${config.port}` },
+      { privateKey, challenge: parsed, service: values.service ?? `http://localhost:${config.port}` },
       {
         artifactsDir: values.artifacts,
         // The default service is this machine's own, named by the CLI itself; a --service given over http needs the flag.
         allowInsecureLoopback: values.service === undefined || values["allow-insecure-loopback"] === true,
+        ...groupChoice(values),
         ...tableChoice(values),
       },
     );
     printJson(proof);
     return 0;
   } catch (error) {
+    if (error instanceof ChallengeError) {
+      warn(`zkagent: refused to prove (${error.code}${error.field ? `, field ${error.field}` : ""}): ${shown(error.message)}`);
+      return 1;
+    }
+    // The members could not be read because the service is out of reach: its URL, exit 3.
+    const down = unreachable(error);
+    if (down) {
+      warn(`zkagent: ${shown(down.message)}`);
+      return EXIT_UNREACHABLE;
+    }
     if (!(error instanceof GroupProofError || error instanceof SemaphoreArtifactError)) throw error;
-    warn(`zkagent: ${shown(error.message)}`);
+    warn(`zkagent: ${shown(inCliTerms(error.message))}`);
     return 1;
   }
 }
