@@ -19,10 +19,10 @@
 //
 // Layout: one JSON line (the header below) ‖ "\n" ‖ every level's nodes,
 // leaves first, 32 bytes each, big-endian (AgentTree.payload()).
-import { createHash, randomUUID } from "node:crypto";
-import { closeSync, constants, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeSync } from "node:fs";
-import { homedir } from "node:os";
-import { isAbsolute, join } from "node:path";
+import { createHash } from "node:crypto";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { cacheDir, readCacheFile, writeCacheFile } from "../cache-file";
 import { AgentTree } from "./group-tree";
 
 const FORMAT = "zkagent-group-tree/1";
@@ -42,10 +42,7 @@ interface Header {
 }
 
 /** $XDG_CACHE_HOME/zkagent/group-trees, or ~/.cache/zkagent/group-trees (the prover tables' rule). */
-export function defaultTreeCacheDir(env: Record<string, string | undefined> = process.env): string {
-  const xdg = env.XDG_CACHE_HOME;
-  return join(xdg && isAbsolute(xdg) ? xdg : join(homedir(), ".cache"), "zkagent", "group-trees");
-}
+export const defaultTreeCacheDir = (env: Record<string, string | undefined> = process.env): string => cacheDir("group-trees", env);
 
 export function treePath(dir: string, service: string, group: string): string {
   return join(dir, `${createHash("sha256").update(`${service}\n${group}`).digest("hex")}.tree`);
@@ -58,7 +55,7 @@ export interface CachedTree {
 
 /** Why the file at `path` is not a usable tree of (service, group), or the tree. Missing: "none". */
 export function readTree(path: string, service: string, group: string): CachedTree | { problem: string } {
-  const bytes = readRegularFile(path);
+  const bytes = readCacheFile(path, MAX_TREE_FILE_BYTES);
   if (typeof bytes === "string") return { problem: bytes };
   const newline = bytes.indexOf(10);
   if (newline < 0) return { problem: "no header line" };
@@ -79,33 +76,6 @@ export function readTree(path: string, service: string, group: string): CachedTr
   return { tree, version: header.version };
 }
 
-/** The file's bytes if it is a regular file of at most MAX_TREE_FILE_BYTES (not a link, FIFO or device), else why not. */
-function readRegularFile(path: string): Uint8Array | string {
-  let fd: number;
-  try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "ENOENT" ? "none" : `cannot be opened (${(error as NodeJS.ErrnoException).code})`;
-  }
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) return "not a regular file";
-    if (stat.size > MAX_TREE_FILE_BYTES) return `larger than ${MAX_TREE_FILE_BYTES} bytes`;
-    const bytes = new Uint8Array(stat.size);
-    let offset = 0;
-    while (offset < bytes.length) {
-      const read = readSync(fd, bytes, offset, bytes.length - offset, offset);
-      if (read === 0) return "shrank while it was read";
-      offset += read;
-    }
-    return bytes;
-  } catch (error) {
-    return `cannot be read (${(error as Error).message})`;
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /** Drops a file that failed a check (best effort). */
 export function dropTree(path: string): void {
   try {
@@ -121,25 +91,5 @@ export function writeTree(dir: string, path: string, service: string, group: str
   const hash = createHash("sha256");
   for (const part of parts) hash.update(part);
   const header: Header = { format: FORMAT, service, group, version, size: tree.size, root: tree.root.toString(), content: hash.digest("hex") };
-  const tmp = `${path}.${randomUUID()}.tmp`;
-  let fd: number | undefined;
-  try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    // O_EXCL: a name no other writer holds (nor a link planted there to follow).
-    fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
-    for (const part of [new TextEncoder().encode(`${JSON.stringify(header)}\n`), ...parts]) {
-      let at = 0;
-      while (at < part.length) at += writeSync(fd, part, at, part.length - at);
-    }
-    closeSync(fd);
-    fd = undefined;
-    renameSync(tmp, path);
-  } catch {
-    try {
-      if (fd !== undefined) closeSync(fd);
-      rmSync(tmp, { force: true });
-    } catch {
-      // a stray .tmp file is never read
-    }
-  }
+  writeCacheFile(dir, path, [new TextEncoder().encode(`${JSON.stringify(header)}\n`), ...parts]);
 }

@@ -6,17 +6,14 @@
 // The files are checked on every read (the zkey's and module's digests and
 // the tables' SHA-256) and a proof is self-checked before it leaves, so a
 // stale or planted file costs time, never a wrong proof.
-import { availableParallelism, homedir } from "node:os";
-import { isAbsolute, join } from "node:path";
+import { availableParallelism } from "node:os";
+import { cacheDir } from "../cache-file";
 
 /**
  * $XDG_CACHE_HOME/zkagent/prover-tables, or ~/.cache/zkagent/prover-tables
  * when that is unset or not absolute (the XDG base directory rule).
  */
-export function defaultTableCacheDir(env: Record<string, string | undefined> = process.env): string {
-  const xdg = env.XDG_CACHE_HOME;
-  return join(xdg && isAbsolute(xdg) ? xdg : join(homedir(), ".cache"), "zkagent", "prover-tables");
-}
+export const defaultTableCacheDir = (env: Record<string, string | undefined> = process.env): string => cacheDir("prover-tables", env);
 
 /**
  * The agent's choice of tables, as createProver options: a directory (the

@@ -19,12 +19,13 @@
 // depth a group challenge names (1.5–7.7 MB), once per machine and user. The
 // service is not trusted with the bytes, only asked for them: a file that is
 // not the pinned one is refused, whichever source it came from.
-import { createHash, randomUUID } from "node:crypto";
+import { createHash } from "node:crypto";
+import { cacheDir as namedCacheDir, writeCacheFile } from "../cache-file";
 import { closeSync, constants, existsSync, mkdirSync, openSync, rmSync, statSync } from "node:fs";
-import { mkdir, open, rename, writeFile } from "node:fs/promises";
+import { open } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { homedir, setPriority } from "node:os";
-import { dirname, isAbsolute, join } from "node:path";
+import { setPriority } from "node:os";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { acceptedSource, readBounded as readBoundedBody } from "./bounded";
 import { SEMAPHORE_ARTIFACTS_VERSION, SEMAPHORE_MAX_DEPTH, SEMAPHORE_PINS } from "../groups/semaphore-pins";
@@ -55,10 +56,7 @@ function packageDir(): string | null {
 }
 
 /** $XDG_CACHE_HOME/zkagent/semaphore-artifacts, or ~/.cache/… (the rule defaultTableCacheDir follows). */
-export function defaultSemaphoreCacheDir(env: Record<string, string | undefined> = process.env): string {
-  const xdg = env.XDG_CACHE_HOME;
-  return join(xdg && isAbsolute(xdg) ? xdg : join(homedir(), ".cache"), "zkagent", "semaphore-artifacts");
-}
+export const defaultSemaphoreCacheDir = (env: Record<string, string | undefined> = process.env): string => namedCacheDir("semaphore-artifacts", env);
 
 /**
  * One file, read with a bound: opened without blocking (a FIFO is refused,
@@ -150,15 +148,9 @@ async function fromCache(cacheDir: string, depth: number, kind: Kind): Promise<U
   }
 }
 
-async function toCache(cacheDir: string, depth: number, kind: Kind, bytes: Uint8Array): Promise<void> {
-  const path = join(cacheDir, `${SEMAPHORE_PINS[depth]![kind]}.${kind}`);
-  // A private file renamed into place: a concurrent reader never sees half a file. A cache that cannot be written costs a download next time, nothing else.
-  const tmp = `${path}.${randomUUID()}.tmp`;
-  try {
-    await mkdir(cacheDir, { recursive: true });
-    await writeFile(tmp, bytes);
-    await rename(tmp, path);
-  } catch {}
+function toCache(dir: string, depth: number, kind: Kind, bytes: Uint8Array): void {
+  // A cache that cannot be written costs a download next time, nothing else.
+  writeCacheFile(dir, join(dir, `${SEMAPHORE_PINS[depth]![kind]}.${kind}`), [bytes]);
 }
 
 /** One file from the service, bounded while it streams and checked against the pin; no redirect is followed. */
@@ -213,7 +205,7 @@ export async function loadSemaphoreArtifacts(depth: number, source: string | Sem
       );
     }
     const bytes = await fromService(from, depth, kind);
-    if (cacheDir !== false) await toCache(cacheDir, depth, kind, bytes);
+    if (cacheDir !== false) toCache(cacheDir, depth, kind, bytes);
     return bytes;
   };
   const [zkey, wasm] = await Promise.all([one("zkey"), one("wasm")]);

@@ -26,8 +26,9 @@
 //
 // Layout: one JSON line (the header below) ‖ "\n" ‖ the tables of the sets
 // A, B1, B2, C, H one after the other, in the module's memory form.
-import { randomUUID } from "node:crypto";
-import { closeSync, constants, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeSync } from "node:fs";
+import { readCacheFile, writeCacheFile } from "../cache-file";
+
+const asBytes = (read: Uint8Array | string): Uint8Array | undefined => (typeof read === "string" ? undefined : read);
 import { join } from "node:path";
 import { sha256Hex } from "./wasm";
 
@@ -59,7 +60,7 @@ export function tablesPath(dir: string, zkeyDigest: string, moduleDigest: string
 
 /** The cached tables for this zkey and module, or undefined when there are none or they fail a check. */
 export function readTables(path: string, zkeyDigest: string, moduleDigest: string, sets: number): CachedTables | undefined {
-  const bytes = readRegularFile(path);
+  const bytes = asBytes(readCacheFile(path, MAX_BYTES));
   if (!bytes) return undefined;
   const newline = bytes.indexOf(10);
   if (newline < 0) return undefined;
@@ -77,32 +78,6 @@ export function readTables(path: string, zkeyDigest: string, moduleDigest: strin
   return { windows: header.windows, sizes: header.sizes, payload };
 }
 
-/** The file's bytes if it is a regular file of at most MAX_BYTES (not a link, FIFO or device), else undefined. */
-function readRegularFile(path: string): Uint8Array | undefined {
-  let fd: number;
-  try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
-  } catch {
-    return undefined;
-  }
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile() || stat.size > MAX_BYTES) return undefined;
-    const bytes = new Uint8Array(stat.size);
-    let offset = 0;
-    while (offset < bytes.length) {
-      const read = readSync(fd, bytes, offset, bytes.length - offset, offset);
-      if (read === 0) return undefined; // shrank while read: another writer's file replaced it
-      offset += read;
-    }
-    return bytes;
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /** Writes the tables (best effort: a directory that cannot be written only means no cache). */
 export function writeTables(path: string, dir: string, zkeyDigest: string, moduleDigest: string, windows: number[], tables: Uint8Array[]): void {
   const sizes = tables.map((t) => t.length);
@@ -114,26 +89,6 @@ export function writeTables(path: string, dir: string, zkeyDigest: string, modul
   }
   const header: Header = { format: FORMAT, zkey: zkeyDigest, module: moduleDigest, windows, sizes, tables: sha256Hex(payload) };
   const line = new TextEncoder().encode(`${JSON.stringify(header)}\n`);
-  const tmp = `${path}.${randomUUID()}.tmp`;
-  let fd: number | undefined;
-  try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    // O_EXCL: a name no other writer holds (nor a link planted there to follow).
-    fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
-    for (const part of [line, payload]) {
-      let at = 0;
-      while (at < part.length) at += writeSync(fd, part, at, part.length - at);
-    }
-    closeSync(fd);
-    fd = undefined;
-    renameSync(tmp, path);
-  } catch {
-    // read-only or full disk: the next createProver builds the tables again
-    try {
-      if (fd !== undefined) closeSync(fd);
-      rmSync(tmp, { force: true });
-    } catch {
-      // nothing more to do: a stray .tmp file is never read
-    }
-  }
+  // read-only or full disk: the next createProver builds the tables again
+  writeCacheFile(dir, path, [line, payload]);
 }
