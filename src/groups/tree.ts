@@ -17,15 +17,16 @@
 // changed since (catchUp), then applies itself. A process that never changes
 // a group never builds its tree; one that is behind replays what it missed.
 import { LeanIMT } from "@zk-kit/lean-imt";
-import { poseidon2 } from "poseidon-lite/poseidon2";
 import { FIELD_ORDER_R as R } from "../identity/field";
+import { poseidon2 } from "./poseidon";
 
 /**
  * A Semaphore v4 tree (lean-imt with Poseidon over two inputs) over `leaves`:
  * the one construction the service's group trees and the agent's rebuilt
- * trees share, so both compute the same roots.
+ * trees share, so both compute the same roots. The hash is the project's
+ * WebAssembly Poseidon (./poseidon.ts; poseidon-lite where it cannot load).
  */
-export const semaphoreTree = (leaves: bigint[] = []): LeanIMT<bigint> => new LeanIMT<bigint>((a, b) => poseidon2([a, b]), leaves);
+export const semaphoreTree = (leaves: bigint[] = []): LeanIMT<bigint> => new LeanIMT<bigint>(poseidon2, leaves);
 
 /** One leaf as the store keeps it: its index and its value (decimal; "0" once removed). */
 export interface Leaf {

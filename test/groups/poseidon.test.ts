@@ -1,0 +1,129 @@
+// The project's WebAssembly Poseidon (assembly/poseidon.ts via
+// src/groups/poseidon.ts) against two independent implementations,
+// poseidon-lite (what Semaphore's packages hash with) and circomlibjs, and the
+// trees it builds against poseidon-lite's and @semaphore-protocol/group's.
+import { describe, expect, test } from "bun:test";
+import { Group } from "@semaphore-protocol/group";
+import { LeanIMT } from "@zk-kit/lean-imt";
+import { buildPoseidon } from "circomlibjs";
+import fc from "fast-check";
+import { poseidon2 as litePoseidon2 } from "poseidon-lite/poseidon2";
+import { poseidon2, poseidonBackend, poseidonLevel } from "../../src/groups/poseidon";
+import { semaphoreTree } from "../../src/groups/tree";
+import { FIELD_ORDER_R as R } from "../../src/identity/field";
+import { instantiateProver, writeIo, readIo } from "../../src/prover/wasm";
+
+const element = fc.bigInt({ min: 0n, max: R - 1n });
+const lite = (a: bigint, b: bigint) => litePoseidon2([a, b]);
+
+test("the WebAssembly module is the backend here (not the poseidon-lite fallback)", () => {
+  expect(poseidonBackend()).toBe("wasm");
+});
+
+describe("poseidon2 equals the references", () => {
+  test("poseidon-lite on 3,000 random pairs", () => {
+    fc.assert(
+      fc.property(element, element, (a, b) => poseidon2(a, b) === lite(a, b)),
+      { numRuns: 3000 },
+    );
+  });
+
+  test("circomlibjs (buildPoseidon) on 300 random pairs", async () => {
+    const circom = await buildPoseidon();
+    fc.assert(
+      fc.property(element, element, (a, b) => poseidon2(a, b) === circom.F.toObject(circom([a, b]))),
+      { numRuns: 300 },
+    );
+  });
+
+  test("edge values: 0, 1, r − 1, and small limbs next to 2^64 boundaries", () => {
+    const edges = [0n, 1n, 2n, R - 1n, R - 2n, (1n << 64n) - 1n, 1n << 64n, (1n << 253n) + 1n, 1n << 192n];
+    for (const a of edges) for (const b of edges) expect(poseidon2(a, b)).toBe(lite(a, b));
+    // Circomlib's published test vector for Poseidon([1, 2]).
+    expect(poseidon2(1n, 2n)).toBe(0x115cc0f5e7d690413df64c6b9662e9cf2a3617f2743245519e19607a4417189an);
+  });
+
+  test("inputs ≥ r and negative inputs count as their residue mod r, as in poseidon-lite", () => {
+    for (const [a, b] of [
+      [R, 1n],
+      [R + 5n, R + 7n],
+      [(1n << 256n) - 1n, 3n],
+      [-1n, 2n],
+      [4n, -R - 9n],
+    ] as [bigint, bigint][]) {
+      const residue = (x: bigint) => ((x % R) + R) % R;
+      expect(poseidon2(a, b)).toBe(poseidon2(residue(a), residue(b)));
+      expect(poseidon2(a, b)).toBe(lite(a, b));
+    }
+  });
+});
+
+describe("the module's entry points", () => {
+  test("poseidonHash and poseidonLevel refuse a 32-byte input ≥ r (the JavaScript side reduces first)", async () => {
+    const wasm = await instantiateProver();
+    const le = (x: bigint) => Uint8Array.from({ length: 32 }, (_, i) => Number((x >> BigInt(8 * i)) & 0xffn));
+    const join = (...xs: bigint[]) => new Uint8Array(xs.flatMap((x) => [...le(x)]));
+    writeIo(wasm, join(R, 1n));
+    expect(wasm.poseidonHash()).toBe(-1);
+    writeIo(wasm, join(1n, R - 1n));
+    expect(wasm.poseidonHash()).toBe(0);
+    const out = readIo(wasm, 32);
+    expect(out).toEqual(le(lite(1n, R - 1n)));
+    writeIo(wasm, join(1n, 2n, 3n, (1n << 256n) - 1n));
+    expect(wasm.poseidonLevel(4)).toBe(-1);
+    writeIo(wasm, join(1n, 2n, 3n));
+    expect(wasm.poseidonLevel(3)).toBe(2);
+    expect(readIo(wasm, 64)).toEqual(join(lite(1n, 2n), 3n));
+  });
+});
+
+describe("poseidonLevel", () => {
+  const pairwise = (nodes: bigint[]) => {
+    const parents: bigint[] = [];
+    for (let i = 0; i + 1 < nodes.length; i += 2) parents.push(lite(nodes[i]!, nodes[i + 1]!));
+    if (nodes.length % 2 === 1) parents.push(nodes.at(-1)!); // LeanIMT carries a lone right-most node up unhashed
+    return parents;
+  };
+
+  test("equals pairwise hashing, a lone last node carried up, for sizes 0…40 and across chunk boundaries", () => {
+    fc.assert(
+      fc.property(fc.array(element, { maxLength: 40 }), fc.constantFrom(2, 4, 6, 65_536), (nodes, chunk) => {
+        expect(poseidonLevel(nodes, chunk)).toEqual(pairwise(nodes));
+      }),
+      { numRuns: 120 },
+    );
+  });
+
+  test("single hashes after a level batch that moved the I/O buffer still hash right", () => {
+    const big = Array.from({ length: 3001 }, (_, i) => BigInt(i) * 7919n);
+    expect(poseidonLevel(big).slice(0, 3)).toEqual(pairwise(big.slice(0, 6)));
+    expect(poseidon2(5n, 6n)).toBe(lite(5n, 6n));
+  });
+
+  test("an odd chunk is refused (pairs would straddle two calls)", () => {
+    expect(() => poseidonLevel([1n, 2n, 3n], 3)).toThrow(/even/);
+  });
+});
+
+describe("trees", () => {
+  const members = Array.from({ length: 1_000 }, (_, i) => 12_345n + BigInt(i) * 1_000_003n);
+
+  test("semaphoreTree's root over 1,000 members equals LeanIMT with poseidon-lite and @semaphore-protocol/group's", () => {
+    const ours = semaphoreTree(members);
+    const reference = new LeanIMT<bigint>(lite, members);
+    expect(ours.root).toBe(reference.root);
+    expect(ours.root).toBe(new Group(members).root);
+    // Updates and a removal (a 0 leaf) on both.
+    ours.update(10, 0n);
+    reference.update(10, 0n);
+    ours.insert(99n);
+    reference.insert(99n);
+    expect(ours.root).toBe(reference.root);
+  });
+
+  test("levels folded with poseidonLevel reach the same root", () => {
+    let level = members.slice(0, 777);
+    while (level.length > 1) level = poseidonLevel(level);
+    expect(level[0]).toBe(new LeanIMT<bigint>(lite, members.slice(0, 777)).root);
+  });
+});
