@@ -27,7 +27,7 @@ import { packGroth16Proof } from "@zk-kit/utils/proof-packing";
 import type { SemaphoreProof as SemaphoreProofObject } from "../groups/proof-object";
 import { parseSemaphoreValue, semaphoreHash, semaphoreNullifier, semaphorePublicSignals } from "../groups/statement";
 import { FIELD_ORDER_R, parseFieldElement } from "../identity/field";
-import { semaphoreTree } from "../groups/tree";
+import { appendLeaves, semaphoreTree } from "../groups/tree";
 import type { CircuitInput, ProofResult, Prover } from "../prover";
 import type { JsonObject } from "../identity/encoding";
 import { isSemaphoreDepth, type SemaphoreProverOptions, semaphoreProver } from "./semaphore-artifacts";
@@ -169,7 +169,7 @@ export interface GroupProveOptions {
 
 // The last trees built, by group id, so that a process proving again for a
 // group whose list changed a little (members added, a few removed) updates
-// the tree with lean-imt's own update and insertMany instead of rebuilding it:
+// the tree with lean-imt's own update and appendLeaves instead of rebuilding it:
 // a rebuild costs a Poseidon hash per member (≈ 0.1–0.5 ms each,
 // docs/performance.md), an update `depth` hashes per changed leaf. Whatever
 // the path, the root is checked against the challenge's before any use.
@@ -186,7 +186,7 @@ function treeOf(groupId: string, leaves: bigint[]): LeanIMT<bigint> {
     if (changed.length * Math.max(cached.tree.depth, 1) < leaves.length) {
       tree = cached.tree;
       for (const i of changed) tree.update(i, leaves[i]!);
-      if (leaves.length > cached.leaves.length) tree.insertMany(leaves.slice(cached.leaves.length));
+      if (leaves.length > cached.leaves.length) appendLeaves(tree, leaves.slice(cached.leaves.length));
     }
   }
   tree ??= semaphoreTree(leaves);

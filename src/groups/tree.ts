@@ -18,7 +18,7 @@
 // a group never builds its tree; one that is behind replays what it missed.
 import { LeanIMT } from "@zk-kit/lean-imt";
 import { FIELD_ORDER_R as R } from "../identity/field";
-import { poseidon2 } from "./poseidon";
+import { poseidon2, poseidonLevel } from "./poseidon";
 
 /**
  * A Semaphore v4 tree (lean-imt with Poseidon over two inputs) over `leaves`:
@@ -26,7 +26,32 @@ import { poseidon2 } from "./poseidon";
  * trees share, so both compute the same roots. The hash is the project's
  * WebAssembly Poseidon (./poseidon.ts; poseidon-lite where it cannot load).
  */
-export const semaphoreTree = (leaves: bigint[] = []): LeanIMT<bigint> => new LeanIMT<bigint>(poseidon2, leaves);
+export function semaphoreTree(leaves: readonly bigint[] = []): LeanIMT<bigint> {
+  const tree = new LeanIMT<bigint>(poseidon2);
+  if (leaves.length > 0) appendLeaves(tree, leaves);
+  return tree;
+}
+
+/**
+ * LeanIMT 2.2.5's insertMany (the same levels, the same nodes), with each
+ * level's new parents hashed by one poseidonLevel call instead of one hash
+ * call per pair: a large batch or a whole tree is most of its hashing.
+ */
+export function appendLeaves(tree: LeanIMT<bigint>, leaves: readonly bigint[]): void {
+  if (leaves.length === 0) return;
+  const levels = levelsOf(tree);
+  // From the parent of the first new leaf's left sibling upwards, as insertMany recomputes.
+  let start = tree.size >> 1;
+  levels[0] = levels[0]!.concat(leaves);
+  const grow = Math.ceil(Math.log2(levels[0].length)) - (levels.length - 1);
+  for (let i = 0; i < grow; i++) levels.push([]);
+  for (let level = 0; level < levels.length - 1; level++) {
+    const parents = poseidonLevel(levels[level]!.slice(2 * start));
+    const above = levels[level + 1]!;
+    for (let i = 0; i < parents.length; i++) above[start + i] = parents[i]!;
+    start >>= 1;
+  }
+}
 
 /** One leaf as the store keeps it: its index and its value (decimal; "0" once removed). */
 export interface Leaf {
@@ -100,7 +125,10 @@ export class GroupTree {
     let appended: Leaf[] = [];
     const flush = () => {
       if (appended.length === 0) return;
-      this.tree.insertMany(appended.map((leaf) => BigInt(leaf.value)));
+      appendLeaves(
+        this.tree,
+        appended.map((leaf) => BigInt(leaf.value)),
+      );
       for (const leaf of appended) {
         this.values.push(leaf.value);
         if (leaf.value !== REMOVED_LEAF) this.at.set(leaf.value, leaf.index);

@@ -9,7 +9,7 @@ import { buildPoseidon } from "circomlibjs";
 import fc from "fast-check";
 import { poseidon2 as litePoseidon2 } from "poseidon-lite/poseidon2";
 import { poseidon2, poseidonBackend, poseidonLevel } from "../../src/groups/poseidon";
-import { semaphoreTree } from "../../src/groups/tree";
+import { appendLeaves, semaphoreTree } from "../../src/groups/tree";
 import { FIELD_ORDER_R as R } from "../../src/identity/field";
 import { instantiateProver, writeIo, readIo } from "../../src/prover/wasm";
 
@@ -125,5 +125,28 @@ describe("trees", () => {
     let level = members.slice(0, 777);
     while (level.length > 1) level = poseidonLevel(level);
     expect(level[0]).toBe(new LeanIMT<bigint>(lite, members.slice(0, 777)).root);
+  });
+});
+
+describe("appendLeaves (LeanIMT's insertMany, a level per call)", () => {
+  test("batches of random sizes give LeanIMT-with-poseidon-lite's every node, not only its root", () => {
+    fc.assert(
+      fc.property(fc.array(fc.array(element, { minLength: 1, maxLength: 9 }), { minLength: 1, maxLength: 6 }), (batches) => {
+        const ours = semaphoreTree(batches[0]!);
+        const reference = new LeanIMT<bigint>(lite, batches[0]!);
+        for (const batch of batches.slice(1)) {
+          appendLeaves(ours, batch);
+          reference.insertMany(batch);
+        }
+        expect(ours.export()).toBe(reference.export());
+        expect(ours.depth).toBe(reference.depth);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  test("0 leaves (removed members) are hashed like any other, as lean-imt 2.2.5 and the circuit do", () => {
+    const leaves = [5n, 0n, 7n, 0n, 0n];
+    expect(semaphoreTree(leaves).export()).toBe(new LeanIMT<bigint>(lite, leaves).export());
   });
 });
