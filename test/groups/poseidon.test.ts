@@ -150,3 +150,16 @@ describe("appendLeaves (LeanIMT's insertMany, a level per call)", () => {
     expect(semaphoreTree(leaves).export()).toBe(new LeanIMT<bigint>(lite, leaves).export());
   });
 });
+
+test("without a loadable module the hash falls back to poseidon-lite, with the same results", () => {
+  // A fresh process in which WebAssembly.Instance throws, as a runtime without WebAssembly (or a broken file) would.
+  const script = `
+    WebAssembly.Instance = function () { throw new Error("no WebAssembly here"); };
+    const { poseidon2, poseidonBackend, poseidonLevel } = await import(${JSON.stringify(`${import.meta.dir}/../../src/groups/poseidon.ts`)});
+    const { poseidon2: lite } = await import("poseidon-lite/poseidon2");
+    const same = poseidon2(1n, 2n) === lite([1n, 2n]) && poseidonLevel([3n, 4n, 5n]).join() === [lite([3n, 4n]), 5n].join();
+    process.stdout.write(poseidonBackend() + " " + same);`;
+  const child = Bun.spawnSync([process.execPath, "-e", script], { cwd: `${import.meta.dir}/../..`, stdout: "pipe", stderr: "pipe" });
+  expect(child.stderr.toString()).toBe("");
+  expect(child.stdout.toString()).toBe("poseidon-lite true");
+});
