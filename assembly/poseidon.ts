@@ -121,6 +121,15 @@ const NEXT_B: usize = memory.data(<i32>(3 * FR_SIZE), 8);
 const SQ_B: usize = memory.data(<i32>FR_SIZE, 8);
 const PROD_B: usize = memory.data(<i32>FR_SIZE, 8);
 
+/** r's limbs, each splat over a v128: read from memory inside frMul2's loop rather than held in registers (x86 has 16). */
+const R_SPLAT: usize = memory.data<u32>([
+  <u32>FR_P0, <u32>FR_P0, <u32>FR_P0, <u32>FR_P0, <u32>FR_P1, <u32>FR_P1, <u32>FR_P1, <u32>FR_P1,
+  <u32>FR_P2, <u32>FR_P2, <u32>FR_P2, <u32>FR_P2, <u32>FR_P3, <u32>FR_P3, <u32>FR_P3, <u32>FR_P3,
+  <u32>FR_P4, <u32>FR_P4, <u32>FR_P4, <u32>FR_P4, <u32>FR_P5, <u32>FR_P5, <u32>FR_P5, <u32>FR_P5,
+  <u32>FR_P6, <u32>FR_P6, <u32>FR_P6, <u32>FR_P6, <u32>FR_P7, <u32>FR_P7, <u32>FR_P7, <u32>FR_P7,
+  <u32>FR_P8, <u32>FR_P8, <u32>FR_P8, <u32>FR_P8,
+], 16);
+
 // @ts-ignore: decorator
 @inline function limbPair(a: usize, b: usize, i: usize): v128 {
   return i32x4.replace_lane(i32x4.splat(load<i32>(a + i * LIMB_BYTES)), 1, load<i32>(b + i * LIMB_BYTES));
@@ -140,9 +149,6 @@ function frMul2(outA: usize, aA: usize, bA: usize, outB: usize, aB: usize, bB: u
   const b0 = limbPair(bA, bB, 0), b1 = limbPair(bA, bB, 1), b2 = limbPair(bA, bB, 2);
   const b3 = limbPair(bA, bB, 3), b4 = limbPair(bA, bB, 4), b5 = limbPair(bA, bB, 5);
   const b6 = limbPair(bA, bB, 6), b7 = limbPair(bA, bB, 7), b8 = limbPair(bA, bB, 8);
-  const p0 = i32x4.splat(<i32>FR_P0), p1 = i32x4.splat(<i32>FR_P1), p2 = i32x4.splat(<i32>FR_P2);
-  const p3 = i32x4.splat(<i32>FR_P3), p4 = i32x4.splat(<i32>FR_P4), p5 = i32x4.splat(<i32>FR_P5);
-  const p6 = i32x4.splat(<i32>FR_P6), p7 = i32x4.splat(<i32>FR_P7), p8 = i32x4.splat(<i32>FR_P8);
   const mu = i32x4.splat(<i32>FR_MU);
   const mask = i32x4.splat(<i32>MASK32);
   let t0 = i64x2.splat(0), t1 = i64x2.splat(0), t2 = i64x2.splat(0), t3 = i64x2.splat(0);
@@ -153,15 +159,15 @@ function frMul2(outA: usize, aA: usize, bA: usize, outB: usize, aB: usize, bB: u
     // m = low32(x)·µ mod 2^29 per lane; the low words sit in i32 lanes 0 and 2.
     const xm = i32x4.mul(x, mu);
     const m = v128.and(v128.shuffle<i32>(xm, xm, 0, 2, 0, 2), mask);
-    const c = i64x2.shr_u(i64x2.add(x, i64x2.extmul_low_i32x4_u(m, p0)), 29);
-    t0 = i64x2.add(i64x2.add(t1, i64x2.extmul_low_i32x4_u(ai, b1)), i64x2.add(i64x2.extmul_low_i32x4_u(m, p1), c));
-    t1 = i64x2.add(t2, i64x2.add(i64x2.extmul_low_i32x4_u(ai, b2), i64x2.extmul_low_i32x4_u(m, p2)));
-    t2 = i64x2.add(t3, i64x2.add(i64x2.extmul_low_i32x4_u(ai, b3), i64x2.extmul_low_i32x4_u(m, p3)));
-    t3 = i64x2.add(t4, i64x2.add(i64x2.extmul_low_i32x4_u(ai, b4), i64x2.extmul_low_i32x4_u(m, p4)));
-    t4 = i64x2.add(t5, i64x2.add(i64x2.extmul_low_i32x4_u(ai, b5), i64x2.extmul_low_i32x4_u(m, p5)));
-    t5 = i64x2.add(t6, i64x2.add(i64x2.extmul_low_i32x4_u(ai, b6), i64x2.extmul_low_i32x4_u(m, p6)));
-    t6 = i64x2.add(t7, i64x2.add(i64x2.extmul_low_i32x4_u(ai, b7), i64x2.extmul_low_i32x4_u(m, p7)));
-    t7 = i64x2.add(i64x2.extmul_low_i32x4_u(ai, b8), i64x2.extmul_low_i32x4_u(m, p8));
+    const c = i64x2.shr_u(i64x2.add(x, i64x2.extmul_low_i32x4_u(m, v128.load(R_SPLAT, 0))), 29);
+    t0 = i64x2.add(i64x2.add(t1, i64x2.extmul_low_i32x4_u(ai, b1)), i64x2.add(i64x2.extmul_low_i32x4_u(m, v128.load(R_SPLAT, 16)), c));
+    t1 = i64x2.add(t2, i64x2.add(i64x2.extmul_low_i32x4_u(ai, b2), i64x2.extmul_low_i32x4_u(m, v128.load(R_SPLAT, 32))));
+    t2 = i64x2.add(t3, i64x2.add(i64x2.extmul_low_i32x4_u(ai, b3), i64x2.extmul_low_i32x4_u(m, v128.load(R_SPLAT, 48))));
+    t3 = i64x2.add(t4, i64x2.add(i64x2.extmul_low_i32x4_u(ai, b4), i64x2.extmul_low_i32x4_u(m, v128.load(R_SPLAT, 64))));
+    t4 = i64x2.add(t5, i64x2.add(i64x2.extmul_low_i32x4_u(ai, b5), i64x2.extmul_low_i32x4_u(m, v128.load(R_SPLAT, 80))));
+    t5 = i64x2.add(t6, i64x2.add(i64x2.extmul_low_i32x4_u(ai, b6), i64x2.extmul_low_i32x4_u(m, v128.load(R_SPLAT, 96))));
+    t6 = i64x2.add(t7, i64x2.add(i64x2.extmul_low_i32x4_u(ai, b7), i64x2.extmul_low_i32x4_u(m, v128.load(R_SPLAT, 112))));
+    t7 = i64x2.add(i64x2.extmul_low_i32x4_u(ai, b8), i64x2.extmul_low_i32x4_u(m, v128.load(R_SPLAT, 128)));
   }
   t1 = i64x2.add(t1, i64x2.shr_u(t0, 29));
   t2 = i64x2.add(t2, i64x2.shr_u(t1, 29));
