@@ -110,3 +110,55 @@ export function poseidonLevel(nodes: readonly bigint[], chunk = LEVEL_CHUNK): bi
   pairWords = undefined;
   return parents;
 }
+
+/** Copies `count` 32-byte nodes from `from` to `to`, reversing each node's bytes (big-endian ⇄ the module's little-endian). */
+function swapNodes(to: Uint8Array, toAt: number, from: Uint8Array, fromAt: number, count: number): void {
+  for (let n = 0; n < count; n++) {
+    const src = fromAt + n * NODE_BYTES;
+    const dst = toAt + n * NODE_BYTES + NODE_BYTES - 1;
+    for (let i = 0; i < NODE_BYTES; i++) to[dst - i] = from[src + i]!;
+  }
+}
+
+const nodeValue = (bytes: Uint8Array, at: number): bigint => {
+  let x = 0n;
+  for (let i = 0; i < NODE_BYTES; i++) x = (x << 8n) | BigInt(bytes[at + i]!);
+  return x;
+};
+
+/**
+ * poseidonLevel for a level kept as bytes, 32 big-endian bytes per node (how
+ * the agent's tree keeps its levels on disk): the parents in the same form,
+ * without turning a node into a bigint. Nodes must be below r (a tree's nodes
+ * always are); one that is not makes it throw.
+ */
+export function poseidonLevelBytes(nodes: Uint8Array, chunk = LEVEL_CHUNK): Uint8Array {
+  if (nodes.length % NODE_BYTES !== 0) throw new RangeError("poseidonLevelBytes: a level is a whole number of 32-byte nodes");
+  if (!Number.isInteger(chunk) || chunk < 2 || chunk % 2 !== 0) throw new RangeError("poseidonLevelBytes: the chunk must be an even number ≥ 2");
+  const count = nodes.length / NODE_BYTES;
+  const parents = new Uint8Array(Math.ceil(count / 2) * NODE_BYTES);
+  const w = module();
+  if (!w) {
+    for (let p = 0; 2 * p < count; p++) {
+      const left = 2 * p * NODE_BYTES;
+      if (2 * p + 1 === count) {
+        parents.set(nodes.subarray(left, left + NODE_BYTES), p * NODE_BYTES);
+        continue;
+      }
+      let h = litePoseidon2([nodeValue(nodes, left), nodeValue(nodes, left + NODE_BYTES)]);
+      for (let i = NODE_BYTES - 1; i >= 0; i--, h >>= 8n) parents[p * NODE_BYTES + i] = Number(h & 0xffn);
+    }
+    return parents;
+  }
+  for (let from = 0; from < count; from += chunk) {
+    const n = Math.min(chunk, count - from);
+    const ptr = w.io(n * NODE_BYTES);
+    const io = new Uint8Array(w.memory.buffer, ptr, n * NODE_BYTES);
+    swapNodes(io, 0, nodes, from * NODE_BYTES, n);
+    const made = w.poseidonLevel(n);
+    if (made < 0) throw new RangeError("poseidonLevelBytes: a node is not below r");
+    swapNodes(parents, (from / 2) * NODE_BYTES, io, 0, made);
+  }
+  pairWords = undefined;
+  return parents;
+}

@@ -8,13 +8,20 @@ import { LeanIMT } from "@zk-kit/lean-imt";
 import { buildPoseidon } from "circomlibjs";
 import fc from "fast-check";
 import { poseidon2 as litePoseidon2 } from "poseidon-lite/poseidon2";
-import { poseidon2, poseidonBackend, poseidonLevel } from "../../src/groups/poseidon";
+import { poseidon2, poseidonBackend, poseidonLevel, poseidonLevelBytes } from "../../src/groups/poseidon";
 import { appendLeaves, semaphoreTree } from "../../src/groups/tree";
 import { FIELD_ORDER_R as R } from "../../src/identity/field";
 import { instantiateProver, writeIo, readIo } from "../../src/prover/wasm";
 
 const element = fc.bigInt({ min: 0n, max: R - 1n });
 const lite = (a: bigint, b: bigint) => litePoseidon2([a, b]);
+/** One LeanIMT level by hand with poseidon-lite: pairs hashed, a lone last node carried up unhashed. */
+const pairwiseLite = (nodes: bigint[]) => {
+  const parents: bigint[] = [];
+  for (let i = 0; i + 1 < nodes.length; i += 2) parents.push(lite(nodes[i]!, nodes[i + 1]!));
+  if (nodes.length % 2 === 1) parents.push(nodes.at(-1)!);
+  return parents;
+};
 
 test("the WebAssembly module is the backend here (not the poseidon-lite fallback)", () => {
   expect(poseidonBackend()).toBe("wasm");
@@ -78,12 +85,7 @@ describe("the module's entry points", () => {
 });
 
 describe("poseidonLevel", () => {
-  const pairwise = (nodes: bigint[]) => {
-    const parents: bigint[] = [];
-    for (let i = 0; i + 1 < nodes.length; i += 2) parents.push(lite(nodes[i]!, nodes[i + 1]!));
-    if (nodes.length % 2 === 1) parents.push(nodes.at(-1)!); // LeanIMT carries a lone right-most node up unhashed
-    return parents;
-  };
+  const pairwise = pairwiseLite;
 
   test("equals pairwise hashing, a lone last node carried up, for sizes 0…40 and across chunk boundaries", () => {
     fc.assert(
@@ -155,11 +157,31 @@ test("without a loadable module the hash falls back to poseidon-lite, with the s
   // A fresh process in which WebAssembly.Instance throws, as a runtime without WebAssembly (or a broken file) would.
   const script = `
     WebAssembly.Instance = function () { throw new Error("no WebAssembly here"); };
-    const { poseidon2, poseidonBackend, poseidonLevel } = await import(${JSON.stringify(`${import.meta.dir}/../../src/groups/poseidon.ts`)});
+    const { poseidon2, poseidonBackend, poseidonLevel, poseidonLevelBytes } = await import(${JSON.stringify(`${import.meta.dir}/../../src/groups/poseidon.ts`)});
     const { poseidon2: lite } = await import("poseidon-lite/poseidon2");
     const same = poseidon2(1n, 2n) === lite([1n, 2n]) && poseidonLevel([3n, 4n, 5n]).join() === [lite([3n, 4n]), 5n].join();
-    process.stdout.write(poseidonBackend() + " " + same);`;
+    const be = (x) => Buffer.from(x.toString(16).padStart(64, "0"), "hex");
+    const bytesSame = Buffer.from(poseidonLevelBytes(Buffer.concat([be(3n), be(4n), be(5n)]))).equals(Buffer.concat([be(lite([3n, 4n])), be(5n)]));
+    process.stdout.write(poseidonBackend() + " " + same + " " + bytesSame);`;
   const child = Bun.spawnSync([process.execPath, "-e", script], { cwd: `${import.meta.dir}/../..`, stdout: "pipe", stderr: "pipe" });
   expect(child.stderr.toString()).toBe("");
-  expect(child.stdout.toString()).toBe("poseidon-lite true");
+  expect(child.stdout.toString()).toBe("poseidon-lite true true");
+});
+
+describe("poseidonLevelBytes (a level as 32-byte big-endian nodes, the agent's on-disk form)", () => {
+  const be = (xs: bigint[]) => new Uint8Array(xs.flatMap((x) => Array.from({ length: 32 }, (_, i) => Number((x >> BigInt(8 * (31 - i))) & 0xffn))));
+
+  test("equals poseidonLevel on the same nodes, for sizes 0…40 and across chunk boundaries", () => {
+    fc.assert(
+      fc.property(fc.array(element, { maxLength: 40 }), fc.constantFrom(2, 4, 65_536), (nodes, chunk) => {
+        expect(poseidonLevelBytes(be(nodes), chunk)).toEqual(be(pairwiseLite(nodes)));
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  test("a node ≥ r, and bytes that are not whole nodes, are refused", () => {
+    expect(() => poseidonLevelBytes(be([1n, R]))).toThrow(/not below r/);
+    expect(() => poseidonLevelBytes(new Uint8Array(33))).toThrow(/32-byte/);
+  });
 });
