@@ -113,6 +113,10 @@ export interface AgentFetchOptions {
   tableCache?: string | false;
   /** Threads per proof (ProveOptions.threads, GroupProveOptions.threads); default 1 for the agent circuit, the cores (≤ 4) for a group proof. */
   threads?: number;
+  /** A group claim's anonymity floor (GroupProveOptions.minAnonymity, default 3). */
+  minAnonymity?: number;
+  /** Where synced group trees are kept (SyncOptions.treeCache); default defaultTreeCacheDir(), false for none. */
+  treeCache?: string | false;
   /** The fetch underneath (default the global one). */
   fetch?: (request: Request) => Response | Promise<Response>;
 }
@@ -202,6 +206,7 @@ async function defaultGroupProver(challenge: ZkAgentChallenge, options: AgentFet
     message: params.message,
     scope: params.scope,
     circuit_id: challenge.circuit_id,
+    ...(params.size === undefined ? {} : { size: Number(params.size) }),
   });
   if (identity.group_id !== undefined && groupChallenge.group_id !== identity.group_id) {
     throw new ChallengeError("identity", `the challenge is for group ${groupChallenge.group_id}, the identity claims ${identity.group_id}`, "group_id");
@@ -213,6 +218,8 @@ async function defaultGroupProver(challenge: ZkAgentChallenge, options: AgentFet
       tableCache: options.tableCache,
       threads: options.threads,
       allowInsecureLoopback: options.allowInsecureLoopback,
+      minAnonymity: options.minAnonymity,
+      treeCache: options.treeCache,
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     },
   );

@@ -147,6 +147,8 @@ export const sign = (request: SignRequest): string => signChallenge(request.sign
 export {
   createSemaphoreIdentity,
   defaultSemaphoreCacheDir,
+  DEFAULT_MIN_ANONYMITY,
+  defaultTreeCacheDir,
   type FetchMembersOptions,
   fetchGroupMembers,
   type GroupChallenge,
@@ -167,6 +169,9 @@ export {
   type SemaphoreArtifacts,
   type SemaphoreIdentityKeys,
   type SemaphoreProof,
+  type SyncedGroup,
+  type SyncOptions,
+  syncGroupTree,
 } from "./group";
 export { createPrincipal, type PrincipalKeyPair, signMandate, type SignMandateRequest } from "./mandate";
 /** The checks the agent runs before a proof (docs/http-auth.md, "What the agent checks before it proves"), for code that handles a 401 itself. */

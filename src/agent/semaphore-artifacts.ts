@@ -20,14 +20,15 @@
 // service is not trusted with the bytes, only asked for them: a file that is
 // not the pinned one is refused, whichever source it came from.
 import { createHash, randomUUID } from "node:crypto";
-import { constants } from "node:fs";
+import { closeSync, constants, existsSync, mkdirSync, openSync, rmSync, statSync } from "node:fs";
 import { mkdir, open, rename, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { homedir } from "node:os";
+import { homedir, setPriority } from "node:os";
 import { dirname, isAbsolute, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { acceptedSource, readBounded as readBoundedBody } from "./bounded";
 import { SEMAPHORE_ARTIFACTS_VERSION, SEMAPHORE_MAX_DEPTH, SEMAPHORE_PINS } from "../groups/semaphore-pins";
-import { createProver, type Prover } from "../prover";
+import { cachedTablesPath, createProver, type Prover } from "../prover";
 import { proverThreads, tableOptions } from "./prover-tables";
 
 /** An artifact that is missing, not a regular file, too large, or not the pinned bytes. */
@@ -232,27 +233,100 @@ export interface SemaphoreProverOptions {
   tableCache?: string | false;
   /** Threads per proof (createProver's threads); default the machine's cores, at most 4. */
   threads?: number;
+  /**
+   * With a table cache that has no tables for the depth yet: true builds
+   * them before the first proof (seconds at depth 20); default false: the
+   * first proof goes without them while a detached process builds them for
+   * the next.
+   */
+  waitForTables?: boolean;
 }
 
 // One prover per depth (and table choice) per process. Every source yields the
 // same pinned bytes, so the directory is not part of the key: a later call
 // naming another directory reuses the prover and reads nothing.
-const provers = new Map<string, Promise<Prover>>();
+//
+// The first proof at a depth in a process whose table cache has no tables
+// for it does not wait for them (Semaphore depth 20: seconds, more than the
+// proof itself): it proves without tables, and a detached process builds them
+// into the cache for the next one (build-tables.ts). A process that proves
+// again once they are written loads them (`tables`: the file it waits for).
+const provers = new Map<string, { prover: Promise<Prover>; tables?: string }>();
+
+/** A builder started within this long is assumed to be still at work (its marker file). */
+const BUILDER_MARKER_MS = 120_000;
+
+/**
+ * Starts the detached builder of `depth`'s tables, unless one is at work
+ * (marker younger than BUILDER_MARKER_MS) or this runtime cannot start it
+ * (not Bun, or a compiled binary without the script): false then.
+ */
+function buildTablesInBackground(
+  depth: number,
+  dir: string,
+  file: string,
+  artifacts: Pick<SemaphoreProverOptions, "artifactsDir" | "artifactsCache">,
+): boolean {
+  if (typeof Bun === "undefined") return false;
+  const script = fileURLToPath(new URL("./build-tables.ts", import.meta.url));
+  if (!existsSync(script)) return false;
+  const marker = `${file}.building`;
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    if (existsSync(marker) && Date.now() - statSync(marker).mtimeMs < BUILDER_MARKER_MS) return true;
+    rmSync(marker, { force: true });
+    closeSync(openSync(marker, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600));
+  } catch {
+    return false; // another process took the marker first, or the directory cannot be written
+  }
+  // The builder reads the files from where this process found them: the directory, the package, or the cache a download filled.
+  const cache = artifacts.artifactsCache === false ? "-" : (artifacts.artifactsCache ?? "");
+  const child = Bun.spawn([process.execPath, script, String(depth), dir, marker, artifacts.artifactsDir ?? "", cache], {
+    stdin: "ignore",
+    stdout: "ignore",
+    stderr: "ignore",
+    detached: true,
+  });
+  try {
+    setPriority(child.pid, 10); // behind the agent's own work
+  } catch {
+    // not permitted here: it runs at the same priority
+  }
+  child.unref();
+  return true;
+}
 
 /** The prover for `depth`, built from the checked artifacts on first use. @internal (not in the packages' declarations) */
 export function semaphoreProver(depth: number, options: SemaphoreProverOptions = {}): Promise<Prover> {
   const tables = tableOptions(options.precompute, options.tableCache);
   const key = `${depth}:${tables.precompute}`;
-  let prover = provers.get(key);
-  if (!prover) {
-    prover = loadSemaphoreArtifacts(depth, {
+  let held = provers.get(key);
+  // A prover made without tables while they were built elsewhere: once they are written, load them.
+  if (held?.tables !== undefined && existsSync(held.tables)) {
+    provers.delete(key);
+    held = undefined;
+  }
+  if (!held) {
+    const entry = {} as { prover: Promise<Prover>; tables?: string };
+    entry.prover = loadSemaphoreArtifacts(depth, {
       dir: options.artifactsDir,
       ...options.artifactsService,
       cacheDir: options.artifactsCache,
-    }).then((a) => createProver({ zkey: a.zkey, wasm: a.wasm }, { ...tables, threads: proverThreads(options.threads, "cores") }));
-    provers.set(key, prover);
+    }).then(async (a) => {
+      const threads = proverThreads(options.threads, "cores");
+      if (tables.tableCache !== undefined && options.waitForTables !== true) {
+        const file = await cachedTablesPath(a.zkey, tables.tableCache);
+        if (!existsSync(file) && buildTablesInBackground(depth, tables.tableCache, file, options)) {
+          entry.tables = file;
+          return createProver({ zkey: a.zkey, wasm: a.wasm }, { precompute: false });
+        }
+      }
+      return createProver({ zkey: a.zkey, wasm: a.wasm }, { ...tables, threads });
+    });
+    provers.set(key, entry);
     // A failed load is not kept: the next call reads the files again.
-    prover.catch(() => provers.delete(key));
+    entry.prover.catch(() => provers.delete(key));
+    held = entry;
   }
-  return prover;
+  return held.prover;
 }

@@ -156,3 +156,18 @@ export function tableChoice(values: { "table-cache"?: string; "no-table-cache"?:
   if (values["table-cache"] === "") throw new UsageError("--table-cache needs a directory");
   return { precompute: true, tableCache: values["table-cache"], threads };
 }
+
+/** The option every command that may prove for a group takes: the anonymity floor (src/agent/group.ts, minAnonymity). */
+export const GROUP_OPTIONS = { "min-anonymity": { type: "string" } } as const;
+
+export const groupOptionsHelp = `  --min-anonymity N: refuse to prove for a group with fewer than N active
+  members at the root proved against (default 3: a proof from 1 or 2 members
+  names its member or narrows it to one of two).`;
+
+/** --min-anonymity as the SDK's minAnonymity (undefined: the SDK's default). */
+export function groupChoice(values: { "min-anonymity"?: string }): { minAnonymity?: number } {
+  const text = values["min-anonymity"];
+  if (text === undefined) return {};
+  if (!/^[1-9][0-9]{0,6}$/.test(text)) throw new UsageError("--min-anonymity must be a whole number of members, at least 1");
+  return { minAnonymity: Number(text) };
+}

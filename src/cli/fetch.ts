@@ -11,7 +11,21 @@ import {
 import { parseMaxAmount } from "../agent/checks";
 import { isValidSecret } from "../identity/commitment";
 import { parseFieldElement } from "../identity/field";
-import { inCliTerms, parse, shown, TABLE_OPTIONS, tableChoice, tableOptionsHelp, UsageError, warn, writeStdout, readStdin } from "./args";
+import {
+  GROUP_OPTIONS,
+  groupChoice,
+  groupOptionsHelp,
+  inCliTerms,
+  parse,
+  shown,
+  TABLE_OPTIONS,
+  tableChoice,
+  tableOptionsHelp,
+  UsageError,
+  warn,
+  writeStdout,
+  readStdin,
+} from "./args";
 import { EXIT_UNREACHABLE, unreachable } from "./unreachable";
 
 export const agentOptionsHelp = `  --action NAME
@@ -25,7 +39,7 @@ export const agentOptionsHelp = `  --action NAME
                how long each request (to the merchant, and to the zkagent
                service for circuits and members) may take; default 30`;
 
-export const fetchHelp = `zkagent fetch URL [-X METHOD] [-H 'Name: value']... [-d BODY] --identity FILE [--action NAME] [--max-amount AMOUNT --currency C] [--timeout SECONDS] [--trust URL]... [--allow-insecure-loopback] [--announce] [--unsigned] [--table-cache DIR | --no-table-cache] [--threads N]
+export const fetchHelp = `zkagent fetch URL [-X METHOD] [-H 'Name: value']... [-d BODY] --identity FILE [--action NAME] [--max-amount AMOUNT --currency C] [--timeout SECONDS] [--trust URL]... [--allow-insecure-loopback] [--announce] [--unsigned] [--min-anonymity N] [--table-cache DIR | --no-table-cache] [--threads N]
   A curl for agents: sends the request and answers a ZKAgent challenge
   (docs/http-auth.md) by itself: claims the identity's agent_id, proves for
   the challenge's nonce, action and exact context, signs it, repeats once.
@@ -51,6 +65,7 @@ export const fetchHelp = `zkagent fetch URL [-X METHOD] [-H 'Name: value']... [-
                every URL then learns the agent id)
   --unsigned   do not sign (the agent registered no signing_key)
 ${agentOptionsHelp}
+${groupOptionsHelp}
 ${tableOptionsHelp}`;
 
 /** The options of `zkagent fetch` and `zkagent mcp` that say what the agent agrees to prove, and how long it waits. */
@@ -143,6 +158,7 @@ export async function fetchCommand(argv: string[]): Promise<number> {
       announce: { type: "boolean" },
       unsigned: { type: "boolean" },
       ...AGENT_OPTIONS,
+      ...GROUP_OPTIONS,
       ...TABLE_OPTIONS,
     },
     true,
@@ -174,6 +190,7 @@ export async function fetchCommand(argv: string[]): Promise<number> {
     announce: values.announce,
     sign: !values.unsigned,
     ...agentChoice(values),
+    ...groupChoice(values),
     ...tableChoice(values),
   });
   let response: Response;

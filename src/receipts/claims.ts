@@ -5,7 +5,7 @@
 // deterministic, the same key then gives the same JWS byte for byte.
 //
 // docs/receipts.md documents each claim; keep the two in step.
-import { sessionSubject } from "../modules/challenges/lifecycle";
+import { sessionSubject } from "../identity/subject";
 import type { ChallengeRecord, StoredStatus } from "../store/interface";
 
 /** The protected header's `typ`: what this JWS is, so it cannot pass for another token. */

@@ -3,7 +3,7 @@
 // ({type, timestamp, data}); `data` holds the decision's fields as the status
 // endpoint reports them (its subject named by sessionSubject), the context the
 // proof bound, and the signed receipt the proof answer carried.
-import { sessionSubject } from "../modules/challenges/lifecycle";
+import { sessionSubject } from "../identity/subject";
 import type { ChallengeRecord } from "../store/interface";
 
 /**

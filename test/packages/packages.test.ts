@@ -132,7 +132,7 @@ import { bodyFields } from "@zkagent/merchant";
 import { zkagent, zkagentSession } from "@zkagent/merchant/express";
 
 const app = express();
-app.post("/orders", zkagent({ url: process.env.ZKAGENT_URL, apiKey: process.env.ZKAGENT_API_KEY, action: "purchase", context: bodyFields(["amount", "currency"]) }), (req, res) => {
+app.post("/orders", zkagent({ url: process.env.ZKAGENT_URL, apiKey: process.env.ZKAGENT_API_KEY, action: "purchase", context: bodyFields(["amount", "currency"]), groups: ["household"] }), (req, res) => {
   const session = zkagentSession(res);
   res.status(201).json({ agent: session.agent_id, group: session.group_id ?? null, amount: req.body.amount });
 });

@@ -2,6 +2,7 @@
 // their states"). The store keeps pending,
 // verified and failed; `expired` is derived from the clock, so a pending
 // challenge past its lifetime reads as expired whether or not anything ran.
+import { sessionSubject } from "../../identity/subject";
 import type { ChallengeRecord } from "../../store/interface";
 
 export const CHALLENGE_LIFETIME_MS = 300_000;
@@ -22,29 +23,6 @@ export function sessionStatus(challenge: Pick<ChallengeRecord, "status" | "expir
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
-
-/** Whom a session is about, as every answer, receipt and webhook event names it. */
-export type SessionSubject =
-  | { agent_id: string }
-  | {
-      /** The pseudonym, or "" while no proof gave one: clients written for agent sessions keep reading a string. */
-      agent_id: string;
-      group_id: string;
-      /** The proof's nullifier (this member at this platform); null until a proof was read that far. */
-      pseudonym: string | null;
-    };
-
-/**
- * The one rule that names a session's subject: an agent session's agent id;
- * for a group session the group and the member's pseudonym, never its
- * commitment (the proof answer, the status, the receipt's `sub` and the
- * webhook events all take it from here).
- */
-export function sessionSubject(challenge: Pick<ChallengeRecord, "agentId" | "groupId" | "evidence">): SessionSubject {
-  if (!challenge.groupId) return { agent_id: challenge.agentId };
-  const pseudonym = challenge.evidence?.group?.pseudonym ?? null;
-  return { agent_id: pseudonym ?? "", group_id: challenge.groupId, pseudonym };
-}
 
 export function sessionView(challenge: ChallengeRecord, now: number) {
   const verified = challenge.status === "verified";
