@@ -30,14 +30,14 @@ let pairWords: BigUint64Array | undefined;
 
 function load(): PoseidonExports | null {
   try {
-    const instance = new WebAssembly.Instance(proverModuleSync(), {
+    const made = new WebAssembly.Instance(proverModuleSync(), {
       env: {
         abort() {
           throw new Error("build/prover.wasm aborted in Poseidon");
         },
       },
     });
-    const exports = instance.exports as unknown as PoseidonExports;
+    const exports = made.exports as unknown as PoseidonExports;
     if (typeof exports.poseidonHash !== "function" || typeof exports.poseidonLevel !== "function") return null;
     return exports;
   } catch {
@@ -45,14 +45,14 @@ function load(): PoseidonExports | null {
   }
 }
 
-function module(): PoseidonExports | null {
+function instance(): PoseidonExports | null {
   if (wasm === undefined) wasm = load();
   return wasm;
 }
 
 /** Which implementation poseidon2 uses in this thread: the project's WebAssembly, or poseidon-lite when the module could not be loaded. */
 export function poseidonBackend(): "wasm" | "poseidon-lite" {
-  return module() ? "wasm" : "poseidon-lite";
+  return instance() ? "wasm" : "poseidon-lite";
 }
 
 const reduce = (x: bigint): bigint => (x >= 0n && x < R ? x : ((x % R) + R) % R);
@@ -74,7 +74,7 @@ function wordsAt(w: PoseidonExports, nodes: number): BigUint64Array {
 
 /** Poseidon(a, b) over BN254's scalar field, as poseidon-lite's poseidon2([a, b]) and Semaphore's trees compute it. */
 export function poseidon2(a: bigint, b: bigint): bigint {
-  const w = module();
+  const w = instance();
   if (!w) return litePoseidon2([a, b]);
   let words = pairWords;
   // poseidonLevel, the only other user of the buffer, drops pairWords (it may move the buffer).
@@ -92,7 +92,7 @@ export function poseidon2(a: bigint, b: bigint): bigint {
  */
 export function poseidonLevel(nodes: readonly bigint[], chunk = LEVEL_CHUNK): bigint[] {
   if (!Number.isInteger(chunk) || chunk < 2 || chunk % 2 !== 0) throw new RangeError("poseidonLevel: the chunk must be an even number ≥ 2");
-  const w = module();
+  const w = instance();
   const parents: bigint[] = [];
   if (!w) {
     for (let i = 0; i + 1 < nodes.length; i += 2) parents.push(litePoseidon2([nodes[i]!, nodes[i + 1]!]));
@@ -137,7 +137,7 @@ export function poseidonLevelBytes(nodes: Uint8Array, chunk = LEVEL_CHUNK): Uint
   if (!Number.isInteger(chunk) || chunk < 2 || chunk % 2 !== 0) throw new RangeError("poseidonLevelBytes: the chunk must be an even number ≥ 2");
   const count = nodes.length / NODE_BYTES;
   const parents = new Uint8Array(Math.ceil(count / 2) * NODE_BYTES);
-  const w = module();
+  const w = instance();
   if (!w) {
     for (let p = 0; 2 * p < count; p++) {
       const left = 2 * p * NODE_BYTES;
