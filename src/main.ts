@@ -1,4 +1,6 @@
 // Start-up: config (read once) → store → verifier → createApp(deps).listen().
+import { GroupTrees } from "./groups/cache";
+import { ThreadTreeCache } from "./groups/thread";
 import { createApp } from "./app";
 import { CircuitRegistry, rebuildCircuitListings, SHIPPED_CIRCUIT_ID, seedShippedCircuit, setupOf } from "./circuits/registry";
 import { systemClock } from "./clock";
@@ -139,7 +141,18 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     logger,
     metrics,
     lifecycle,
-    limits: { maxPendingPerKey: config.maxPendingPerKey, defaultAgentRateLimit: config.defaultAgentRateLimit, maxAgentsPerKey: config.maxAgentsPerKey },
+    // Group trees hashed on a thread of their own (issue 32), within GROUP_TREE_CACHE_MB.
+    groups:
+      config.groupTreeThread === "on" ? await ThreadTreeCache.start(config.groupTreeCacheMb * 2 ** 20) : new GroupTrees(config.groupTreeCacheMb * 2 ** 20),
+    limits: {
+      maxPendingPerKey: config.maxPendingPerKey,
+      defaultAgentRateLimit: config.defaultAgentRateLimit,
+      maxAgentsPerKey: config.maxAgentsPerKey,
+      groupMaxPerKey: config.groupMaxPerKey,
+      groupMaxMembers: config.groupMaxMembers,
+      groupAdditionsInFlight: config.groupAdditionsInFlight,
+      membersReadsPerMinute: config.membersReadsPerMinute,
+    },
     metricsToken: config.metricsToken || undefined,
     publicUrl: config.publicUrl || undefined,
     webhooks: { allowPrivate: config.webhooksAllowPrivate === "true" },

@@ -5,7 +5,8 @@ import { nonNegativeInteger, parse, printJson, say } from "./args";
 export const auditHelp = `zkagent audit [--key ID] [--after SEQ] [--limit N] [--json]
   Exports the append-only audit trail as JSON lines on stdout, oldest first:
   every challenge created and every verification decided, with key id, agent,
-  action, result, reason, request id and time. API keys and secrets are never
+  action, result, reason, request id and time; every group member added or
+  removed, with key id, group id, commitment, request id and time. API keys and secrets are never
   in it. Page with --after (the last "seq" seen); --limit defaults to all.
   --json: one JSON object instead, {"entries": [...], "last_seq": N|null}
   (last_seq: the --after of the next page; null when there were none).`;
@@ -37,6 +38,7 @@ export async function auditCommand(argv: string[], config: Config): Promise<numb
           result: entry.result,
           reason: entry.reason,
           request_id: entry.requestId,
+          ...(entry.groupId === null ? {} : { group_id: entry.groupId, commitment: entry.commitment }),
         });
       }
       if (entries.length === 0) break;
