@@ -26,9 +26,9 @@ export const WORDS_SIZE: usize = 32;
 export const WORD_BYTES: usize = 8;
 const LIMBS: usize = 9;
 
-/** Stores the normalised limbs r0..r8 (value < 2r) reduced into [0, r). */
+/** Stores the normalised limbs r0..r8 (value < 2r) reduced into [0, r). Exported for poseidon.ts's two-lane product. */
 // @ts-ignore: decorator
-@inline function frStoreReduced(
+@inline export function frStoreReduced(
   out: usize,
   r0: u64, r1: u64, r2: u64, r3: u64, r4: u64, r5: u64, r6: u64, r7: u64, r8: u64,
 ): void {

@@ -12,13 +12,13 @@
 //
 // Nothing here trusts what it holds: the path a proof uses is hashed up to the
 // root it is proved against (verifyPath) before any proof is made.
-import { poseidon2 } from "poseidon-lite/poseidon2";
+import { poseidon2, poseidonLevelBytes } from "../groups/poseidon";
 
 export const NODE_BYTES = 32;
 
 /** Poseidon over two inputs: the Semaphore v4 tree's hash (the same as src/groups/tree.ts's semaphoreTree). */
 export type PairHash = (left: bigint, right: bigint) => bigint;
-export const poseidonPair: PairHash = (left, right) => poseidon2([left, right]);
+export const poseidonPair: PairHash = poseidon2;
 
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 
@@ -74,6 +74,12 @@ export interface MerklePath {
  */
 export function buildLevels(leaves: Uint8Array, count: number, upTo: number, hash: PairHash = poseidonPair): Uint8Array[] {
   const levels: Uint8Array[] = [];
+  if (hash === poseidonPair) {
+    // The tree's own hash: a whole level per call into the WebAssembly module, the nodes never turned into numbers.
+    let level = leaves.subarray(0, levelCount(count, 0) * NODE_BYTES);
+    for (let i = 1; i <= upTo; i++) levels.push((level = poseidonLevelBytes(level)));
+    return levels;
+  }
   let below = leaves;
   for (let level = 1; level <= upTo; level++) {
     const childCount = levelCount(count, level - 1);

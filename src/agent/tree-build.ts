@@ -1,4 +1,4 @@
-// A group's first sync hashes every leaf once (n − 1 Poseidon hashes: ≈ 0.2 ms
+// A group's first sync hashes every leaf once (n − 1 Poseidon hashes: ≈ 0.05 ms
 // each on one core here, docs/performance.md): the bulk of the first proof in
 // a large group. The tree splits into aligned subtrees that need nothing of
 // each other below their own roots, so each share is hashed on its own thread

@@ -17,15 +17,41 @@
 // changed since (catchUp), then applies itself. A process that never changes
 // a group never builds its tree; one that is behind replays what it missed.
 import { LeanIMT } from "@zk-kit/lean-imt";
-import { poseidon2 } from "poseidon-lite/poseidon2";
 import { FIELD_ORDER_R as R } from "../identity/field";
+import { poseidon2, poseidonLevel } from "./poseidon";
 
 /**
  * A Semaphore v4 tree (lean-imt with Poseidon over two inputs) over `leaves`:
  * the one construction the service's group trees and the agent's rebuilt
- * trees share, so both compute the same roots.
+ * trees share, so both compute the same roots. The hash is the project's
+ * WebAssembly Poseidon (./poseidon.ts; poseidon-lite where it cannot load).
  */
-export const semaphoreTree = (leaves: bigint[] = []): LeanIMT<bigint> => new LeanIMT<bigint>((a, b) => poseidon2([a, b]), leaves);
+export function semaphoreTree(leaves: readonly bigint[] = []): LeanIMT<bigint> {
+  const tree = new LeanIMT<bigint>(poseidon2);
+  if (leaves.length > 0) appendLeaves(tree, leaves);
+  return tree;
+}
+
+/**
+ * LeanIMT 2.2.5's insertMany (the same levels, the same nodes), with each
+ * level's new parents hashed by one poseidonLevel call instead of one hash
+ * call per pair: a large batch or a whole tree is most of its hashing.
+ */
+export function appendLeaves(tree: LeanIMT<bigint>, leaves: readonly bigint[]): void {
+  if (leaves.length === 0) return;
+  const levels = levelsOf(tree);
+  // From the parent of the first new leaf's left sibling upwards, as insertMany recomputes.
+  let start = tree.size >> 1;
+  levels[0] = levels[0]!.concat(leaves);
+  const grow = Math.ceil(Math.log2(levels[0].length)) - (levels.length - 1);
+  for (let i = 0; i < grow; i++) levels.push([]);
+  for (let level = 0; level < levels.length - 1; level++) {
+    const parents = poseidonLevel(levels[level]!.slice(2 * start));
+    const above = levels[level + 1]!;
+    for (let i = 0; i < parents.length; i++) above[start + i] = parents[i]!;
+    start >>= 1;
+  }
+}
 
 /** One leaf as the store keeps it: its index and its value (decimal; "0" once removed). */
 export interface Leaf {
@@ -99,7 +125,10 @@ export class GroupTree {
     let appended: Leaf[] = [];
     const flush = () => {
       if (appended.length === 0) return;
-      this.tree.insertMany(appended.map((leaf) => BigInt(leaf.value)));
+      appendLeaves(
+        this.tree,
+        appended.map((leaf) => BigInt(leaf.value)),
+      );
       for (const leaf of appended) {
         this.values.push(leaf.value);
         if (leaf.value !== REMOVED_LEAF) this.at.set(leaf.value, leaf.index);

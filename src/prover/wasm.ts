@@ -9,6 +9,7 @@
 // as src/verifier/wasm.ts does for the verifier.
 
 import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { instantiate } from "@assemblyscript/loader";
@@ -41,6 +42,11 @@ export type ProverExports = {
   msmRemote(set: number, lo: number, hi: number): number;
   msmResultIn(set: number, add: number): number;
   basesCount(set: number): number;
+  // Poseidon over two inputs (assembly/poseidon.ts), for the group trees (src/groups/poseidon.ts).
+  /** io: a ‖ b (32-byte little-endian, < r) → H(a, b); 0, or −1 when an input is ≥ r. */
+  poseidonHash(): number;
+  /** io: n nodes → their ⌈n/2⌉ parents (a lone last node carried up); the parent count, or −1 when a node is ≥ r. */
+  poseidonLevel(n: number): number;
 };
 
 /** The test build's extra exports (assembly/prover-testing.ts). */
@@ -75,6 +81,16 @@ async function wasmBytes(): Promise<Uint8Array> {
 }
 
 let modulePromise: Promise<WebAssembly.Module> | undefined;
+
+/**
+ * The production module compiled synchronously from the file as it stands
+ * (no rebuild when stale), for a caller that cannot wait: the group trees'
+ * Poseidon (src/groups/poseidon.ts), whose hash function LeanIMT calls
+ * synchronously. Each call compiles again; that caller keeps its instance.
+ */
+export function proverModuleSync(): WebAssembly.Module {
+  return new WebAssembly.Module(readFileSync(filePath(proverWasmPath)));
+}
 
 let digestPromise: Promise<string> | undefined;
 
