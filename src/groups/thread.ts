@@ -1,6 +1,7 @@
 // The group trees on a worker thread (thread-main.ts runs a GroupTrees):
-// applying a batch of 10,000 additions hashes for seconds (Poseidon in
-// poseidon-lite, ≈ 130 µs per hash here), and on the event loop that stalled
+// applying a batch of 10,000 additions hashes for seconds (the project's
+// WebAssembly Poseidon, src/groups/poseidon.ts, ≈ 50–80 µs per hash here),
+// and on the event loop that stalled
 // every other key's requests (issue 32: another key's challenge p99 4.9 s).
 // Here the event loop only sends the leaves and receives the new root and
 // nodes; the hashing runs on another core. One thread per process: the
