@@ -1,12 +1,12 @@
 // Start-up: config (read once) → store → verifier → createApp(deps).listen().
-import { GroupTrees } from "./groups/cache";
+import { GroupTrees, type TreeCache } from "./groups/cache";
 import { ThreadTreeCache } from "./groups/thread";
 import { createApp } from "./app";
 import { CircuitRegistry, rebuildCircuitListings, SHIPPED_CIRCUIT_ID, seedShippedCircuit, setupOf } from "./circuits/registry";
 import { systemClock } from "./clock";
 import type { Config } from "./config";
 import type { AppDeps } from "./deps";
-import { createLogger } from "./log";
+import { createLogger, type Logger } from "./log";
 import { IDEMPOTENCY_RETENTION_MS } from "./http/idempotency";
 import { Lifecycle } from "./lifecycle";
 import { RETENTION_MS } from "./modules/challenges/lifecycle";
@@ -141,9 +141,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     logger,
     metrics,
     lifecycle,
-    // Group trees hashed on a thread of their own (issue 32), within GROUP_TREE_CACHE_MB.
-    groups:
-      config.groupTreeThread === "on" ? await ThreadTreeCache.start(config.groupTreeCacheMb * 2 ** 20) : new GroupTrees(config.groupTreeCacheMb * 2 ** 20),
+    groups: await groupTrees(config, logger),
     limits: {
       maxPendingPerKey: config.maxPendingPerKey,
       defaultAgentRateLimit: config.defaultAgentRateLimit,
@@ -241,4 +239,21 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       logger.info("stopped");
     })());
   return { url, stop };
+}
+
+/**
+ * Group trees hashed on a thread of their own (issue 32), within
+ * GROUP_TREE_CACHE_MB. A thread that cannot start (a packaging without its
+ * module, a runtime without Workers) costs fairness, never the service: the
+ * trees are then hashed on the event loop, and the log says so.
+ */
+async function groupTrees(config: Config, logger: Logger): Promise<TreeCache> {
+  const budget = config.groupTreeCacheMb * 2 ** 20;
+  if (config.groupTreeThread !== "on") return new GroupTrees(budget);
+  try {
+    return await ThreadTreeCache.start(budget);
+  } catch (error) {
+    logger.warn("group trees hashed on the event loop: their thread did not start", { error: error instanceof Error ? error.message : String(error) });
+    return new GroupTrees(budget);
+  }
 }

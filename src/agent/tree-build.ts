@@ -7,13 +7,13 @@
 // is hashed on this one: the same tree, slower.
 import { availableParallelism } from "node:os";
 import { AgentTree, buildLevels, depthOf, levelCount, NODE_BYTES } from "./group-tree";
+import { threadModule } from "../thread-module";
 
 /** Below this many leaves a thread costs more to start than it saves. */
 export const PARALLEL_MIN_LEAVES = 1 << 14;
 
-const THREAD_MODULE = import.meta.url.endsWith("/agent/tree-build.ts")
-  ? new URL("./tree-thread.ts", import.meta.url).href
-  : new URL("./agent/tree-thread.ts", import.meta.url).href;
+/** The thread's module, wherever this code runs (src/thread-module.ts). */
+const THREAD_MODULE = threadModule(import.meta.url, "agent", "tree-build.ts", "tree-thread");
 
 /** A thread that has not loaded its module by then will not: its share is hashed on the calling thread. */
 const START_TIMEOUT_MS = 5_000;

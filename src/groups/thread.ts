@@ -10,11 +10,10 @@
 // other, and another key's change behind at most one of them.
 import type { Leaf } from "./tree";
 import { Queues, type TreeCache, type TreeChange, type TreePlan, type TreeSnapshot } from "./cache";
+import { threadModule } from "../thread-module";
 
-/** As src/verifier/thread.ts: from source this file's neighbour; bundled, under the binary's root. */
-const THREAD_MODULE = import.meta.url.endsWith("/groups/thread.ts")
-  ? new URL("./thread-main.ts", import.meta.url).href
-  : new URL("./groups/thread-main.ts", import.meta.url).href;
+/** The thread's module, wherever this code runs (src/thread-module.ts). */
+const THREAD_MODULE = threadModule(import.meta.url, "groups", "thread.ts", "thread-main");
 
 const START_TIMEOUT_MS = 30_000;
 

@@ -10,6 +10,7 @@
 
 import { pointSection, type Zkey } from "./zkey";
 import { BaseSet, type ProverExports } from "./wasm";
+import { threadModule } from "../thread-module";
 
 /** A range of one set's bases, lo..hi−1. */
 export interface Part {
@@ -138,15 +139,8 @@ export function helperInit(wasm: ProverExports, z: Zkey, parts: Part[]): HelperI
   return { nVars: z.nVars, nPublic: z.nPublic, domainLog: z.domainLog, header: z.headerPoints, sets, parts };
 }
 
-/**
- * The helper's module. Run from source, this file's URL is its own; bundled
- * into the binary (scripts/build.ts adds thread-main.ts as an entry point),
- * every module's URL is the binary's root, under which the entry points keep
- * their paths below src/.
- */
-const HELPER_MODULE = import.meta.url.endsWith("/prover/threads.ts")
-  ? new URL("./thread-main.ts", import.meta.url).href
-  : new URL("./prover/thread-main.ts", import.meta.url).href;
+/** The helper's module, wherever this code runs (src/thread-module.ts). */
+const HELPER_MODULE = threadModule(import.meta.url, "prover", "threads.ts", "thread-main");
 
 /** A helper that has not loaded its share by then will not: the prover goes on without it. */
 const START_TIMEOUT_MS = 20_000;

@@ -5,16 +5,10 @@
 import type { BatchItem, VerifyEngine } from "./batching";
 import { verificationKey } from "./circuit-key";
 import type { SnarkjsProof, SnarkjsVerificationKey, VerifyResult } from "./types";
+import { threadModule } from "../thread-module";
 
-/**
- * The thread's module. Run from source, this file's URL is its own; bundled
- * into the binary (scripts/build.ts adds thread-main.ts as a second entry
- * point), every module's URL is the binary's root, under which the entry
- * points keep their paths below src/.
- */
-const THREAD_MODULE = import.meta.url.endsWith("/verifier/thread.ts")
-  ? new URL("./thread-main.ts", import.meta.url).href
-  : new URL("./verifier/thread-main.ts", import.meta.url).href;
+/** The thread's module, wherever this code runs (src/thread-module.ts). */
+const THREAD_MODULE = threadModule(import.meta.url, "verifier", "thread.ts", "thread-main");
 
 /** A thread that has not loaded its verifier by then will not; start-up fails rather than hang. */
 const START_TIMEOUT_MS = 30_000;
