@@ -21,6 +21,8 @@
 import { canonicalJson, contextHash, type JsonObject } from "../identity/encoding";
 import { formatAuth, fromBase64url, parseAuth, toBase64url } from "../http-auth/scheme";
 import { type BoundRequest, boundRequest, challengedContext, isJsonType } from "../http-auth/statement";
+import { hasSignature } from "../web-bot-auth/verify";
+import { type SignatureOptions, type SignatureSession, signatureMode } from "./signatures";
 
 export type { JsonObject } from "../identity/encoding";
 
@@ -30,7 +32,26 @@ export interface RequestInput {
   body: unknown;
 }
 
-export interface GuardOptions {
+/**
+ * How a route lets agents in: "zkagent" (an agent's proof of intent, the
+ * challenge exchange), "group" (a group member's anonymous proof),
+ * "web-bot-auth" (a signature by an agent of an operator the merchant
+ * trusts: docs/http-auth.md, "Signed agents").
+ */
+export type GuardMode = "zkagent" | "group" | "web-bot-auth";
+
+/** The session a route's handler gets, by the modes it accepts: a signature's only when "web-bot-auth" is among them. */
+export type SessionOf<M extends GuardMode> = [M] extends ["web-bot-auth"]
+  ? SignatureSession
+  : "web-bot-auth" extends M
+    ? VerifiedSession | SignatureSession
+    : VerifiedSession;
+
+export interface GuardOptions<M extends GuardMode = "zkagent" | "group"> {
+  /** The modes this route admits. Default ["zkagent", "group"]. */
+  accept?: readonly M[];
+  /** The "web-bot-auth" mode's trust: required when `accept` names it. */
+  signatures?: SignatureOptions;
   /** The zkagent service, e.g. https://zkagent.example.com. */
   url: string;
   /** The merchant's API key for it. Sent only to `url`; never in a response. */
@@ -82,7 +103,9 @@ export interface VerifiedSession {
   receipt: string | null;
 }
 
-export type GuardResult = { ok: true; session: VerifiedSession } | { ok: false; response: Response };
+export type GuardResult<S = VerifiedSession> = { ok: true; session: S } | { ok: false; response: Response };
+
+export type { SignatureOptions, SignatureSession } from "./signatures";
 
 /** Thrown by a context or action function: the request cannot be challenged as it is (400, with this message). */
 export class BadRequest extends Error {}
@@ -105,8 +128,8 @@ export function bodyFields(names: string[], extra: JsonObject = {}): (input: Req
   };
 }
 
-export interface Guard {
-  verify(request: Request): Promise<GuardResult>;
+export interface Guard<S = VerifiedSession> {
+  verify(request: Request): Promise<GuardResult<S>>;
 }
 
 /** The claim an agent makes: which service field names it, from which auth-param. */
@@ -114,18 +137,28 @@ const CLAIMS = { agent: "agent_id", group: "group_id" } as const;
 
 const JSON_HEADERS = { "content-type": "application/json", "cache-control": "no-store" };
 
-function answer(status: number, body: Record<string, unknown>, challenge?: Record<string, string>): GuardResult {
+type Refusal = { ok: false; response: Response };
+
+function answer(status: number, body: Record<string, unknown>, challenge?: Record<string, string>): Refusal {
   const headers: Record<string, string> = { ...JSON_HEADERS };
   if (challenge) headers["www-authenticate"] = formatAuth(challenge);
   return { ok: false, response: new Response(JSON.stringify(body), { status, headers }) };
 }
 
-const refuse = (status: number, error: string, reason: string, extra: Record<string, unknown> = {}) => answer(status, { error, reason, ...extra });
+const refuse = (status: number, error: string, reason: string, extra: Record<string, unknown> = {}): Refusal => answer(status, { error, reason, ...extra });
 
 /** A service answer that could not be used: the merchant's problem, not the agent's (no detail leaves). */
 class Unavailable extends Error {}
 
-export function zkagentGuard(options: GuardOptions): Guard {
+export function zkagentGuard<const M extends GuardMode = "zkagent" | "group">(options: GuardOptions<M>): Guard<SessionOf<M>> {
+  const accepted = new Set<GuardMode>(options.accept ?? ["zkagent", "group"]);
+  if (accepted.size === 0) throw new TypeError("accept must name at least one mode");
+  const proofs = accepted.has("zkagent") || accepted.has("group");
+  let signatures: ReturnType<typeof signatureMode> | null = null;
+  if (accepted.has("web-bot-auth")) {
+    if (!options.signatures) throw new TypeError('accept names "web-bot-auth": give signatures.signatureAgents, the operators trusted');
+    signatures = signatureMode(options.signatures);
+  }
   const base = options.url.replace(/\/+$/, "");
   const publicBase = (options.publicUrl ?? options.url).replace(/\/+$/, "");
   const realm = options.realm ?? "zkagent";
@@ -201,7 +234,27 @@ export function zkagentGuard(options: GuardOptions): Guard {
     );
   }
 
-  async function verify(request: Request): Promise<GuardResult> {
+  /**
+   * A signed request on a route that admits signatures is judged by its
+   * signature. Refused, it may still come in by a proof when the route admits
+   * proofs and the request carries ZKAgent credentials; without them, the 401
+   * names the signature's reason and offers the ZKAgent challenge.
+   */
+  async function verify(request: Request): Promise<GuardResult<VerifiedSession | SignatureSession>> {
+    if (signatures && hasSignature(request)) {
+      const outcome = await signatures(request, boundRequest(request.method, request.url, options.origin));
+      if (outcome.ok) return { ok: true, session: outcome.session };
+      if (!proofs || request.headers.get("authorization") === null)
+        return answer(401, { error: "Signature refused", reason: outcome.reason, message: outcome.message }, proofs ? { realm } : undefined);
+    }
+    if (!proofs)
+      return refuse(401, "Signature required", "signature_required", {
+        message: "sign the request (Web Bot Auth, RFC 9421) as an agent of an operator this server trusts",
+      });
+    return verifyProof(request);
+  }
+
+  async function verifyProof(request: Request): Promise<GuardResult> {
     const header = request.headers.get("authorization");
     const all = header === null ? [] : parseAuth(header);
     if (all === null || all.length > 1)
@@ -223,6 +276,9 @@ export function zkagentGuard(options: GuardOptions): Guard {
     if (claims.length > 1) return refuse(400, "Invalid ZKAgent credentials", "invalid_credentials", { message: "claim an agent or a group, not both" });
     if (challengeId === undefined && claims.length === 0)
       return refuse(400, "Invalid ZKAgent credentials", "invalid_credentials", { message: "credentials need agent, group or challenge_id" });
+    const mode = claims[0] === "group" ? "group" : "zkagent";
+    if (claims.length === 1 && !accepted.has(mode))
+      return refuse(403, "Claim not accepted", "claim_not_accepted", { message: `this resource does not accept a ${claims[0]} claim` });
 
     let derived: Awaited<ReturnType<typeof derive>>;
     try {
@@ -311,7 +367,8 @@ export function zkagentGuard(options: GuardOptions): Guard {
   return {
     async verify(request) {
       try {
-        return await verify(request);
+        // The union narrows to SessionOf<M>: a signature's session only comes from a route that accepts "web-bot-auth".
+        return (await verify(request)) as GuardResult<SessionOf<M>>;
       } catch {
         // A context function that threw, a bug: no detail leaves (no stack in any answer).
         return refuse(500, "Internal server error", "internal_error");
