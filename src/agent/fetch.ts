@@ -15,6 +15,7 @@ import type { JsonObject } from "../identity/encoding";
 import { CircuitSourceError, type LoadedCircuit, loadCircuit } from "./circuit";
 import { parseGroupChallenge, proveGroupChallenge } from "./group";
 import { prove, sign } from "./index";
+import { type RequestSigner, requestSigner } from "../web-bot-auth/sign";
 
 /**
  * What the agent proves with: the JSON `zkagent identity new --json` prints
@@ -84,6 +85,13 @@ export interface AgentFetchOptions {
   threads?: number;
   /** The fetch underneath (default the global one). */
   fetch?: (request: Request) => Response | Promise<Response>;
+  /**
+   * Sign every request sent (each retry afresh) the Web Bot Auth way with the
+   * identity's Ed25519 key, naming this origin (the operator's, whose
+   * /.well-known/http-message-signatures-directory lists the key: see
+   * directoryResponse). Needs signing_key and signing_secret.
+   */
+  signatureAgent?: string;
 }
 
 /** A challenge that cannot be answered: malformed, or a circuit the agent does not trust. */
@@ -205,6 +213,10 @@ export async function answerChallenge(challenge: ZkAgentChallenge, options: Agen
 /** A fetch that answers ZKAgent challenges with `options.identity`. */
 export function zkagentFetch(options: AgentFetchOptions) {
   const send = options.fetch ?? ((request: Request) => fetch(request));
+  let signer: Promise<RequestSigner> | undefined;
+  const signatureAgent = options.signatureAgent;
+  const signed = async (request: Request): Promise<Request> =>
+    signatureAgent === undefined ? request : (await (signer ??= requestSigner(options.identity, signatureAgent))).sign(request);
   return async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     const original = new Request(input, init);
     // Buffered once: the same bytes go out on every attempt.
@@ -212,7 +224,7 @@ export function zkagentFetch(options: AgentFetchOptions) {
     const attempt = async (authorization?: string): Promise<Response> => {
       const headers = new Headers(original.headers);
       if (authorization !== undefined) headers.set("authorization", authorization);
-      return send(new Request(original, { headers, body }));
+      return send(await signed(new Request(original, { headers, body })));
     };
     let response = await attempt(options.announce ? formatAuth(claimOf(options.identity)) : undefined);
     let challenge = readChallenge(response);

@@ -165,6 +165,17 @@ export {
   type SemaphoreProof,
 } from "./group";
 export { createPrincipal, type PrincipalKeyPair, signMandate, type SignMandateRequest } from "./mandate";
+// Web Bot Auth for operators: sign agents' requests, publish their key directory (docs/http-auth.md, "Signed agents").
+export {
+  DIRECTORY_PATH,
+  DIRECTORY_TYPE,
+  directoryResponse,
+  type KeyDirectory,
+  keyDirectory,
+  keyIdOf,
+  type RequestSigner,
+  requestSigner,
+} from "../web-bot-auth";
 
 export {
   type AgentFetchOptions,

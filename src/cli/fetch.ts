@@ -4,7 +4,7 @@ import { isValidSecret } from "../identity/commitment";
 import { parseFieldElement } from "../identity/field";
 import { parse, shown, TABLE_OPTIONS, tableChoice, tableOptionsHelp, UsageError, warn, writeStdout } from "./args";
 
-export const fetchHelp = `zkagent fetch URL [-X METHOD] [-H 'Name: value']... [-d BODY] --identity FILE [--trust URL]... [--allow-insecure-loopback] [--announce] [--unsigned] [--table-cache DIR | --no-table-cache] [--threads N]
+export const fetchHelp = `zkagent fetch URL [-X METHOD] [-H 'Name: value']... [-d BODY] --identity FILE [--trust URL]... [--allow-insecure-loopback] [--announce] [--unsigned] [--signature-agent ORIGIN] [--table-cache DIR | --no-table-cache] [--threads N]
   A curl for agents: sends the request and answers a ZKAgent challenge
   (docs/http-auth.md) by itself: claims the identity's agent_id, proves for
   the challenge's nonce, action and exact context, signs it, repeats once.
@@ -24,6 +24,10 @@ export const fetchHelp = `zkagent fetch URL [-X METHOD] [-H 'Name: value']... [-
   --announce   claim the agent on the first request (one round trip fewer;
                every URL then learns the agent id)
   --unsigned   do not sign (the agent registered no signing_key)
+  --signature-agent ORIGIN
+               also sign every request sent (Web Bot Auth, RFC 9421) with the
+               identity's Ed25519 key, naming ORIGIN, the operator whose key
+               directory lists it (\`zkagent directory\`)
 ${tableOptionsHelp}`;
 
 /** The identity file: secrets are read here and never printed, even in an error. */
@@ -54,6 +58,17 @@ export function readIdentityFile(path: string): FetchIdentity {
   return { ...common, secret: secret!, signing_key: text("signing_key"), signing_secret: text("signing_secret") };
 }
 
+/** `--signature-agent ORIGIN`: an http(s) origin, and an identity that can sign. */
+export function signatureAgentOption(value: string | undefined, identity: FetchIdentity): { signatureAgent?: string } {
+  if (value === undefined) return {};
+  const url = httpUrl(value);
+  if (url.pathname !== "/" || url.search !== "" || url.hash !== "")
+    throw new UsageError(`--signature-agent must be an origin (https://host[:port]), not ${value}`);
+  if (!identity.signing_key || !identity.signing_secret)
+    throw new UsageError("--signature-agent: the identity has no signing_key and signing_secret to sign with");
+  return { signatureAgent: url.origin };
+}
+
 /** http(s) only: a confused caller must not make the agent read file: or data: URLs. */
 export function httpUrl(text: string): URL {
   if (!URL.canParse(text)) throw new UsageError(`not a URL: ${text}`);
@@ -75,6 +90,7 @@ export async function fetchCommand(argv: string[]): Promise<number> {
       "cache-dir": { type: "string" },
       announce: { type: "boolean" },
       unsigned: { type: "boolean" },
+      "signature-agent": { type: "string" },
       ...TABLE_OPTIONS,
     },
     true,
@@ -99,6 +115,7 @@ export async function fetchCommand(argv: string[]): Promise<number> {
   const method = values.request ?? (body === undefined ? "GET" : "POST");
   for (const service of values.trust ?? []) httpUrl(service);
   const send = zkagentFetch({
+    ...signatureAgentOption(values["signature-agent"], identity),
     identity,
     trustedServices: values.trust,
     allowInsecureLoopback: values["allow-insecure-loopback"] === true,

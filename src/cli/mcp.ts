@@ -10,9 +10,9 @@
 // ever echo them. Standard output is the protocol's; nothing else is written
 // there.
 import { parse, say, TABLE_OPTIONS, tableChoice, tableOptionsHelp, UsageError } from "./args";
-import { httpUrl, readIdentityFile } from "./fetch";
+import { httpUrl, readIdentityFile, signatureAgentOption } from "./fetch";
 
-export const mcpHelp = `zkagent mcp --identity FILE [--trust URL]... [--allow-insecure-loopback] [--unsigned] [--table-cache DIR | --no-table-cache] [--threads N]
+export const mcpHelp = `zkagent mcp --identity FILE [--trust URL]... [--allow-insecure-loopback] [--unsigned] [--signature-agent ORIGIN] [--table-cache DIR | --no-table-cache] [--threads N]
   An MCP server on standard input and output (the official MCP SDK) for
   agent runtimes, acting as the agent in FILE (the JSON that \`zkagent
   identity new --json\` prints with "agent_id" added). Tools:
@@ -21,7 +21,8 @@ export const mcpHelp = `zkagent mcp --identity FILE [--trust URL]... [--allow-in
                        answering ZKAgent challenges as \`zkagent fetch\` does
     zkagent_prove      {challenge} → the Authorization value for it
   Secrets are read from FILE only; no tool takes a path or returns a secret.
-  --trust, --allow-insecure-loopback and --unsigned as for \`zkagent fetch\`.
+  --trust, --allow-insecure-loopback, --unsigned and --signature-agent
+  (sign every request zkagent_fetch sends, Web Bot Auth) as for \`zkagent fetch\`.
 ${tableOptionsHelp}`;
 
 export async function mcpCommand(argv: string[]): Promise<number> {
@@ -33,6 +34,7 @@ export async function mcpCommand(argv: string[]): Promise<number> {
       "allow-insecure-loopback": { type: "boolean" },
       "cache-dir": { type: "string" },
       unsigned: { type: "boolean" },
+      "signature-agent": { type: "string" },
       ...TABLE_OPTIONS,
     },
     true,
@@ -44,6 +46,7 @@ export async function mcpCommand(argv: string[]): Promise<number> {
   for (const service of values.trust ?? []) httpUrl(service);
   const options = {
     identity,
+    ...signatureAgentOption(values["signature-agent"], identity),
     trustedServices: values.trust,
     allowInsecureLoopback: values["allow-insecure-loopback"] === true,
     cacheDir: values["cache-dir"],
