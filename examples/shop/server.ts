@@ -4,7 +4,18 @@
 // amount, currency and merchant, and the order is made from what the proof
 // bound (the session's context), never from the body read again.
 //
-//   PORT=8080 ZKAGENT_URL=http://127.0.0.1:3000 ZKAGENT_API_KEY=zka_… bun examples/shop/server.ts
+// GET /catalog admits any of the three modes (docs/http-auth.md): a signed
+// agent of an operator listed in ZKAGENT_SIGNATURE_AGENTS (Web Bot Auth), an
+// agent's proof, or a group member's; it answers the products and who was
+// verified. Browsing needs no intent; ordering does, so POST /orders still
+// takes a proof only.
+//
+//   PORT=8080 ZKAGENT_URL=http://127.0.0.1:3000 ZKAGENT_API_KEY=zka_… \
+//   ZKAGENT_SIGNATURE_AGENTS=https://agents.operator.example bun examples/shop/server.ts
+//
+// ZKAGENT_SIGNATURE_AGENTS: the operators' origins, comma-separated.
+// ZKAGENT_ALLOW_INSECURE_LOOPBACK=1: read their directories over http from
+// this machine (development, tests).
 import { randomUUID } from "node:crypto";
 import { Hono } from "hono";
 import { BadRequest } from "zkagent/merchant";
@@ -21,8 +32,43 @@ function env(name: string): string {
   return value;
 }
 
-export function createShop(options: { zkagentUrl: string; apiKey: string }) {
+const PRODUCTS = [
+  { sku: "tea-001", name: "Sencha, 100 g", price: "12.50", currency: "EUR" },
+  { sku: "cup-002", name: "Stoneware cup", price: "18.00", currency: "EUR" },
+];
+
+export interface ShopOptions {
+  zkagentUrl: string;
+  apiKey: string;
+  /** The operators whose signed agents may browse the catalog. */
+  signatureAgents?: string[];
+  allowInsecureLoopback?: boolean;
+}
+
+export function createShop(options: ShopOptions) {
   const app = new Hono();
+  app.get(
+    "/catalog",
+    zkagent({
+      url: options.zkagentUrl,
+      apiKey: options.apiKey,
+      realm: MERCHANT,
+      action: "browse",
+      accept: ["web-bot-auth", "zkagent", "group"],
+      signatures: { signatureAgents: options.signatureAgents ?? [], allowInsecureLoopback: options.allowInsecureLoopback },
+    }),
+    (c) => {
+      const session = c.get("zkagent");
+      // Who was verified: the operator (and its key) for a signature; the agent, or the group and pseudonym, for a proof.
+      const verified =
+        "signature_agent" in session
+          ? { scheme: session.scheme, signature_agent: session.signature_agent, keyid: session.keyid }
+          : session.group_id !== undefined
+            ? { scheme: "group", group_id: session.group_id, pseudonym: session.pseudonym }
+            : { scheme: "zkagent", agent_id: session.agent_id };
+      return c.json({ products: PRODUCTS, verified });
+    },
+  );
   app.post(
     "/orders",
     zkagent({
@@ -52,7 +98,21 @@ export function createShop(options: { zkagentUrl: string; apiKey: string }) {
 }
 
 if (import.meta.main) {
-  const app = createShop({ zkagentUrl: env("ZKAGENT_URL"), apiKey: env("ZKAGENT_API_KEY") });
+  let app: ReturnType<typeof createShop>;
+  try {
+    app = createShop({
+      zkagentUrl: env("ZKAGENT_URL"),
+      apiKey: env("ZKAGENT_API_KEY"),
+      signatureAgents: (process.env.ZKAGENT_SIGNATURE_AGENTS ?? "")
+        .split(",")
+        .map((origin) => origin.trim())
+        .filter((origin) => origin !== ""),
+      allowInsecureLoopback: ["1", "true"].includes(process.env.ZKAGENT_ALLOW_INSECURE_LOOPBACK ?? ""),
+    });
+  } catch (error) {
+    process.stderr.write(`shop: ${(error as Error).message}\n`);
+    process.exit(2);
+  }
   const server = Bun.serve({ port: Number(process.env.PORT ?? 8080), hostname: process.env.HOST ?? "127.0.0.1", fetch: app.fetch });
   process.stdout.write(`shop listening on http://${server.hostname}:${server.port}\n`);
   const stop = () => server.stop().then(() => process.exit(0));

@@ -4,7 +4,7 @@
 // service. The rules are src/web-bot-auth/verify.ts's; this file holds what
 // the guard keeps between requests: the operators' directories and the
 // nonces already accepted.
-import type { BoundRequest } from "../http-auth/statement";
+import { type BoundRequest, originOf } from "../http-auth/statement";
 import { DirectoryCache } from "../web-bot-auth/directory";
 import { MemoryNonceStore, type NonceStore } from "../web-bot-auth/nonces";
 import { type SignatureReason, verifyRequestSignature } from "../web-bot-auth/verify";
@@ -48,6 +48,11 @@ export type SignatureOutcome = { ok: true; session: SignatureSession } | { ok: f
 /** The mode's check for one guard's options. */
 export function signatureMode(options: SignatureOptions): (request: Request, bound: BoundRequest) => Promise<SignatureOutcome> {
   if (!Array.isArray(options.signatureAgents)) throw new TypeError("signatures.signatureAgents must list the trusted operators' origins");
+  const trusted = options.signatureAgents.map((origin) => {
+    const own = originOf(origin);
+    if (own === null || new URL(origin).pathname.length > 1) throw new TypeError(`signatures.signatureAgents: not an http(s) origin: ${origin}`);
+    return own;
+  });
   const insecure = options.allowInsecureLoopback === true;
   const nonces = options.nonces ?? (sharedNonces ??= new MemoryNonceStore());
   let directories = options.directories ?? sharedDirectories.get(insecure);
@@ -59,7 +64,7 @@ export function signatureMode(options: SignatureOptions): (request: Request, bou
   return async (request, bound) => {
     const checked = await verifyRequestSignature(request, {
       origin: bound.origin,
-      signatureAgents: options.signatureAgents,
+      signatureAgents: trusted,
       key: (origin, keyid) => cache.key(origin, keyid),
       nonces,
       clockSkew: options.clockSkew,

@@ -137,8 +137,8 @@ export async function verifyRequestSignature(request: Request, options: Signatur
   if (key !== undefined && typeof key !== "string") return refuse("malformed_signature", "the signature-agent component's key is not a string");
   const operator = signatureAgentOrigin(agentField, key as string | undefined);
   if (operator === null) return refuse("missing_signature_agent", "Signature-Agent does not name an http(s) origin");
-  const trusted = options.signatureAgents.map((origin) => originOf(origin));
-  if (!trusted.includes(operator)) return refuse("untrusted_agent", `${operator} is not a signature agent this server trusts`);
+  if (!options.signatureAgents.some((origin) => originOf(origin) === operator))
+    return refuse("untrusted_agent", `${operator} is not a signature agent this server trusts`);
 
   let x: string | null;
   try {
