@@ -25,7 +25,8 @@ export interface World {
   stop(): Promise<void>;
 }
 
-export async function startWorld(name: string): Promise<World> {
+/** `shopEnv`: more environment for the shop (e.g. ZKAGENT_SIGNATURE_AGENTS). */
+export async function startWorld(name: string, shopEnv: Record<string, string> = {}): Promise<World> {
   const tmp = mkdtempSync(join(tmpdir(), `zkagent-${name}-`));
   const db = join(tmp, "zkagent.db");
   const node = await startNode(db);
@@ -33,7 +34,7 @@ export async function startWorld(name: string): Promise<World> {
   const port = freePort();
   const shop = Bun.spawn([process.execPath, join(ROOT, "examples/shop/server.ts")], {
     cwd: ROOT,
-    env: { ...process.env, PORT: String(port), ZKAGENT_URL: node.url, ZKAGENT_API_KEY: key },
+    env: { ...process.env, PORT: String(port), ZKAGENT_URL: node.url, ZKAGENT_API_KEY: key, ...shopEnv },
     stdin: "ignore",
     stdout: "pipe",
     stderr: "inherit",
