@@ -19,7 +19,8 @@ import { parseArgs } from "node:util";
 import { answerChallenge, createIdentity, readChallenge } from "../src/agent";
 import { formatAuth } from "../src/http-auth/scheme";
 import { zkagentGuard } from "../src/merchant";
-import { DirectoryCache, directoryResponse, MemoryNonceStore, requestSigner } from "../src/web-bot-auth";
+import { DirectoryCache } from "../src/merchant/directories";
+import { directoryResponse, MemoryNonceStore, requestSigner } from "../src/web-bot-auth";
 import { createHarness } from "../test/support/harness";
 
 const { values: flags } = parseArgs({ options: { signatures: { type: "string" }, proofs: { type: "string" }, json: { type: "boolean" } } });

@@ -106,7 +106,8 @@ export interface VerifiedSession {
 export type GuardResult<S = VerifiedSession> = { ok: true; session: S } | { ok: false; response: Response };
 
 export type { SignatureOptions, SignatureSession } from "./signatures";
-export { DirectoryCache, type DirectoryCacheOptions, MemoryNonceStore, type NonceStore, type SignatureReason } from "../web-bot-auth";
+export { MemoryNonceStore, type NonceStore, type SignatureReason } from "../web-bot-auth";
+export { DirectoryCache, type DirectoryCacheOptions } from "./directories";
 
 /** Thrown by a context or action function: the request cannot be challenged as it is (400, with this message). */
 export class BadRequest extends Error {}

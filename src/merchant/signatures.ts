@@ -5,7 +5,7 @@
 // the guard keeps between requests: the operators' directories and the
 // nonces already accepted.
 import { type BoundRequest, originOf } from "../http-auth/statement";
-import { DirectoryCache } from "../web-bot-auth/directory";
+import { DirectoryCache } from "./directories";
 import { MemoryNonceStore, type NonceStore } from "../web-bot-auth/nonces";
 import { type SignatureReason, verifyRequestSignature } from "../web-bot-auth/verify";
 

@@ -3,13 +3,11 @@
 // naming their operator; merchants verify against the operators they trust.
 // docs/http-auth.md, "Signed agents (Web Bot Auth)".
 export {
-  cacheSeconds,
   DIRECTORY_PATH,
   DIRECTORY_TAG,
   DIRECTORY_TYPE,
-  DirectoryCache,
-  type DirectoryCacheOptions,
   DirectoryError,
+  type DirectoryKeys,
   directoryResponse,
   type KeyDirectory,
   keyDirectory,

@@ -6,16 +6,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { verifySignature, webcrypto } from "http-message-sig";
 import { type AgentIdentity, createIdentity } from "../../src/agent";
-import {
-  cacheSeconds,
-  DIRECTORY_PATH,
-  DirectoryCache,
-  DirectoryError,
-  directoryResponse,
-  keyIdOf,
-  MemoryNonceStore,
-  NonceStoreFull,
-} from "../../src/web-bot-auth";
+import { cacheSeconds, DirectoryCache } from "../../src/merchant/directories";
+import { DIRECTORY_PATH, DirectoryError, directoryResponse, keyIdOf, MemoryNonceStore, NonceStoreFull } from "../../src/web-bot-auth";
 
 let a: AgentIdentity;
 let b: AgentIdentity;

@@ -9,7 +9,8 @@ import { jwkToKeyID, signatureHeaders } from "web-bot-auth";
 import { Ed25519Signer, helpers } from "web-bot-auth/crypto";
 import { type AgentIdentity, createIdentity } from "../../src/agent";
 import { type GuardOptions, type GuardMode, zkagentGuard } from "../../src/merchant";
-import { DirectoryCache, directoryResponse, MemoryNonceStore } from "../../src/web-bot-auth";
+import { DirectoryCache } from "../../src/merchant/directories";
+import { directoryResponse, MemoryNonceStore } from "../../src/web-bot-auth";
 import { fuzzParams } from "../fuzz/support";
 
 const SHOP = "https://shop.example";
