@@ -24,8 +24,13 @@ export function privateJwk(signingKey: string, signingSecret: string): JsonWebKe
   return { ...publicJwk(signingKey), d: signingSecret };
 }
 
-/** The key id of an Ed25519 public key: its RFC 7638 thumbprint (SHA-256, base64url), as `keyid` names it. */
-export const keyIdOf = (signingKey: string): Promise<string> => calculateJwkThumbprint(publicJwk(signingKey), "sha256");
+/**
+ * The key id of an Ed25519 public key: its RFC 7638 thumbprint (SHA-256,
+ * base64url), as `keyid` names it. Defined for any `x` text (the service
+ * fills it for rows it stored before it checked keys); a key that is no
+ * Ed25519 point is refused where keys are used, not here.
+ */
+export const keyIdOf = (signingKey: string): Promise<string> => calculateJwkThumbprint({ kty: "OKP", crv: "Ed25519", x: signingKey }, "sha256");
 
 /** The JWK's thumbprint when it is an Ed25519 public key, else null (other key types are not used here). */
 export async function ed25519KeyId(jwk: unknown): Promise<{ keyid: string; x: string } | null> {

@@ -290,4 +290,10 @@ export const sqliteMigrations: string[] = [
    ALTER TABLE circuits ADD COLUMN ceremony TEXT;
    ALTER TABLE circuits ADD COLUMN transcript_refused TEXT;
    ALTER TABLE circuits ADD COLUMN transcript_original TEXT;`,
+  // 11: the thumbprint of an agent's signing key (issue 31): the keyid a Web
+  // Bot Auth signature names, so the guard can ask which of its agents signed
+  // (GET /v1/agents/by-keyid/{keyid}). Rows from before are filled by the
+  // first start that finds them (SQL cannot hash a JWK: main.ts).
+  `ALTER TABLE agents ADD COLUMN signing_key_id TEXT;
+   CREATE INDEX agents_by_signing_key_id ON agents (key_id, signing_key_id);`,
 ];
