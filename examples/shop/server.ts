@@ -5,7 +5,8 @@
 // bound (the session's context), never from the body read again.
 //
 // GET /catalog admits any of the three modes (docs/http-auth.md): a signed
-// agent of an operator listed in ZKAGENT_SIGNATURE_AGENTS (Web Bot Auth), an
+// agent of an operator listed in ZKAGENT_SIGNATURE_AGENTS (Web Bot Auth) or
+// one of the shop's registered agents signing with its registered key, an
 // agent's proof, or a group member's; it answers the products and who was
 // verified. Browsing needs no intent; ordering does, so POST /orders still
 // takes a proof only.
@@ -55,14 +56,20 @@ export function createShop(options: ShopOptions) {
       realm: MERCHANT,
       action: "browse",
       accept: ["web-bot-auth", "zkagent", "group"],
-      signatures: { signatureAgents: options.signatureAgents ?? [], allowInsecureLoopback: options.allowInsecureLoopback },
+      // The shop's own registered agents may browse by their signature too (their keyid looked up at the service).
+      signatures: { signatureAgents: options.signatureAgents ?? [], allowInsecureLoopback: options.allowInsecureLoopback, registeredAgents: true },
     }),
     (c) => {
       const session = c.get("zkagent");
       // Who was verified: the operator (and its key) for a signature; the agent, or the group and pseudonym, for a proof.
       const verified =
         "signature_agent" in session
-          ? { scheme: session.scheme, signature_agent: session.signature_agent, keyid: session.keyid }
+          ? {
+              scheme: session.scheme,
+              signature_agent: session.signature_agent,
+              keyid: session.keyid,
+              ...(session.agent_id ? { agent_id: session.agent_id } : {}),
+            }
           : session.group_id !== undefined
             ? { scheme: "group", group_id: session.group_id, pseudonym: session.pseudonym }
             : { scheme: "zkagent", agent_id: session.agent_id };

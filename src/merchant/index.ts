@@ -159,7 +159,7 @@ export function zkagentGuard<const M extends GuardMode = "zkagent" | "group">(op
   let signatures: ReturnType<typeof signatureMode> | null = null;
   if (accepted.has("web-bot-auth")) {
     if (!options.signatures) throw new TypeError('accept names "web-bot-auth": give signatures.signatureAgents, the operators trusted');
-    signatures = signatureMode(options.signatures);
+    signatures = signatureMode(options.signatures, lookupRegisteredKey);
   }
   const base = options.url.replace(/\/+$/, "");
   const publicBase = (options.publicUrl ?? options.url).replace(/\/+$/, "");
@@ -191,6 +191,16 @@ export function zkagentGuard<const M extends GuardMode = "zkagent" | "group">(op
     }
     if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Unavailable();
     return { status: response.status, body: parsed as Record<string, unknown> };
+  }
+
+  /** A registered agent's signing key by its thumbprint, among the merchant's agents (null: none); throws when the service cannot say. */
+  async function lookupRegisteredKey(keyid: string): Promise<{ agent_id: string; signing_key: string; revoked: boolean } | null> {
+    if (!/^[A-Za-z0-9_-]{43}$/.test(keyid)) return null;
+    const found = await service("GET", `/v1/agents/by-keyid/${keyid}`);
+    if (found.status === 404) return null;
+    const { agent_id, signing_key, status } = found.body;
+    if (found.status !== 200 || typeof agent_id !== "string" || typeof signing_key !== "string") throw new Unavailable();
+    return { agent_id, signing_key, revoked: status !== "active" };
   }
 
   /** The action and the full challenged context of this request. */

@@ -23,6 +23,15 @@ export interface SignatureOptions {
   nonces?: NonceStore;
   /** The directories' cache. Default: one per process (per allowInsecureLoopback), shared by every guard in it. */
   directories?: DirectoryCache;
+  /**
+   * Also admit signatures by the merchant's own registered agents, without a
+   * directory: a signature whose Signature-Agent is absent or untrusted is
+   * looked up at the zkagent service by its keyid (GET
+   * /v1/agents/by-keyid/{keyid}, the merchant's API key: only its agents),
+   * verified with that agent's signing_key, refused when the agent is
+   * revoked. One call to the service per such request. Default false.
+   */
+  registeredAgents?: boolean;
   /** How far a signer's clock may be off, s. Default 60. */
   clockSkew?: number;
   /** The longest validity window (expires - created) accepted, s. Default 3 600. */
@@ -32,10 +41,12 @@ export interface SignatureOptions {
 /** What the handler receives for a request admitted by its signature. */
 export interface SignatureSession {
   scheme: "web-bot-auth";
-  /** The operator's origin whose directory holds the key. */
-  signature_agent: string;
+  /** The operator's origin whose directory holds the key; for a registered agent, the origin it named, or null. */
+  signature_agent: string | null;
   /** The key's RFC 7638 thumbprint: which of the operator's agents (keys) signed. */
   keyid: string;
+  /** For a registered agent (option registeredAgents): the merchant's agent whose signing key signed. */
+  agent_id?: string;
   /** The method, origin and target of the request (not covered by the signature: a signature says who, not what). */
   request: BoundRequest;
 }
@@ -46,7 +57,13 @@ const sharedDirectories = new Map<boolean, DirectoryCache>();
 export type SignatureOutcome = { ok: true; session: SignatureSession } | { ok: false; reason: SignatureReason; message: string };
 
 /** The mode's check for one guard's options. */
-export function signatureMode(options: SignatureOptions): (request: Request, bound: BoundRequest) => Promise<SignatureOutcome> {
+/** A registered agent's key, as the zkagent service answers for the merchant's API key (null: none of its agents). */
+export type RegisteredKeyLookup = (keyid: string) => Promise<{ agent_id: string; signing_key: string; revoked: boolean } | null>;
+
+export function signatureMode(
+  options: SignatureOptions,
+  registered?: RegisteredKeyLookup,
+): (request: Request, bound: BoundRequest) => Promise<SignatureOutcome> {
   if (!Array.isArray(options.signatureAgents)) throw new TypeError("signatures.signatureAgents must list the trusted operators' origins");
   const trusted = options.signatureAgents.map((origin) => {
     const own = originOf(origin);
@@ -67,10 +84,13 @@ export function signatureMode(options: SignatureOptions): (request: Request, bou
       signatureAgents: trusted,
       key: (origin, keyid) => cache.key(origin, keyid),
       nonces,
+      registered: options.registeredAgents ? registered : undefined,
       clockSkew: options.clockSkew,
       maxWindow: options.maxWindow,
     });
     if (!checked.ok) return checked;
-    return { ok: true, session: { scheme: "web-bot-auth", signature_agent: checked.agent.signature_agent, keyid: checked.agent.keyid, request: bound } };
+    const session: SignatureSession = { scheme: "web-bot-auth", signature_agent: checked.agent.signature_agent, keyid: checked.agent.keyid, request: bound };
+    if (checked.agent.agent_id !== undefined) session.agent_id = checked.agent.agent_id;
+    return { ok: true, session };
   };
 }

@@ -6,15 +6,19 @@
 //
 //   malformed_signature     Signature / Signature-Input missing one another, unparsable,
 //                           or lacking keyid, created, expires, nonce, or the components
-//                           @authority and signature-agent
+//                           @authority and signature-agent (the latter optional when
+//                           registered agents are admitted)
 //   wrong_tag               no signature with tag "web-bot-auth"
 //   not_yet_valid           created later than now + clock skew
 //   expired                 expires earlier than now - clock skew
 //   window_too_long         expires - created longer than the maximum window
 //   missing_signature_agent no Signature-Agent field, or it names no http(s) origin
-//   untrusted_agent         the Signature-Agent origin is not one the merchant trusts
+//   untrusted_agent         the Signature-Agent origin is not one the merchant trusts (and,
+//                           when registered agents are admitted, keyid is no agent's key)
 //   directory_unavailable   the operator's directory cannot be fetched or is not signed
 //   unknown_key             keyid is not the thumbprint of a key in that directory
+//   agent_revoked           keyid is the key of a registered agent that was revoked
+//   agent_lookup_unavailable the zkagent service could not say whose key keyid is
 //   wrong_authority         the signature verifies for the request URL's authority, not
 //                           for the guard's origin (a proxy rewrote Host, or the merchant's
 //                           origin option is wrong)
@@ -52,6 +56,8 @@ export type SignatureReason =
   | "untrusted_agent"
   | "directory_unavailable"
   | "unknown_key"
+  | "agent_revoked"
+  | "agent_lookup_unavailable"
   | "wrong_authority"
   | "bad_signature"
   | "replayed_nonce"
@@ -60,8 +66,10 @@ export type SignatureReason =
 /** Who a verified signature names. */
 export interface SignedAgent {
   scheme: "web-bot-auth";
-  /** The operator's origin (Signature-Agent) whose directory holds the key. */
-  signature_agent: string;
+  /** The operator's origin (Signature-Agent) whose directory holds the key; for a registered agent, the origin it named, or null. */
+  signature_agent: string | null;
+  /** For a registered agent's signature: the agent whose signing key signed (the merchant's registration). */
+  agent_id?: string;
   /** The key's RFC 7638 thumbprint. */
   keyid: string;
   /** created and expires of the signature, Unix seconds. */
@@ -79,6 +87,13 @@ export interface SignatureVerifyOptions {
   /** The public key (base64url Ed25519 x) `keyid` names in `origin`'s directory; null when absent; throws DirectoryError when it cannot be read. */
   key: (origin: string, keyid: string) => Promise<string | null>;
   nonces: NonceStore;
+  /**
+   * Registered agents' keys: the merchant's agent whose signing key has this
+   * thumbprint (null when none); throws when it cannot be asked. Consulted
+   * when the Signature-Agent is absent or not trusted. Absent: only trusted
+   * operators' directories admit.
+   */
+  registered?: (keyid: string) => Promise<{ agent_id: string; signing_key: string; revoked: boolean } | null>;
   /** Unix seconds; default now. */
   now?: number;
   clockSkew?: number;
@@ -121,7 +136,7 @@ export async function verifyRequestSignature(request: Request, options: Signatur
     return refuse("malformed_signature", `nonce is required (a string of at most ${MAX_NONCE_LENGTH} characters)`);
   const authority = input.components.find((component) => component.name === "@authority" && component.params.size === 0);
   const agentComponent = input.components.find((component) => component.name === SIGNATURE_AGENT);
-  if (!authority || !agentComponent) return refuse("malformed_signature", "the signature must cover @authority and signature-agent");
+  if (!authority || (!agentComponent && !options.registered)) return refuse("malformed_signature", "the signature must cover @authority and signature-agent");
 
   const now = options.now ?? Math.floor(Date.now() / 1000);
   const skew = options.clockSkew ?? DEFAULT_CLOCK_SKEW;
@@ -131,22 +146,45 @@ export async function verifyRequestSignature(request: Request, options: Signatur
   if (expires < created) return refuse("malformed_signature", "expires is before created");
   if (expires - created > maxWindow) return refuse("window_too_long", `expires - created is ${expires - created} s, more than ${maxWindow} s`);
 
-  const agentField = request.headers.get(SIGNATURE_AGENT);
-  const key = agentComponent.params.get("key");
-  if (agentField === null) return refuse("missing_signature_agent", "the request has no Signature-Agent field");
-  if (key !== undefined && typeof key !== "string") return refuse("malformed_signature", "the signature-agent component's key is not a string");
-  const operator = signatureAgentOrigin(agentField, key as string | undefined);
-  if (operator === null) return refuse("missing_signature_agent", "Signature-Agent does not name an http(s) origin");
-  if (!options.signatureAgents.some((origin) => originOf(origin) === operator))
-    return refuse("untrusted_agent", `${operator} is not a signature agent this server trusts`);
+  // Who vouches for the key: a trusted operator's directory, else (when admitted) the merchant's own registration.
+  let operator: string | null = null;
+  let problem: SignatureCheck | null = null;
+  if (agentComponent) {
+    const agentField = request.headers.get(SIGNATURE_AGENT);
+    const key = agentComponent.params.get("key");
+    if (key !== undefined && typeof key !== "string") return refuse("malformed_signature", "the signature-agent component's key is not a string");
+    operator = agentField === null ? null : signatureAgentOrigin(agentField, key);
+    if (agentField === null) problem = refuse("missing_signature_agent", "the request has no Signature-Agent field");
+    else if (operator === null) problem = refuse("missing_signature_agent", "Signature-Agent does not name an http(s) origin");
+    else if (!options.signatureAgents.some((origin) => originOf(origin) === operator))
+      problem = refuse("untrusted_agent", `${operator} is not a signature agent this server trusts`);
+  } else {
+    problem = refuse("missing_signature_agent", "the signature does not cover signature-agent");
+  }
 
   let x: string | null;
-  try {
-    x = await options.key(operator, keyid);
-  } catch (error) {
-    return refuse("directory_unavailable", error instanceof DirectoryError ? error.message : `the directory of ${operator} cannot be read`);
+  let agentId: string | undefined;
+  if (problem === null) {
+    try {
+      x = await options.key(operator!, keyid);
+    } catch (error) {
+      return refuse("directory_unavailable", error instanceof DirectoryError ? error.message : `the directory of ${operator} cannot be read`);
+    }
+    if (x === null) return refuse("unknown_key", `keyid ${keyid} is not in the directory of ${operator}`);
+  } else {
+    if (!options.registered) return problem;
+    let found: Awaited<ReturnType<NonNullable<SignatureVerifyOptions["registered"]>>>;
+    try {
+      found = await options.registered(keyid);
+    } catch {
+      return refuse("agent_lookup_unavailable", "the zkagent service cannot say whose key this is: try again");
+    }
+    // Neither a trusted operator's key nor one of the merchant's agents': the operator's problem stands.
+    if (found === null) return problem;
+    if (found.revoked) return refuse("agent_revoked", "the agent this key belongs to was revoked");
+    x = found.signing_key;
+    agentId = found.agent_id;
   }
-  if (x === null) return refuse("unknown_key", `keyid ${keyid} is not in the directory of ${operator}`);
 
   const target = new URL(request.url);
   const verifyAt = async (origin: string): Promise<"valid" | "invalid" | string> => {
@@ -191,5 +229,7 @@ export async function verifyRequestSignature(request: Request, options: Signatur
   } catch {
     return refuse("nonce_unavailable", "the nonce store cannot answer: try again");
   }
-  return { ok: true, agent: { scheme: "web-bot-auth", signature_agent: operator, keyid, created, expires } };
+  const agent: SignedAgent = { scheme: "web-bot-auth", signature_agent: operator, keyid, created, expires };
+  if (agentId !== undefined) agent.agent_id = agentId;
+  return { ok: true, agent };
 }

@@ -243,6 +243,74 @@ describe("the signature rules", () => {
   });
 });
 
+describe("registered agents' keys (signatures.registeredAgents)", () => {
+  /** A stand-in for the zkagent service's GET /v1/agents/by-keyid/{keyid}: the merchant's agents by keyid. */
+  async function registry(agents: { agent_id: string; identity: AgentIdentity; status: string }[], down = false) {
+    const byKeyId = new Map<string, { agent_id: string; signing_key: string; status: string }>();
+    for (const agent of agents)
+      byKeyId.set(await referenceKeyId(agent.identity), { agent_id: agent.agent_id, signing_key: agent.identity.signing_key, status: agent.status });
+    const asked: string[] = [];
+    const fetch = (request: Request) => {
+      asked.push(new URL(request.url).pathname);
+      if (down) return new Response("down", { status: 503 });
+      const found = byKeyId.get(new URL(request.url).pathname.split("/").pop()!);
+      return found ? Response.json(found) : Response.json({ error: "Agent not found" }, { status: 404 });
+    };
+    return { fetch, asked };
+  }
+  const registeredGuard = (fetch: (request: Request) => Response) =>
+    guardFor({ fetch, signatures: { signatureAgents: [operatorOrigin], registeredAgents: true, nonces: new MemoryNonceStore(), directories } });
+
+  /** Signed by the reference with no Signature-Agent at all (it then covers @authority only). */
+  async function withoutSignatureAgent(identity: AgentIdentity): Promise<Request> {
+    const signer = await Ed25519Signer.fromJWK(jwkOf(identity));
+    const created = new Date();
+    const signed = await signatureHeaders({ method: "GET", url: `${SHOP}/catalog`, headers: {} }, signer, {
+      created,
+      expires: new Date(created.getTime() + 60_000),
+    });
+    return new Request(`${SHOP}/catalog`, { headers: { signature: signed.Signature, "signature-input": signed["Signature-Input"] } });
+  }
+
+  test("a registered agent's signature, with no Signature-Agent or an untrusted one, is admitted and names the agent", async () => {
+    const service = await registry([{ agent_id: "own", identity: stranger, status: "active" }]);
+    const guard = registeredGuard(service.fetch);
+    for (const request of [await withoutSignatureAgent(stranger), await referenceSigned({ identity: stranger, agent: "https://platform.example" })]) {
+      const result = await guard.verify(request);
+      expect(result.ok).toBe(true);
+      if (result.ok && "keyid" in result.session) expect(result.session.agent_id).toBe("own");
+    }
+    expect(service.asked).toEqual([`/v1/agents/by-keyid/${await referenceKeyId(stranger)}`, `/v1/agents/by-keyid/${await referenceKeyId(stranger)}`]);
+  });
+
+  test("revoked: 401 agent_revoked; unknown: the operator's reason; the service down: 401 agent_lookup_unavailable, not a 5xx", async () => {
+    const revoked = await registry([{ agent_id: "own", identity: stranger, status: "revoked" }]);
+    expect(await refused(await withoutSignatureAgent(stranger), registeredGuard(revoked.fetch))).toBe("agent_revoked");
+    const empty = await registry([]);
+    expect(await refused(await withoutSignatureAgent(stranger), registeredGuard(empty.fetch))).toBe("missing_signature_agent");
+    expect(await refused(await referenceSigned({ identity: stranger, agent: "https://platform.example" }), registeredGuard(empty.fetch))).toBe(
+      "untrusted_agent",
+    );
+    const down = await registry([], true);
+    expect(await refused(await withoutSignatureAgent(stranger), registeredGuard(down.fetch))).toBe("agent_lookup_unavailable");
+  });
+
+  test("a registered agent's key cannot pass for another: the signature is checked with the key the service answers", async () => {
+    // The service says the keyid is `operator`'s key while `stranger` signed: the signature does not verify.
+    const service = await registry([{ agent_id: "own", identity: operator, status: "active" }]);
+    const request = await withoutSignatureAgent(stranger);
+    const forged = new Headers(request.headers);
+    forged.set("signature-input", request.headers.get("signature-input")!.replace(/keyid="[^"]+"/, `keyid="${await referenceKeyId(operator)}"`));
+    expect(await refused(new Request(request.url, { headers: forged }), registeredGuard(service.fetch))).toBe("bad_signature");
+  });
+
+  test("without the option, a signature with no Signature-Agent is malformed and the service is never asked", async () => {
+    const service = await registry([{ agent_id: "own", identity: stranger, status: "active" }]);
+    expect(await refused(await withoutSignatureAgent(stranger), guardFor({ fetch: service.fetch }))).toBe("malformed_signature");
+    expect(service.asked).toEqual([]);
+  });
+});
+
 test("random Signature, Signature-Input and Signature-Agent values get a 4xx, never a 5xx", async () => {
   const guard = guardFor();
   const valid = await referenceSigned();

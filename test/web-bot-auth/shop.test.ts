@@ -9,7 +9,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { verify } from "web-bot-auth";
 import { verifierFromJWK } from "web-bot-auth/crypto";
-import { fetch as agentFetch, requestSigner, zkagentFetch } from "../../src/agent";
+import { fetch as agentFetch, createIdentity, requestSigner, zkagentFetch } from "../../src/agent";
 import { directoryResponse, keyIdOf } from "../../src/web-bot-auth";
 import { CLI, cli, startWorld, type World } from "../http-auth/support";
 
@@ -125,6 +125,35 @@ test("zkagent mcp --signature-agent: zkagent_fetch's requests are signed, and th
   } finally {
     await client.close();
   }
+});
+
+describe("the shop's registered agents sign without a directory", () => {
+  test("a registered agent naming no trusted operator is admitted by its registered key, named by agent_id; revoked, 401 agent_revoked", async () => {
+    const own = await world.agent("own-agent");
+    const elsewhere = "https://platform.elsewhere.example";
+    const signer = await requestSigner(own.identity, elsewhere);
+    const first = await world.observe(await signer.sign(new Request(catalog())));
+    expect(first.status).toBe(200);
+    expect((await first.json()).verified).toEqual({
+      scheme: "web-bot-auth",
+      signature_agent: elsewhere,
+      keyid: await keyIdOf(own.identity.signing_key),
+      agent_id: "own-agent",
+    });
+    const revoked = await fetch(`${world.node.url}/v1/agents/own-agent`, { method: "DELETE", headers: { "x-api-key": world.key } });
+    expect(revoked.status).toBe(200);
+    const after = await world.observe(await signer.sign(new Request(catalog())));
+    expect(after.status).toBe(401);
+    expect((await after.json()).reason).toBe("agent_revoked");
+  });
+
+  test("a key neither a trusted operator lists nor the shop registered: 401 untrusted_agent", async () => {
+    const stranger = await createIdentity();
+    const signer = await requestSigner(stranger, "https://platform.elsewhere.example");
+    const response = await world.observe(await signer.sign(new Request(catalog())));
+    expect(response.status).toBe(401);
+    expect((await response.json()).reason).toBe("untrusted_agent");
+  });
 });
 
 test("no answer was a 5xx", () => {
