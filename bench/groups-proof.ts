@@ -26,7 +26,7 @@ import { LeanIMT } from "@zk-kit/lean-imt";
 import { poseidon2 } from "poseidon-lite/poseidon2";
 import { createSemaphoreIdentity, proveGroupMembership } from "../src/agent";
 import { semaphoreFile } from "../src/circuits/semaphore";
-import { parseSemaphoreProof, publicSignals, unpackPoints } from "../src/groups/statement";
+import { parseSemaphoreProof, publicSignals, unpackPoints } from "../src/groups/proof-object";
 import { serviceVerifier } from "../src/verifier/service";
 import { ARTIFACTS_DIR, ROOT } from "../test/agent/stock-semaphore";
 import { median } from "./support";

@@ -55,6 +55,8 @@ export interface LoadCircuitOptions {
    * Any other http:// source is refused whatever this says.
    */
   allowInsecureLoopback?: boolean;
+  /** Milliseconds each download may take, its body included; default 30 s for the list, 60 s for an artifact. */
+  timeoutMs?: number;
 }
 
 /** An artifact that is not what the service published or the SDK pins (a download or a cached copy), or a source that names no circuit. */
@@ -183,8 +185,12 @@ async function download(url: string, limit: number, what: string, get: typeof fe
   const origin = new URL(url).origin;
   let current = url;
   const signal = AbortSignal.timeout(timeoutMs);
+  const timedOut = (error: unknown) => {
+    if (!signal.aborted) throw error;
+    throw new CircuitSourceError(`GET ${current}: no answer within ${timeoutMs / 1000} s`);
+  };
   for (let hop = 0; ; hop++) {
-    const response = await get(current, { redirect: "manual", signal });
+    const response = await get(current, { redirect: "manual", signal }).catch(timedOut);
     if (response.status >= 300 && response.status < 400) {
       await response.body?.cancel();
       const location = response.headers.get("location");
@@ -203,7 +209,7 @@ async function download(url: string, limit: number, what: string, get: typeof fe
       await response.body?.cancel();
       throw new CircuitSourceError(`GET ${current}: the ${what} is ${declared} bytes, more than the ${limit} accepted: refused`);
     }
-    const body = await readBounded(response, limit);
+    const body = await readBounded(response, limit).catch(timedOut);
     if (body === null) throw new CircuitSourceError(`GET ${current}: the ${what} is more than the ${limit} bytes accepted: refused while downloading`);
     return body;
   }
@@ -238,7 +244,7 @@ export function cacheDirOf(root: string, origin: string, id: string): string {
 async function fromService(source: string, options: LoadCircuitOptions): Promise<LoadedCircuit> {
   const get = options.fetch ?? fetch;
   const { origin, list, id } = parseCircuitUrl(source, options);
-  const published = publishedEntry((await download(list, DOWNLOAD_LIMITS.list, "list", get, 30_000)).bytes, list, id);
+  const published = publishedEntry((await download(list, DOWNLOAD_LIMITS.list, "list", get, options.timeoutMs ?? 30_000)).bytes, list, id);
   // The wasm is refused by its published hash before a byte of it is downloaded.
   const pin = pinnedByWasm(published.wasm_sha256);
   if (!pin || `${pin.name}-` !== id.slice(0, pin.name.length + 1)) {
@@ -246,9 +252,10 @@ async function fromService(source: string, options: LoadCircuitOptions): Promise
   }
   const dir = cacheDirOf(options.cacheDir ?? DEFAULT_CACHE_DIR, origin, id);
   const base = `${list}/${id}`;
-  const wasm = await cached(dir, "wasm", published.wasm_sha256, `${base}/wasm`, pin.wasmBytes, get);
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const wasm = await cached(dir, "wasm", published.wasm_sha256, `${base}/wasm`, pin.wasmBytes, get, timeoutMs);
   pinnedCircuitOf(wasm, `${base}/wasm`);
-  const zkey = await cached(dir, "zkey", published.zkey_sha256, `${base}/zkey`, DOWNLOAD_LIMITS.zkey, get, (bytes) =>
+  const zkey = await cached(dir, "zkey", published.zkey_sha256, `${base}/zkey`, DOWNLOAD_LIMITS.zkey, get, timeoutMs, (bytes) =>
     checkZkey(bytes, pin, published.vk_hash, `${base}/zkey`),
   );
   // Checked again when read from the cache: the list's vk_hash may have changed since.
@@ -264,6 +271,7 @@ async function cached(
   url: string,
   limit: number,
   get: typeof fetch,
+  timeoutMs: number,
   check?: (bytes: Uint8Array) => Promise<void>,
 ): Promise<Uint8Array> {
   const path = join(dir, name);
@@ -281,7 +289,7 @@ async function cached(
     }
     return bytes;
   }
-  const downloaded = await download(url, limit, name, get, 60_000);
+  const downloaded = await download(url, limit, name, get, timeoutMs);
   if (downloaded.sha256 !== expected) throw new CircuitSourceError(`GET ${url}: the ${name} does not hash to the published SHA-256 ${expected}: refused`);
   await check?.(downloaded.bytes);
   await mkdir(dir, { recursive: true });

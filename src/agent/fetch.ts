@@ -6,12 +6,18 @@
 //                                    context, sign if the identity can, and
 //                                    repeat once with the credentials
 //
-// Anything else (another status, another scheme, a second challenge after
-// the proof) is returned as it came. The request's body is buffered so it can
-// be sent again unchanged.
+// Before it proves, it checks that the challenge binds exactly the request it
+// is sending (checks.ts): method, origin, target, the declared body fields,
+// the action it means, a group challenge's message, its own maximum amount.
+// A challenge that fails a check is refused with a ChallengeError naming the
+// field: nothing is proved, nothing is sent. Anything else (another status,
+// another scheme, a second challenge after the proof) is returned as it came.
+// The request's body is buffered so it can be sent again unchanged, and every
+// request has a timeout.
 import { SHIPPED_CIRCUIT_ID } from "../circuits/version";
 import { formatAuth, fromBase64url, parseAuth, toBase64url } from "../http-auth/scheme";
 import type { JsonObject } from "../identity/encoding";
+import { ChallengeError, checkChallenge, checkGroupMessage, type MaxAmount, outgoingRequest, parseMaxAmount } from "./checks";
 import { CircuitSourceError, type LoadedCircuit, loadCircuit } from "./circuit";
 import { parseGroupChallenge, proveGroupChallenge } from "./group";
 import { prove, sign } from "./index";
@@ -75,8 +81,33 @@ export interface AgentFetchOptions {
   sign?: boolean;
   /** Send the claim on the first request (saves one round trip; tells every URL the agent id). Default false. */
   announce?: boolean;
-  /** Decide whether to prove for this challenge at all (e.g. the amount); false returns the 401 as it is. */
+  /**
+   * The action the agent means (e.g. "purchase"): a challenge for any other
+   * action is refused (ChallengeError "request_mismatch", field "action").
+   * Default: any action, shown to `approve`.
+   */
+  action?: string;
+  /**
+   * The most the agent approves: a challenge whose context's `amount` is
+   * above `amount`, whose `currency` is another, or that has no amount, is
+   * refused (ChallengeError "limit"). Compared as exact decimals.
+   */
+  maxAmount?: MaxAmount;
+  /**
+   * Decide whether to prove for this challenge at all, after the checks above
+   * passed; false returns the 401 as it is (no error: the caller decided).
+   */
   approve?: (challenge: ZkAgentChallenge) => boolean | Promise<boolean>;
+  /** Called with the challenge once it is proved, before the request is repeated with the credentials (to log or show what was proved). */
+  onProof?: (challenge: ZkAgentChallenge) => void;
+  /**
+   * Milliseconds each request may take, its response body included: the
+   * requests to the merchant and those to the zkagent service for circuits
+   * and group members. Default 30,000. A request past it fails with
+   * ChallengeError "timeout" (or, for a circuit or member list, the loader's
+   * error), naming the URL.
+   */
+  timeoutMs?: number;
   /** prove()'s window tables (default true). */
   precompute?: boolean;
   /** Where the provers keep their tables between processes (ProveOptions.tableCache); default defaultTableCacheDir(), false for none. */
@@ -94,8 +125,10 @@ export interface AgentFetchOptions {
   signatureAgent?: string;
 }
 
-/** A challenge that cannot be answered: malformed, or a circuit the agent does not trust. */
-export class ChallengeError extends Error {}
+export { ChallengeError, type ChallengeErrorCode, type MaxAmount } from "./checks";
+
+/** The default of AgentFetchOptions.timeoutMs. */
+export const DEFAULT_TIMEOUT_MS = 30_000;
 
 /** The ZKAgent challenge a 401 carries: null when it carries none, "claim" when it asks who the agent is. */
 export function readChallenge(response: Response): ZkAgentChallenge | "claim" | null {
@@ -113,8 +146,9 @@ export function readChallenge(response: Response): ZkAgentChallenge | "claim" | 
     context = null;
   }
   if (typeof context !== "object" || context === null || Array.isArray(context))
-    throw new ChallengeError("the challenge's context is not base64url of a JSON object");
-  if (params.nonce === undefined || params.action === undefined) throw new ChallengeError("the challenge lacks nonce or action");
+    throw new ChallengeError("malformed", "the challenge's context is not base64url of a JSON object", "context");
+  if (params.nonce === undefined || params.action === undefined)
+    throw new ChallengeError("malformed", "the challenge lacks nonce or action", params.nonce === undefined ? "nonce" : "action");
   return {
     challenge_id: params.challenge_id,
     nonce: params.nonce,
@@ -136,7 +170,11 @@ async function defaultCircuit(challenge: ZkAgentChallenge, options: AgentFetchOp
   if (challenge.circuit_id === undefined || challenge.circuit_id === SHIPPED_CIRCUIT_ID) return loadCircuit();
   trustedServiceOf(challenge, options, `the challenge names circuit ${challenge.circuit_id}`);
   const url = challenge.circuit!;
-  const circuit = await loadCircuit(url, { cacheDir: options.cacheDir, allowInsecureLoopback: options.allowInsecureLoopback });
+  const circuit = await loadCircuit(url, {
+    cacheDir: options.cacheDir,
+    allowInsecureLoopback: options.allowInsecureLoopback,
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+  });
   if (circuit.id !== challenge.circuit_id) throw new CircuitSourceError(`${url} is circuit ${circuit.id}, not ${challenge.circuit_id}`);
   return circuit;
 }
@@ -146,7 +184,8 @@ function trustedServiceOf(challenge: ZkAgentChallenge, options: AgentFetchOption
   const url = challenge.circuit;
   const origin = url && URL.canParse(url) ? new URL(url).origin : null;
   const trusted = (options.trustedServices ?? []).map((service) => new URL(service).origin);
-  if (!origin || !trusted.includes(origin)) throw new ChallengeError(`${what} at ${url ?? "no URL"}, not from a trusted zkagent service`);
+  if (!origin || !trusted.includes(origin))
+    throw new ChallengeError("untrusted", `${what} at ${url ?? "no URL"}, not from a trusted zkagent service`, "circuit");
   return origin;
 }
 
@@ -157,7 +196,7 @@ function trustedServiceOf(challenge: ZkAgentChallenge, options: AgentFetchOption
  */
 async function defaultGroupProver(challenge: ZkAgentChallenge, options: AgentFetchOptions): Promise<string> {
   const { identity } = options;
-  if (identity.private_key === undefined) throw new ChallengeError("a group claim needs the identity's Semaphore private_key");
+  if (identity.private_key === undefined) throw new ChallengeError("identity", "a group claim needs the identity's Semaphore private_key", "private_key");
   const service = trustedServiceOf(challenge, options, `the group challenge for ${challenge.params.group_id ?? "no group"}`);
   const { params } = challenge;
   const groupChallenge = parseGroupChallenge({
@@ -173,24 +212,36 @@ async function defaultGroupProver(challenge: ZkAgentChallenge, options: AgentFet
     circuit_id: challenge.circuit_id,
   });
   if (identity.group_id !== undefined && groupChallenge.group_id !== identity.group_id) {
-    throw new ChallengeError(`the challenge is for group ${groupChallenge.group_id}, the identity claims ${identity.group_id}`);
+    throw new ChallengeError("identity", `the challenge is for group ${groupChallenge.group_id}, the identity claims ${identity.group_id}`, "group_id");
   }
   const proof = await proveGroupChallenge(
     { privateKey: identity.private_key, challenge: groupChallenge, service },
-    { precompute: options.precompute, tableCache: options.tableCache, threads: options.threads, allowInsecureLoopback: options.allowInsecureLoopback },
+    {
+      precompute: options.precompute,
+      tableCache: options.tableCache,
+      threads: options.threads,
+      allowInsecureLoopback: options.allowInsecureLoopback,
+      timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    },
   );
   return JSON.stringify(proof);
 }
 
-/** The credentials for a challenge: `ZKAgent agent=…, challenge_id=…, proof=…[, signature=…]`. */
+/**
+ * The credentials for a challenge: `ZKAgent agent=…, challenge_id=…,
+ * proof=…[, signature=…]`. It does not know the request the challenge is for,
+ * so it does not check it (zkagentFetch does, before it calls this); a group
+ * challenge's message is checked here too, as it needs no request.
+ */
 export async function answerChallenge(challenge: ZkAgentChallenge, options: AgentFetchOptions): Promise<string> {
   const { identity } = options;
   const claim = claimOf(identity);
   let proof: string;
   if (claim.group !== undefined) {
+    checkGroupMessage({ ...challenge, message: challenge.params.message });
     proof = await (options.groupProver ?? ((c: ZkAgentChallenge) => defaultGroupProver(c, options)))(challenge, identity);
   } else {
-    if (identity.secret === undefined) throw new ChallengeError("an agent claim needs the identity's secret");
+    if (identity.secret === undefined) throw new ChallengeError("identity", "an agent claim needs the identity's secret", "secret");
     const circuit = await (options.circuit ?? ((c: ZkAgentChallenge) => defaultCircuit(c, options)))(challenge);
     proof = await prove(
       { secret: identity.secret, nonce: challenge.nonce, action: challenge.action, context: challenge.context, circuit },
@@ -210,13 +261,20 @@ export async function answerChallenge(challenge: ZkAgentChallenge, options: Agen
   return formatAuth(credentials);
 }
 
-/** A fetch that answers ZKAgent challenges with `options.identity`. */
+/**
+ * A fetch that answers ZKAgent challenges with `options.identity`, only for
+ * the request it sends (see the file header): a refused challenge throws
+ * ChallengeError, `approve` returning false returns the 401.
+ */
 export function zkagentFetch(options: AgentFetchOptions) {
   const send = options.fetch ?? ((request: Request) => fetch(request));
   let signer: Promise<RequestSigner> | undefined;
   const signatureAgent = options.signatureAgent;
   const signed = async (request: Request): Promise<Request> =>
     signatureAgent === undefined ? request : (await (signer ??= requestSigner(options.identity, signatureAgent))).sign(request);
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  if (!(timeoutMs > 0)) throw new TypeError("timeoutMs must be a positive number of milliseconds");
+  if (options.maxAmount) parseMaxAmount(options.maxAmount); // a malformed limit fails here, not at the first challenge
   return async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     const original = new Request(input, init);
     // Buffered once: the same bytes go out on every attempt.
@@ -224,7 +282,14 @@ export function zkagentFetch(options: AgentFetchOptions) {
     const attempt = async (authorization?: string): Promise<Response> => {
       const headers = new Headers(original.headers);
       if (authorization !== undefined) headers.set("authorization", authorization);
-      return send(await signed(new Request(original, { headers, body })));
+      const timer = AbortSignal.timeout(timeoutMs);
+      try {
+        // Signed afresh on every attempt (a new nonce): a verifier accepts a nonce once.
+        return await send(await signed(new Request(original, { headers, body, signal: AbortSignal.any([original.signal, timer]) })));
+      } catch (error) {
+        if (!timer.aborted) throw error;
+        throw new ChallengeError("timeout", `${original.method} ${original.url}: no answer within ${timeoutMs / 1000} s`, undefined, original.url);
+      }
     };
     let response = await attempt(options.announce ? formatAuth(claimOf(options.identity)) : undefined);
     let challenge = readChallenge(response);
@@ -235,9 +300,20 @@ export function zkagentFetch(options: AgentFetchOptions) {
       challenge = readChallenge(response);
     }
     if (challenge === null || challenge === "claim") return response;
+    // The challenge is compared with the request as sent (the URL given, not
+    // one a redirect reached): a proof for any other request is never made.
+    const group = claimOf(options.identity).group !== undefined;
+    try {
+      const request = outgoingRequest(original.method, original.url, original.headers.get("content-type"), body);
+      checkChallenge({ ...challenge, message: challenge.params.message, group }, request, { action: options.action, maxAmount: options.maxAmount });
+    } catch (error) {
+      await response.body?.cancel();
+      throw error;
+    }
     if (options.approve && !(await options.approve(challenge))) return response;
     const authorization = await answerChallenge(challenge, options);
     await response.body?.cancel();
+    options.onProof?.(challenge);
     return attempt(authorization);
   };
 }

@@ -24,13 +24,8 @@ import { acceptedSource, readBounded } from "./bounded";
 import { Identity } from "@semaphore-protocol/identity";
 import type { LeanIMT } from "@zk-kit/lean-imt";
 import { packGroth16Proof } from "@zk-kit/utils/proof-packing";
-import {
-  parseSemaphoreValue,
-  type SemaphoreProof as SemaphoreProofObject,
-  semaphoreHash,
-  semaphoreNullifier,
-  semaphorePublicSignals,
-} from "../groups/statement";
+import type { SemaphoreProof as SemaphoreProofObject } from "../groups/proof-object";
+import { parseSemaphoreValue, semaphoreHash, semaphoreNullifier, semaphorePublicSignals } from "../groups/statement";
 import { FIELD_ORDER_R, parseFieldElement } from "../identity/field";
 import { semaphoreTree } from "../groups/tree";
 import type { CircuitInput, ProofResult, Prover } from "../prover";
@@ -262,6 +257,8 @@ export interface FetchMembersOptions {
   maxPageBytes?: number;
   /** Accept an http:// service on a loopback host (a local service, tests); https only otherwise. */
   allowInsecureLoopback?: boolean;
+  /** Milliseconds each page may take, its body included (default 60 s). */
+  timeoutMs?: number;
 }
 
 /** The service's base URL: https, or http on a loopback address when asked (acceptedSource). */
@@ -301,11 +298,10 @@ export async function fetchGroupMembers(service: string, groupId: string, option
   let total: number | undefined;
   while (url) {
     const current: URL = url;
-    const response = await get(current.href, { redirect: "error", signal: AbortSignal.timeout(60_000), headers: { accept: "application/json" } }).catch(
-      (error: Error) => {
-        throw new GroupProofError("members", `GET ${current}: ${error.message}`);
-      },
-    );
+    const signal = AbortSignal.timeout(options.timeoutMs ?? 60_000);
+    const response = await get(current.href, { redirect: "error", signal, headers: { accept: "application/json" } }).catch((error: Error) => {
+      throw new GroupProofError("members", `GET ${current}: ${signal.aborted ? `no answer within ${(options.timeoutMs ?? 60_000) / 1000} s` : error.message}`);
+    });
     if (!response.ok) {
       await response.body?.cancel();
       throw new GroupProofError("members", `GET ${url}: HTTP ${response.status}`);
@@ -315,7 +311,7 @@ export async function fetchGroupMembers(service: string, groupId: string, option
       page = JSON.parse(await boundedText(response, maxPageBytes, url.href));
     } catch (error) {
       if (error instanceof GroupProofError) throw error;
-      throw new GroupProofError("members", `GET ${url}: the answer is not JSON`);
+      throw new GroupProofError("members", `GET ${url}: ${signal.aborted ? "the answer did not arrive in time" : "the answer is not JSON"}`);
     }
     if (typeof page !== "object" || page === null || !Array.isArray(page.members)) throw new GroupProofError("members", `GET ${url}: no "members" list`);
     for (const member of page.members) {

@@ -176,12 +176,17 @@ export {
   type RequestSigner,
   requestSigner,
 } from "../web-bot-auth";
+/** The checks the agent runs before a proof (docs/http-auth.md, "What the agent checks before it proves"), for code that handles a 401 itself. */
+export { type CheckedChallenge, checkChallenge, checkGroupMessage, type Expectation, outgoingRequest } from "./checks";
 
 export {
   type AgentFetchOptions,
   answerChallenge,
   ChallengeError,
+  type ChallengeErrorCode,
+  DEFAULT_TIMEOUT_MS,
   type FetchIdentity,
+  type MaxAmount,
   readChallenge,
   type ZkAgentChallenge,
   zkagentFetch,

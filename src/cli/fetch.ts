@@ -1,13 +1,37 @@
 import { readFileSync } from "node:fs";
-import { ChallengeError, CircuitSourceError, type FetchIdentity, zkagentFetch } from "../agent";
+import {
+  type AgentFetchOptions,
+  ChallengeError,
+  CircuitSourceError,
+  type FetchIdentity,
+  GroupProofError,
+  SemaphoreArtifactError,
+  zkagentFetch,
+} from "../agent";
+import { parseMaxAmount } from "../agent/checks";
 import { isValidSecret } from "../identity/commitment";
 import { parseFieldElement } from "../identity/field";
 import { parse, shown, TABLE_OPTIONS, tableChoice, tableOptionsHelp, UsageError, warn, writeStdout } from "./args";
 
-export const fetchHelp = `zkagent fetch URL [-X METHOD] [-H 'Name: value']... [-d BODY] --identity FILE [--trust URL]... [--allow-insecure-loopback] [--announce] [--unsigned] [--signature-agent ORIGIN] [--table-cache DIR | --no-table-cache] [--threads N]
+export const agentOptionsHelp = `  --action NAME
+               the action the agent means (e.g. purchase): a challenge for
+               another action is refused
+  --max-amount AMOUNT --currency C
+               refuse a challenge whose context amount is above AMOUNT
+               (exact decimal), whose currency is not C, or that names no
+               amount
+  --timeout SECONDS
+               how long each request (to the merchant, and to the zkagent
+               service for circuits and members) may take; default 30`;
+
+export const fetchHelp = `zkagent fetch URL [-X METHOD] [-H 'Name: value']... [-d BODY] --identity FILE [--action NAME] [--max-amount AMOUNT --currency C] [--timeout SECONDS] [--trust URL]... [--allow-insecure-loopback] [--announce] [--unsigned] [--signature-agent ORIGIN] [--table-cache DIR | --no-table-cache] [--threads N]
   A curl for agents: sends the request and answers a ZKAgent challenge
   (docs/http-auth.md) by itself: claims the identity's agent_id, proves for
   the challenge's nonce, action and exact context, signs it, repeats once.
+  It proves only a challenge that binds exactly this request (method,
+  origin, target, the body's fields; a group challenge's message recomputed)
+  and that passes the limits below; otherwise it proves and sends nothing
+  and exits 1 saying which field differed.
   The response body goes to standard output; exit 0 for a 2xx answer, else 1
   with the status on standard error.
   --identity   the JSON that \`zkagent identity new --json\` prints, with an
@@ -28,7 +52,48 @@ export const fetchHelp = `zkagent fetch URL [-X METHOD] [-H 'Name: value']... [-
                also sign every request sent (Web Bot Auth, RFC 9421) with the
                identity's Ed25519 key, naming ORIGIN, the operator whose key
                directory lists it (\`zkagent directory\`)
+${agentOptionsHelp}
 ${tableOptionsHelp}`;
+
+/** The options of `zkagent fetch` and `zkagent mcp` that say what the agent agrees to prove, and how long it waits. */
+export const AGENT_OPTIONS = {
+  action: { type: "string" },
+  "max-amount": { type: "string" },
+  currency: { type: "string" },
+  timeout: { type: "string" },
+} as const;
+
+/** AGENT_OPTIONS as zkagentFetch options; UsageError naming the flag when one is malformed. */
+export function agentChoice(values: {
+  action?: string;
+  "max-amount"?: string;
+  currency?: string;
+  timeout?: string;
+}): Pick<AgentFetchOptions, "action" | "maxAmount" | "timeoutMs"> {
+  const choice: Pick<AgentFetchOptions, "action" | "maxAmount" | "timeoutMs"> = {};
+  if (values.action !== undefined) {
+    if (values.action === "") throw new UsageError("--action must not be empty");
+    choice.action = values.action;
+  }
+  if ((values["max-amount"] === undefined) !== (values.currency === undefined))
+    throw new UsageError("--max-amount and --currency go together: an amount means nothing without its currency");
+  if (values["max-amount"] !== undefined && values.currency !== undefined) {
+    const maxAmount = { amount: values["max-amount"], currency: values.currency };
+    try {
+      parseMaxAmount(maxAmount);
+    } catch (error) {
+      throw new UsageError(`--max-amount/--currency: ${(error as Error).message.replace(/^maxAmount\.(amount|currency)/, "the $1")}`);
+    }
+    choice.maxAmount = maxAmount;
+  }
+  if (values.timeout !== undefined) {
+    const seconds = Number(values.timeout);
+    if (!/^[0-9]+(\.[0-9]+)?$/.test(values.timeout) || !(seconds > 0) || seconds > 86_400)
+      throw new UsageError("--timeout must be a number of seconds above 0 (at most 86400)");
+    choice.timeoutMs = seconds * 1000;
+  }
+  return choice;
+}
 
 /** The identity file: secrets are read here and never printed, even in an error. */
 export function readIdentityFile(path: string): FetchIdentity {
@@ -91,6 +156,7 @@ export async function fetchCommand(argv: string[]): Promise<number> {
       announce: { type: "boolean" },
       unsigned: { type: "boolean" },
       "signature-agent": { type: "string" },
+      ...AGENT_OPTIONS,
       ...TABLE_OPTIONS,
     },
     true,
@@ -122,25 +188,42 @@ export async function fetchCommand(argv: string[]): Promise<number> {
     cacheDir: values["cache-dir"],
     announce: values.announce,
     sign: !values.unsigned,
+    ...agentChoice(values),
     ...tableChoice(values),
   });
   let response: Response;
+  let bytes: Uint8Array;
   try {
     response = await send(url, { method, headers, body });
+    bytes = new Uint8Array(await response.arrayBuffer());
   } catch (error) {
-    if (error instanceof ChallengeError || error instanceof CircuitSourceError) {
-      warn(`zkagent: cannot answer the challenge: ${shown(error.message)}`);
-      return 1;
-    }
-    if (error instanceof TypeError) {
-      warn(`zkagent: ${shown(error.message)}`);
-      return 1;
-    }
-    throw error;
+    const problem = refusal(error, url);
+    if (problem === null) throw error;
+    warn(problem);
+    return 1;
   }
-  const bytes = new Uint8Array(await response.arrayBuffer());
   await writeStdout(bytes);
   if (response.ok) return 0;
   warn(`zkagent: HTTP ${response.status}`);
   return 1;
+}
+
+/**
+ * The line `zkagent fetch` and `zkagent mcp` report for an error of the
+ * exchange (a refused challenge, a timeout, a circuit or member list that
+ * cannot be had, a network error), or null for an error of the program.
+ */
+export function refusal(error: unknown, url: URL): string | null {
+  if (error instanceof ChallengeError) {
+    if (error.code === "timeout") return `zkagent: ${shown(error.message)}`;
+    const where = error.field === undefined ? error.code : `${error.code}, field ${error.field}`;
+    return `zkagent: refused to prove (${shown(where)}): ${shown(error.message)}`;
+  }
+  if (error instanceof CircuitSourceError || error instanceof GroupProofError || error instanceof SemaphoreArtifactError)
+    return `zkagent: cannot answer the challenge: ${shown(error.message)}`;
+  // The response body is read under the request's timeout too.
+  if (error instanceof DOMException && (error.name === "TimeoutError" || error.name === "AbortError"))
+    return `zkagent: ${url.href}: the answer did not arrive in time`;
+  if (error instanceof TypeError) return `zkagent: ${url.href}: ${shown(error.message)}`;
+  return null;
 }

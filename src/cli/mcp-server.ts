@@ -5,8 +5,10 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { z } from "zod";
 import pkg from "../../package.json";
 import { answerChallenge, type FetchIdentity, type ZkAgentChallenge, zkagentFetch } from "../agent";
+import { checkChallenge, outgoingRequest } from "../agent/checks";
+import type { JsonObject } from "../identity/encoding";
 import { shown } from "./args";
-import { httpUrl } from "./fetch";
+import { httpUrl, refusal } from "./fetch";
 
 /** The largest response body a tool returns (the model's context is not a download). */
 const MAX_BODY = 256 * 1024;
@@ -25,8 +27,34 @@ export function createMcpServer(identity: FetchIdentity, options: Parameters<typ
     content: [{ type: "text" as const, text: redact(typeof value === "string" ? value : JSON.stringify(value, null, 2)) }],
     ...(isError ? { isError: true } : {}),
   });
-  const failed = (error: unknown) => text(`zkagent: ${shown(error instanceof Error ? error.message : String(error))}`, true);
-  const send = zkagentFetch(options);
+  const failed = (error: unknown, url?: URL) =>
+    text((url && refusal(error, url)) ?? `zkagent: ${shown(error instanceof Error ? error.message : String(error))}`, true);
+  /** What a proof was made for, as the answers report it. */
+  const proved = (challenge: ZkAgentChallenge) => ({ challenge_id: challenge.challenge_id, action: challenge.action, context: challenge.context });
+  /** The request a tool describes, as fetch takes it (Content-Type JSON by default when there is a body). */
+  const requestOf = (input: { url: string; method?: string; headers?: Record<string, string>; body?: string }) => {
+    const url = httpUrl(input.url);
+    const headers = new Headers(input.headers);
+    if (input.body !== undefined && !headers.has("content-type")) headers.set("content-type", "application/json");
+    return { url, method: input.method?.toUpperCase() ?? (input.body === undefined ? "GET" : "POST"), headers, body: input.body };
+  };
+  /** The action a tool call means: the operator's --action binds every call; a call may name one only within it. */
+  const actionOf = (asked: string | undefined): string | undefined => {
+    if (asked !== undefined && options.action !== undefined && asked !== options.action)
+      throw new TypeError(`this server proves only the action "${options.action}" (--action), not "${asked}"`);
+    return asked ?? options.action;
+  };
+  const requestShape = {
+    url: z.string().describe("http:// or https:// URL"),
+    method: z
+      .string()
+      .regex(/^[A-Za-z]+$/)
+      .optional()
+      .describe("GET by default, POST when a body is given"),
+    headers: z.record(z.string(), z.string()).optional(),
+    body: z.string().optional().describe("the request body; Content-Type defaults to application/json"),
+    action: z.string().min(1).optional().describe("the action the agent means (e.g. purchase): a challenge for another action is refused"),
+  };
 
   const server = new McpServer({ name: "zkagent", version: pkg.version });
 
@@ -49,31 +77,27 @@ export function createMcpServer(identity: FetchIdentity, options: Parameters<typ
     "zkagent_fetch",
     {
       description:
-        "An HTTP(S) request as this agent. When the server answers 401 with a ZKAgent challenge, the agent proves it is who it claims for exactly this request (action and context shown in the challenge) and repeats it once. Returns status, headers and body.",
-      inputSchema: z
-        .object({
-          url: z.string().describe("http:// or https:// URL"),
-          method: z
-            .string()
-            .regex(/^[A-Za-z]+$/)
-            .optional()
-            .describe("GET by default, POST when a body is given"),
-          headers: z.record(z.string(), z.string()).optional(),
-          body: z.string().optional().describe("the request body; Content-Type defaults to application/json"),
-        })
-        .strict(),
+        "An HTTP(S) request as this agent. When the server answers 401 with a ZKAgent challenge, the agent proves it is who it claims only if the challenge binds exactly this request (method, origin, target, the body's fields, the action) and is within the agent's limits, and repeats it once. Returns status, headers, body, and `proved` (the challenge id, action and context the proof was made for; null when none was). A refused challenge is an error naming the field; nothing is proved or sent.",
+      inputSchema: z.object(requestShape).strict(),
     },
-    async ({ url, method, headers, body }) => {
+    async (input) => {
+      let url: URL | undefined;
       try {
-        const target = httpUrl(url);
-        const outgoing = new Headers(headers);
-        if (body !== undefined && !outgoing.has("content-type")) outgoing.set("content-type", "application/json");
-        const response = await send(target, { method: method?.toUpperCase() ?? (body === undefined ? "GET" : "POST"), headers: outgoing, body });
+        const request = requestOf(input);
+        url = request.url;
+        let made: ZkAgentChallenge | null = null;
+        const send = zkagentFetch({ ...options, action: actionOf(input.action), onProof: (challenge) => (made = challenge) });
+        const response = await send(request.url, { method: request.method, headers: request.headers, body: request.body });
         let responseBody = await response.text();
         if (responseBody.length > MAX_BODY) responseBody = `${responseBody.slice(0, MAX_BODY)}… (truncated)`;
-        return text({ status: response.status, headers: Object.fromEntries(response.headers), body: responseBody });
+        return text({
+          status: response.status,
+          headers: Object.fromEntries(response.headers),
+          body: responseBody,
+          proved: made === null ? null : proved(made),
+        });
       } catch (error) {
-        return failed(error);
+        return failed(error, url);
       }
     },
   );
@@ -82,9 +106,10 @@ export function createMcpServer(identity: FetchIdentity, options: Parameters<typ
     "zkagent_prove",
     {
       description:
-        'The credentials for a ZKAgent challenge (the "challenge" member of a 401 body): returns {authorization}, the Authorization header value to repeat the request with.',
+        'The credentials for a ZKAgent challenge, for the request it was issued for: give that request (url, method, headers, body) and the "challenge" member of its 401 body. Refused (an error naming the field) unless the challenge binds exactly this request and is within the agent\'s limits. Returns {authorization, proved}: the Authorization header value to repeat the request with, and the challenge id, action and context it proves.',
       inputSchema: z
         .object({
+          ...requestShape,
           challenge: z
             .object({
               challenge_id: z.string().min(1),
@@ -98,15 +123,23 @@ export function createMcpServer(identity: FetchIdentity, options: Parameters<typ
         })
         .strict(),
     },
-    async ({ challenge }) => {
+    async (input) => {
+      let url: URL | undefined;
       try {
-        const { challenge_id, nonce, action, context, circuit_id, circuit } = challenge;
+        const request = requestOf(input);
+        url = request.url;
+        const { challenge_id, nonce, action, context, circuit_id, circuit } = input.challenge;
         const params: Record<string, string> = {};
-        for (const [name, value] of Object.entries(challenge)) if (typeof value !== "object") params[name] = String(value);
-        const parsed: ZkAgentChallenge = { challenge_id, nonce, action, context: context ?? {}, circuit_id, circuit, params };
-        return text({ authorization: await answerChallenge(parsed, options) });
+        for (const [name, value] of Object.entries(input.challenge)) if (typeof value !== "object") params[name] = String(value);
+        const parsed: ZkAgentChallenge = { challenge_id, nonce, action, context: (context ?? {}) as JsonObject, circuit_id, circuit, params };
+        checkChallenge(
+          { ...parsed, message: params.message, group: identity.agent_id === undefined },
+          outgoingRequest(request.method, request.url, request.headers.get("content-type"), request.body ?? null),
+          { action: actionOf(input.action), maxAmount: options.maxAmount },
+        );
+        return text({ authorization: await answerChallenge(parsed, options), proved: proved(parsed) });
       } catch (error) {
-        return failed(error);
+        return failed(error, url);
       }
     },
   );

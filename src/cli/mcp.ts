@@ -1,7 +1,10 @@
 // `zkagent mcp`: the agent's side of zkagent as an MCP server on standard
 // input and output, for agent runtimes. Three tools: zkagent_identity (the
 // public identity), zkagent_fetch (an HTTP request that answers ZKAgent
-// challenges) and zkagent_prove (the proof for a challenge given as JSON).
+// challenges) and zkagent_prove (the credentials for a challenge, given with
+// the request it was issued for). Both prove only a challenge that binds
+// exactly that request (src/agent/checks.ts): a model cannot be talked into
+// proving a challenge some site relayed.
 //
 // The identity file is read once, at start, from the command line: no tool
 // takes a path or a secret, the input schemas are strict (an unknown member
@@ -10,19 +13,26 @@
 // ever echo them. Standard output is the protocol's; nothing else is written
 // there.
 import { parse, say, TABLE_OPTIONS, tableChoice, tableOptionsHelp, UsageError } from "./args";
-import { httpUrl, readIdentityFile, signatureAgentOption } from "./fetch";
+import { AGENT_OPTIONS, agentChoice, agentOptionsHelp, httpUrl, readIdentityFile, signatureAgentOption } from "./fetch";
 
-export const mcpHelp = `zkagent mcp --identity FILE [--trust URL]... [--allow-insecure-loopback] [--unsigned] [--signature-agent ORIGIN] [--table-cache DIR | --no-table-cache] [--threads N]
+export const mcpHelp = `zkagent mcp --identity FILE [--action NAME] [--max-amount AMOUNT --currency C] [--timeout SECONDS] [--trust URL]... [--allow-insecure-loopback] [--unsigned] [--signature-agent ORIGIN] [--table-cache DIR | --no-table-cache] [--threads N]
   An MCP server on standard input and output (the official MCP SDK) for
   agent runtimes, acting as the agent in FILE (the JSON that \`zkagent
   identity new --json\` prints with "agent_id" added). Tools:
     zkagent_identity   the agent's public identity (never its secrets)
-    zkagent_fetch      {url, method?, headers?, body?} → {status, headers, body},
-                       answering ZKAgent challenges as \`zkagent fetch\` does
-    zkagent_prove      {challenge} → the Authorization value for it
+    zkagent_fetch      {url, method?, headers?, body?, action?}
+                       → {status, headers, body, proved}, answering ZKAgent
+                       challenges as \`zkagent fetch\` does
+    zkagent_prove      {url, method?, headers?, body?, action?, challenge}
+                       → {authorization, proved}: the credentials for a
+                       challenge, only if it binds exactly that request
+  A challenge that binds another request, or breaks the limits below, is a
+  tool error naming the field: nothing is proved. \`proved\` names the
+  challenge id, action and context a proof was made for.
   Secrets are read from FILE only; no tool takes a path or returns a secret.
   --trust, --allow-insecure-loopback, --unsigned and --signature-agent
   (sign every request zkagent_fetch sends, Web Bot Auth) as for \`zkagent fetch\`.
+${agentOptionsHelp}
 ${tableOptionsHelp}`;
 
 export async function mcpCommand(argv: string[]): Promise<number> {
@@ -35,6 +45,7 @@ export async function mcpCommand(argv: string[]): Promise<number> {
       "cache-dir": { type: "string" },
       unsigned: { type: "boolean" },
       "signature-agent": { type: "string" },
+      ...AGENT_OPTIONS,
       ...TABLE_OPTIONS,
     },
     true,
@@ -51,6 +62,7 @@ export async function mcpCommand(argv: string[]): Promise<number> {
     allowInsecureLoopback: values["allow-insecure-loopback"] === true,
     cacheDir: values["cache-dir"],
     sign: !values.unsigned,
+    ...agentChoice(values),
     ...tableChoice(values),
   };
   // The MCP SDK is loaded only here: its import costs ≈ 0.3–0.6 s, which no other command should pay.

@@ -2,15 +2,26 @@
 // (src/agent/group.ts) as a command.
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { constants } from "node:fs";
-import { GroupProofError, parseGroupChallenge, proveGroupChallenge, SemaphoreArtifactError } from "../agent";
+import canonicalize from "canonicalize";
+import { ChallengeError, GroupProofError, parseGroupChallenge, proveGroupChallenge, SemaphoreArtifactError } from "../agent";
+import { checkGroupMessage } from "../agent/checks";
 import type { Config } from "../config";
-import { parse, printJson, say, shown, TABLE_OPTIONS, tableChoice, tableOptionsHelp, UsageError, warn } from "./args";
+import type { JsonObject } from "../identity/encoding";
+import { parse, parseContext, printJson, say, shown, TABLE_OPTIONS, tableChoice, tableOptionsHelp, UsageError, warn } from "./args";
 
-export const proveGroupHelp = `zkagent prove --group-challenge FILE --identity FILE [--service URL [--allow-insecure-loopback]] [--artifacts DIR] [--table-cache DIR | --no-table-cache] [--threads N] [--json]
+export const proveGroupHelp = `zkagent prove --group-challenge FILE --identity FILE [--action NAME] [--context JSON] [--service URL [--allow-insecure-loopback]] [--artifacts DIR] [--table-cache DIR | --no-table-cache] [--threads N] [--json]
   Proves, for a challenge made for a group (its JSON as the service returned
-  it), that the Semaphore identity is one of the group's members, without
-  saying which. Prints the Semaphore v4 proof object (JSON, the same with
-  --json) to submit as the proof.
+  it, or the "challenge" member of a ZKAgent 401), that the Semaphore
+  identity is one of the group's members, without saying which. Prints the
+  Semaphore v4 proof object (JSON, the same with --json) to submit as the
+  proof.
+  The proof binds the challenge's "message", which is checked first: it must
+  be the one the service derives from the challenge's nonce, the action and
+  the context, or nothing is proved (exit 1, message_mismatch). The action
+  and context are the challenge file's "action" and "context" (a 401 carries
+  them) or --action and --context (what the service's challenge answer does
+  not repeat); given both ways they must be equal. No action either way is a
+  usage error; no context means the empty one.
   --identity: the JSON of zkagent identity new --semaphore --json, or the
   bare base64 private key. Either file may be - (standard input), not both.
   --service: the zkagent service the group lives on (default
@@ -79,6 +90,8 @@ export async function proveGroupCommand(argv: string[], config: Config): Promise
     service: { type: "string" },
     "allow-insecure-loopback": { type: "boolean" },
     artifacts: { type: "string" },
+    action: { type: "string" },
+    context: { type: "string" },
     ...TABLE_OPTIONS,
     json: { type: "boolean" },
   });
@@ -95,10 +108,30 @@ export async function proveGroupCommand(argv: string[], config: Config): Promise
     if (error instanceof UsageError) throw error;
     throw new UsageError("--group-challenge: the file is not JSON");
   }
+  if (typeof challengeJson !== "object" || challengeJson === null || Array.isArray(challengeJson))
+    throw new UsageError("--group-challenge: the file is not a JSON object");
+  const challenge = challengeJson as Record<string, unknown>;
+  const flagContext = parseContext(values.context) as JsonObject | undefined;
   const privateKey = privateKeyOf(await readInput(identityPath, "identity"));
   try {
+    const parsed = parseGroupChallenge(challenge);
+    const fileContext = challenge.context;
+    if (fileContext !== undefined && (typeof fileContext !== "object" || fileContext === null || Array.isArray(fileContext)))
+      throw new UsageError("--group-challenge: the challenge's context is not a JSON object");
+    if (values.action === undefined && typeof challenge.action !== "string")
+      throw new UsageError(
+        '--group-challenge: the challenge has no "action" and no --action is given: the message it binds cannot be checked, so nothing is proved',
+      );
+    const action = values.action ?? (challenge.action as string);
+    if (typeof challenge.action === "string" && challenge.action !== action)
+      throw new ChallengeError("request_mismatch", `the challenge says action "${challenge.action}", --action "${action}": refused`, "action");
+    const context = flagContext ?? (fileContext as JsonObject | undefined) ?? {};
+    if (fileContext !== undefined && canonicalize(fileContext) !== canonicalize(context))
+      throw new ChallengeError("request_mismatch", "the challenge's context is not the one --context gives: refused", "context");
+    if (typeof challenge.nonce !== "string") throw new ChallengeError("malformed", 'the challenge has no "nonce"', "nonce");
+    checkGroupMessage({ nonce: challenge.nonce, action, context, message: parsed.message });
     const proof = await proveGroupChallenge(
-      { privateKey, challenge: parseGroupChallenge(challengeJson), service: values.service ?? `http://localhost:${config.port}` },
+      { privateKey, challenge: parsed, service: values.service ?? `http://localhost:${config.port}` },
       {
         artifactsDir: values.artifacts,
         // The default service is this machine's own, named by the CLI itself; a --service given over http needs the flag.
@@ -109,6 +142,10 @@ export async function proveGroupCommand(argv: string[], config: Config): Promise
     printJson(proof);
     return 0;
   } catch (error) {
+    if (error instanceof ChallengeError) {
+      warn(`zkagent: refused to prove (${error.code}${error.field ? `, field ${error.field}` : ""}): ${shown(error.message)}`);
+      return 1;
+    }
     if (!(error instanceof GroupProofError || error instanceof SemaphoreArtifactError)) throw error;
     warn(`zkagent: ${shown(error.message)}`);
     return 1;

@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Identity } from "@semaphore-protocol/identity";
 import { createSemaphoreIdentity } from "../../src/agent";
+import { groupMessageOf } from "../../src/groups/derivation";
 import { ROOT, semaphoreGroup, stockSemaphore } from "../agent/stock-semaphore";
 
 // Every test starts processes that prove; a loaded two-core machine is slow.
@@ -102,7 +103,8 @@ describe("zkagent prove --group-challenge", () => {
       group_id: "fleet-1",
       merkle_tree_root: semaphoreGroup(leaves).root.toString(),
       merkle_tree_depth: 2,
-      message: "8080808080808080",
+      // The message the service derives from the nonce, action and context: the command checks it before proving.
+      message: groupMessageOf({ nonce: "ab".repeat(31), action: "purchase", context: { amount: 20 } }).toString(),
       scope: "4141414141",
       circuit_id: "semaphore-2",
     };
@@ -132,6 +134,16 @@ describe("zkagent prove --group-challenge", () => {
     ]);
     expect(requests.map((r) => [r.method, new URL(r.url).pathname, r.headers.get("x-api-key")])).toEqual([["GET", "/v1/groups/fleet-1/members", null]]);
     expect(await stockSemaphore([{ verify: proof }, { verify: { ...proof, message: "8080808080808081" } }])).toEqual([true, false]);
+  });
+
+  test("a message that is not the one the nonce, action and context give: exit 1 (message_mismatch) before any member is read", async () => {
+    requests.length = 0;
+    const forged = join(dir, "forged-challenge.json");
+    writeFileSync(forged, JSON.stringify({ ...challenge, message: "8080808080808080" }));
+    const { stdout, stderr, code } = await proveGroup(forged, "id1.json");
+    expect([code, stdout]).toEqual([1, ""]);
+    expect(stderr).toContain("refused to prove (message_mismatch, field message)");
+    expect(requests).toHaveLength(0);
   });
 
   test("the identity as a bare private key on standard input", async () => {

@@ -6,7 +6,9 @@ import { expect, test } from "bun:test";
 import { unpackGroth16Proof } from "@zk-kit/utils/proof-packing";
 import { keccak256, toBeHex } from "ethers";
 import { anonymityWarning, isAcceptableRoot } from "../../src/groups/roots";
-import { groupMessage, groupScope, parseSemaphoreProof, semaphoreHash, unpackPoints } from "../../src/groups/statement";
+import { groupMessage, groupMessageOf, groupScope } from "../../src/groups/derivation";
+import { parseSemaphoreProof, unpackPoints } from "../../src/groups/proof-object";
+import { semaphoreHash } from "../../src/groups/statement";
 
 const stockHash = (value: bigint) => BigInt(keccak256(toBeHex(value, 32))) >> 8n;
 
@@ -74,4 +76,12 @@ test("acceptable roots: any root the group had since its last removal, never 0",
   expect(anonymityWarning(2)).toContain("one of two");
   expect(anonymityWarning(1)).toContain("names its one member");
   expect(anonymityWarning(3)).toBeNull();
+});
+
+test("groupMessageOf: the agent's message from a decoded context is the service's from the stored canonical text, whatever the member order", () => {
+  const nonce = "cd".repeat(31);
+  const stored = groupMessage({ nonce, action: "purchase", context: '{"@request":{"method":"POST"},"amount":"20.00","currency":"EUR"}' });
+  expect(groupMessageOf({ nonce, action: "purchase", context: { currency: "EUR", amount: "20.00", "@request": { method: "POST" } } })).toBe(stored);
+  expect(groupMessageOf({ nonce, action: "purchase", context: { currency: "EUR", amount: "2000.00", "@request": { method: "POST" } } })).not.toBe(stored);
+  expect(groupMessageOf({ nonce, action: "purchase", context: undefined })).toBe(groupMessage({ nonce, action: "purchase", context: null }));
 });

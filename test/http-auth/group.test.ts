@@ -22,7 +22,7 @@ const order = (amount: number) => JSON.stringify({ amount, currency: "EUR" });
 const payload = (jws: string) => JSON.parse(Buffer.from(jws.split(".")[1]!, "base64url").toString("utf8"));
 
 beforeAll(async () => {
-  world = await startWorld("http-auth-group");
+  world = await startWorld("http-auth-group", { groups: ["household"] });
   expect((await call(world.node, "POST", "/v1/groups", world.key, { group_id: "household" })).status).toBe(201);
   const others = Array.from({ length: 4 }, () => createSemaphoreIdentity().identity_commitment);
   const added = await call(world.node, "POST", "/v1/groups/household/members", world.key, {

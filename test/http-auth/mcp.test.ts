@@ -1,6 +1,7 @@
 // `zkagent mcp` driven by the official MCP client over stdio, against a real
 // zkagent server and the example shop: it lists its tools, places an order
-// through zkagent_fetch, proves through zkagent_prove, refuses what a
+// through zkagent_fetch, proves through zkagent_prove (for the request the
+// challenge was issued for, never a bare challenge), refuses what a
 // confused model might ask, and no tool output, error or log line carries
 // the identity's secrets.
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
@@ -48,8 +49,11 @@ test("lists its tools, each with an input schema that takes no path and no secre
   const { tools } = await client.listTools();
   expect(tools.map((t) => t.name).sort()).toEqual(["zkagent_fetch", "zkagent_identity", "zkagent_prove"]);
   const fetchTool = tools.find((t) => t.name === "zkagent_fetch")!;
-  expect(Object.keys(fetchTool.inputSchema.properties ?? {}).sort()).toEqual(["body", "headers", "method", "url"]);
+  expect(Object.keys(fetchTool.inputSchema.properties ?? {}).sort()).toEqual(["action", "body", "headers", "method", "url"]);
   expect(fetchTool.inputSchema.required).toEqual(["url"]);
+  const proveTool = tools.find((t) => t.name === "zkagent_prove")!;
+  expect(Object.keys(proveTool.inputSchema.properties ?? {}).sort()).toEqual(["action", "body", "challenge", "headers", "method", "url"]);
+  expect(proveTool.inputSchema.required?.sort()).toEqual(["challenge", "url"]);
   const schemas = JSON.stringify(tools);
   expect(schemas).not.toMatch(/secret|identity_file|"path"/);
   captured.push(schemas);
@@ -75,9 +79,11 @@ test("zkagent_fetch places an order: 201 from the verified session", async () =>
   const answer = JSON.parse(text);
   expect(answer.status).toBe(201);
   expect(JSON.parse(answer.body)).toMatchObject({ agent_id: "mcp-shopper", amount: 12, currency: "EUR" });
+  // What was proved: the challenge, its action and the context it bound.
+  expect(answer.proved).toMatchObject({ action: "purchase", context: { amount: 12, currency: "EUR", "@request": { method: "POST", target: "/orders" } } });
 });
 
-test("zkagent_prove answers a challenge given as JSON: the credentials place the order", async () => {
+test("zkagent_prove answers a challenge given with the request it was issued for: the credentials place the order", async () => {
   const body = JSON.stringify({ amount: 4, currency: "EUR" });
   const first = await fetch(`${world.shopUrl}/orders`, {
     method: "POST",
@@ -85,9 +91,10 @@ test("zkagent_prove answers a challenge given as JSON: the credentials place the
     body,
   });
   const { challenge } = await first.json();
-  const { text, isError } = await tool("zkagent_prove", { challenge });
+  const { text, isError } = await tool("zkagent_prove", { url: `${world.shopUrl}/orders`, method: "POST", body, challenge });
   expect(isError).toBe(false);
-  const { authorization } = JSON.parse(text);
+  const { authorization, proved } = JSON.parse(text);
+  expect(proved).toEqual({ challenge_id: challenge.challenge_id, action: "purchase", context: challenge.context });
   expect(authorization).toStartWith('ZKAgent agent="mcp-shopper", challenge_id="');
   const placed = await fetch(`${world.shopUrl}/orders`, { method: "POST", headers: { "content-type": "application/json", authorization }, body });
   expect(placed.status).toBe(201);
@@ -99,8 +106,9 @@ test("refuses a non-http URL, another identity file, and a malformed challenge, 
   const identity = await tool("zkagent_fetch", { url: `${world.shopUrl}/orders`, identity: "/tmp/other.json" });
   expect(identity.isError).toBe(true);
   expect(identity.text).toContain("identity");
-  const bad = await tool("zkagent_prove", { challenge: { challenge_id: "ch_x", nonce: "not-a-nonce", action: "purchase" } });
+  const bad = await tool("zkagent_prove", { url: `${world.shopUrl}/orders`, challenge: { challenge_id: "ch_x", nonce: "not-a-nonce", action: "purchase" } });
   expect(bad.isError).toBe(true);
+  expect(bad.text).toContain("field @request");
 });
 
 test("no tool output, error or log line holds a secret", async () => {

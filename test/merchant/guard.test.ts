@@ -8,6 +8,7 @@ import { Elysia } from "elysia";
 import fc from "fast-check";
 import { Hono } from "hono";
 import { answerChallenge, ChallengeError, createIdentity, readChallenge, zkagentFetch } from "../../src/agent";
+import { groupMessageOf } from "../../src/groups/derivation";
 import { formatAuth, parseAuth } from "../../src/http-auth/scheme";
 import { contextHash } from "../../src/identity/encoding";
 import { zkagent as elysiaGuard } from "../../src/merchant/adapters/elysia";
@@ -161,7 +162,9 @@ describe("a group claim (private verification), against a test double of the ser
       const reply = (status: number, value: unknown) => Response.json(value, { status });
       if (path === "/v1/verify/challenge") {
         Object.assign(stored, { action: body.action, context: body.context });
-        return reply(200, { challenge_id: "ch_group", nonce: "ab".repeat(31), expires_in: 300, timestamp: 1, ...GROUP_FIELDS });
+        // The message the service derives (the agent recomputes it and refuses any other).
+        const message = groupMessageOf({ nonce: "ab".repeat(31), action: body.action, context: body.context }).toString();
+        return reply(200, { challenge_id: "ch_group", nonce: "ab".repeat(31), expires_in: 300, timestamp: 1, ...GROUP_FIELDS, message });
       }
       if (path === "/v1/verify/status/ch_group") {
         return reply(200, {
@@ -223,7 +226,8 @@ describe("a group claim (private verification), against a test double of the ser
     });
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({ agent_id: "pseud_9", pseudonym: "pseud_9", group_id: "grp_1", action: "purchase", context: order });
-    expect(seen[0]).toMatchObject({ group_id: "grp_1", merkle_tree_root: "123", merkle_tree_depth: "20", message: "456", scope: "789" });
+    expect(seen[0]).toMatchObject({ group_id: "grp_1", merkle_tree_root: "123", merkle_tree_depth: "20", scope: "789" });
+    expect(seen[0]!.message).toBe(groupMessageOf({ nonce: "ab".repeat(31), action: "purchase", context: service.calls[0]!.body.context }).toString());
     expect(service.calls[0]!.body).toEqual({
       group_id: "grp_1",
       action: "purchase",
@@ -289,13 +293,15 @@ describe("bodyFields", () => {
 });
 
 describe("the agent's fetch, against a merchant it need not trust", () => {
+  const CONTEXT = { amount: "5", "@request": { method: "GET", origin: "http://shop.test", target: "/orders" } };
   const challengeHeader = (circuitId: string, circuit: string) =>
     formatAuth({
       realm: "r",
       challenge_id: "ch_1",
       nonce: "ab".repeat(31),
       action: "purchase",
-      context: Buffer.from('{"amount":"5"}').toString("base64url"),
+      // The request the agent sends (GET http://shop.test/orders): the agent proves only a challenge that binds it.
+      context: Buffer.from(JSON.stringify(CONTEXT)).toString("base64url"),
       circuit_id: circuitId,
       circuit,
     });
@@ -327,6 +333,6 @@ describe("the agent's fetch, against a merchant it need not trust", () => {
     })("http://shop.test/orders");
     expect(response.status).toBe(401);
     expect(await response.text()).toBe("nope");
-    expect(seen).toEqual(['{"amount":"5"}']);
+    expect(seen).toEqual([JSON.stringify(CONTEXT)]);
   });
 });

@@ -8,7 +8,7 @@ import type { ApiKeyRecord, ChallengeRecord, Store } from "../../store/interface
 import { CHALLENGE_LIFETIME_MS } from "./lifecycle";
 import type { ChallengeRequest, GroupChallengeRequest } from "./model";
 import { anonymityWarning } from "../../groups/roots";
-import { groupMessage, groupScope } from "../../groups/statement";
+import { groupMessage, groupScope } from "../../groups/derivation";
 
 const RATE_WINDOW_MS = 60_000;
 

@@ -29,7 +29,8 @@ import type { AgentRecord, ApiKeyRecord, ChallengeRecord, Decision, DecisionEvid
 import type { VerifyFailure } from "../../verifier/types";
 import { isExpired, isRetained } from "../challenges/lifecycle";
 import { PROOF_STRING_REQUIREMENT, type ProofRequest } from "./model";
-import { groupMessage, groupScope, parseSemaphoreProof, publicSignals, unpackPoints } from "../../groups/statement";
+import { groupMessage, groupScope } from "../../groups/derivation";
+import { parseSemaphoreProof, publicSignals, unpackPoints } from "../../groups/proof-object";
 import type { MandateScope } from "../../mandates/enforce";
 
 /**
