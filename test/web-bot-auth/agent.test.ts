@@ -147,3 +147,26 @@ describe("zkagent fetch --signature-agent", () => {
     expect(stderr).toContain("must be an origin");
   });
 });
+
+test("under Node 20 too: the SDK bundled for Node signs a request and serves a signed directory that the reference accepts", async () => {
+  const outdir = join(import.meta.dir, "../../build/sdk-node-wba-test");
+  rmSync(outdir, { recursive: true, force: true });
+  const built = await Bun.build({ entrypoints: [join(import.meta.dir, "../../src/agent/index.ts")], outdir, target: "node", packages: "external" });
+  expect(built.success).toBe(true);
+  const script = `
+    import { requestSigner, directoryResponse } from ${JSON.stringify(join(outdir, "index.js"))};
+    const identity = ${JSON.stringify({ signing_key: identity.signing_key, signing_secret: identity.signing_secret })};
+    const signer = await requestSigner(identity, ${JSON.stringify(OPERATOR)});
+    const request = await signer.sign(new Request("https://shop.example/catalog"));
+    const directory = await directoryResponse([identity], { origin: ${JSON.stringify(OPERATOR)} });
+    process.stdout.write(JSON.stringify({ headers: [...request.headers], directory: [...directory.headers], body: await directory.text() }));`;
+  const child = Bun.spawnSync(["node", "--input-type=module", "-e", script], { cwd: tmp, stdout: "pipe", stderr: "pipe" });
+  rmSync(outdir, { recursive: true, force: true });
+  expect(child.stderr.toString()).toBe("");
+  expect(child.exitCode).toBe(0);
+  const out = JSON.parse(child.stdout.toString()) as { headers: [string, string][]; directory: [string, string][]; body: string };
+  const params = await referenceVerify(new Request("https://shop.example/catalog", { headers: out.headers }), identity.signing_key);
+  expect(params.keyid).toBe((await publishedKeyIds(identityFile))[0]!);
+  expect(JSON.parse(out.body)).toEqual({ keys: [{ kty: "OKP", crv: "Ed25519", x: identity.signing_key }] });
+  expect(new Headers(out.directory).get("signature-input")).toContain('tag="http-message-signatures-directory"');
+});
