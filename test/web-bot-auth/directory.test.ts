@@ -4,10 +4,12 @@
 // bounded size; no cross-origin redirect; Cache-Control honoured within
 // bounds), and only keys that signed the directory are usable.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import fc from "fast-check";
 import { verifySignature, webcrypto } from "http-message-sig";
 import { type AgentIdentity, createIdentity } from "../../src/agent";
 import { cacheSeconds, DirectoryCache } from "../../src/merchant/directories";
-import { DIRECTORY_PATH, DirectoryError, directoryResponse, keyIdOf, MemoryNonceStore, NonceStoreFull } from "../../src/web-bot-auth";
+import { DIRECTORY_PATH, DirectoryError, directoryResponse, keyIdOf, MemoryNonceStore, NonceStoreFull, readDirectory } from "../../src/web-bot-auth";
+import { fuzzParams } from "../fuzz/support";
 
 let a: AgentIdentity;
 let b: AgentIdentity;
@@ -212,4 +214,31 @@ describe("MemoryNonceStore", () => {
     expect(store.claim("n2", 200)).toBe(false);
     expect(store.size).toBe(2);
   });
+});
+
+test("readDirectory on random bodies and signature fields resolves or throws DirectoryError, nothing else", async () => {
+  const signed = await directoryResponse([a], { origin: "https://operator.example" });
+  const pieces = [await signed.text(), signed.headers.get("signature")!, signed.headers.get("signature-input")!, '{"keys":[{"kty":"OKP"}]}', '{"keys":7}'];
+  const text = fc.oneof(
+    fc.string({ maxLength: 300 }),
+    fc.constantFrom(...pieces),
+    fc.tuple(fc.constantFrom(...pieces), fc.string({ maxLength: 6 })).map(([p, n]) => p + n),
+  );
+  await fc.assert(
+    fc.asyncProperty(text, fc.option(text), fc.option(text), async (body, signature, input) => {
+      const headers = new Headers();
+      try {
+        if (signature !== null) headers.set("signature", signature);
+        if (input !== null) headers.set("signature-input", input);
+      } catch {
+        return;
+      }
+      try {
+        await readDirectory({ status: 200, headers, body: new TextEncoder().encode(body) }, `https://operator.example${DIRECTORY_PATH}`);
+      } catch (error) {
+        expect(error).toBeInstanceOf(DirectoryError);
+      }
+    }),
+    fuzzParams(300),
+  );
 });
