@@ -106,7 +106,8 @@ export async function readDirectory(
   const message: SignatureMessage = {
     kind: "response",
     status: answer.status,
-    fields: [...answer.headers].map(([name, value]) => ({ name, value })),
+    // The signature covers "@authority";req only: of the answer's fields, just the signature's own two are read.
+    fields: [...answer.headers].filter(([name]) => name === "signature" || name === "signature-input").map(([name, value]) => ({ name, value })),
     request: { kind: "request", method: "GET", targetUri: url, fields: [] },
   };
   const signed: DirectoryKeys = new Map();

@@ -187,12 +187,15 @@ export async function verifyRequestSignature(request: Request, options: Signatur
   }
 
   const target = new URL(request.url);
+  // Only the fields the signature covers, and its own two: another header the library cannot take (non-ASCII, say) is none of its business.
+  const covered = new Set(["signature", "signature-input", ...input.components.map((component) => component.name).filter((name) => !name.startsWith("@"))]);
+  const fields = [...request.headers].filter(([name]) => covered.has(name)).map(([name, value]) => ({ name, value }));
   const verifyAt = async (origin: string): Promise<"valid" | "invalid" | string> => {
     const message: SignatureMessage = {
       kind: "request",
       method: request.method,
       targetUri: origin + target.pathname + target.search,
-      fields: [...request.headers].map(([name, value]) => ({ name, value })),
+      fields,
     };
     try {
       await verifySignature(message, {

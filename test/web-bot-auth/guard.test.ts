@@ -161,6 +161,15 @@ describe("requests signed by the reference package (web-bot-auth 0.1)", () => {
     expect(await refused(again.clone(), routes[1])).toBe("replayed_nonce");
   });
 
+  test("a header the signature does not cover, even one that is not ASCII, does not get in the way", async () => {
+    const request = await referenceSigned();
+    const headers = new Headers(request.headers);
+    headers.set("user-agent", "Agent/1.0 (caf\u00e9)");
+    headers.set("x-trace", "a\tb");
+    const result = await guardFor().verify(new Request(request.url, { headers }));
+    expect(result.ok).toBe(true);
+  });
+
   test("the directory is fetched once for many requests (cached)", async () => {
     const guard = guardFor();
     for (let i = 0; i < 3; i++) expect((await guard.verify(await referenceSigned())).ok).toBe(true);
