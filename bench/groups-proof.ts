@@ -21,10 +21,30 @@
 // --verifications N (per depth and side, default 50), --depths 4,10,20,32
 // (at least 4: the group has 16 members),
 // --sizes 1000,10000 (tree rebuild), --json (one object on stdout).
+//
+// --agent: instead, the agent's rows of issue 32, each proof in a new process
+// (`bun -e` calling proveGroupChallenge, its own $XDG_CACHE_HOME) against a
+// stand-in for the members route's changes feed on a loopback port
+// (test/agent/group-feed-server.ts: the wire contract, pages of 100,000):
+//   first     a group of --agent-size leaves (default 200,000), empty caches
+//             (no tree, no prover tables): a sync from 0, the proof
+//   next      a new process after --agent-added members (default 1,000) were
+//             added, once the first process's detached table builder is done
+//   large     a group of --agent-large leaves (default 1,000,000) after its
+//             first sync: the cache file that sync writes is written by the
+//             same writeTree from the bench's own tree (the first sync itself
+//             costs what `first` shows per leaf; it is not re-run here)
+// Each row: the child's wall time (process start to exit), the time of the
+// sync and the proof (the sync timed on its own first), the leaf records the
+// server sent; every proof is verified with the service's verifier.
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { LeanIMT } from "@zk-kit/lean-imt";
 import { poseidon2 } from "poseidon-lite/poseidon2";
-import { createSemaphoreIdentity, proveGroupMembership } from "../src/agent";
+import { createSemaphoreIdentity, loadSemaphoreArtifacts, proveGroupMembership } from "../src/agent";
+import { cachedTablesPath, createProver } from "../src/prover";
 import { semaphoreFile } from "../src/circuits/semaphore";
 import { parseSemaphoreProof, publicSignals, unpackPoints } from "../src/groups/proof-object";
 import { serviceVerifier } from "../src/verifier/service";
@@ -38,6 +58,10 @@ const { values } = parseArgs({
     depths: { type: "string" },
     sizes: { type: "string" },
     json: { type: "boolean" },
+    agent: { type: "boolean" },
+    "agent-size": { type: "string" },
+    "agent-added": { type: "string" },
+    "agent-large": { type: "string" },
   },
 });
 const iterations = Number(values.iterations ?? 5);
@@ -45,6 +69,12 @@ const verifications = Number(values.verifications ?? 50);
 const depths = (values.depths ?? "4,10,20,32").split(",").map(Number);
 const sizes = (values.sizes ?? "1000,10000").split(",").map(Number);
 const log = (line: string) => (values.json ? process.stderr : process.stdout).write(`${line}\n`);
+
+if (values.agent) {
+  const rows = await agentRows(Number(values["agent-size"] ?? 200_000), Number(values["agent-added"] ?? 1_000), Number(values["agent-large"] ?? 1_000_000));
+  if (values.json) process.stdout.write(`${JSON.stringify({ agent: rows })}\n`);
+  process.exit(0);
+}
 
 const ids = Array.from({ length: 16 }, () => createSemaphoreIdentity());
 const members = ids.map((id) => id.identity_commitment);
@@ -151,3 +181,110 @@ for (const size of sizes) {
 if (values.json) process.stdout.write(`${JSON.stringify({ iterations, verifications, depths: results, tree_rebuild_ms: rebuild })}\n`);
 // The verifier may hold a worker; the figures are out.
 process.exit(0);
+
+async function agentRows(size: number, added: number, large: number): Promise<Record<string, unknown>[]> {
+  const { startFeedServer } = await import("../test/agent/group-feed-server");
+  const { treePath, writeTree } = await import("../src/agent/group-cache");
+  const feed = startFeedServer();
+  feed.pageSize = 100_000;
+  const home = mkdtempSync(join(tmpdir(), "zkagent-bench-agent-"));
+  const member = createSemaphoreIdentity();
+  const filler = (n: number, from: number) => Array.from({ length: n }, (_, i) => BigInt(from + i + 1) * 7_919n + 11n);
+  const rows: Record<string, unknown>[] = [];
+
+  const build = (group: string, n: number) => {
+    const t = performance.now();
+    const leaves = filler(n - 1, 0);
+    leaves.splice(Math.floor(n / 3), 0, BigInt(member.identity_commitment));
+    // In slices: the server's own tree (AgentTree, the agent's hashing) grows as a service's does.
+    for (let at = 0; at < leaves.length; at += 100_000) feed.add(group, leaves.slice(at, at + 100_000));
+    log(`(setup) the server's tree of ${n} leaves: ${((performance.now() - t) / 1000).toFixed(1)} s`);
+  };
+
+  const proveInChild = async (group: string, label: string) => {
+    const state = feed.state(group);
+    const challenge = {
+      challenge_id: "ch_bench",
+      nonce: "00",
+      action: "purchase",
+      group_id: group,
+      merkle_tree_root: state.root.toString(),
+      merkle_tree_depth: Math.max(1, state.depth),
+      message: String(Date.now()),
+      scope: "42",
+      circuit_id: `semaphore-${state.depth}`,
+      size: state.size,
+    };
+    const script = `
+      const t0 = performance.now();
+      const { proveGroupChallenge, syncGroupTree } = await import(${JSON.stringify(join(ROOT, "src/agent/index.ts"))});
+      const t1 = performance.now();
+      // The sync alone first (cache read, changes fetched and applied, root checked); proveGroupChallenge then finds the tree in memory and asks once more (no change).
+      await syncGroupTree(${JSON.stringify(feed.url)}, ${JSON.stringify(group)}, { allowInsecureLoopback: true });
+      const t2 = performance.now();
+      const proof = await proveGroupChallenge({ privateKey: ${JSON.stringify(member.private_key)}, challenge: ${JSON.stringify(challenge)}, service: ${JSON.stringify(feed.url)} }, { allowInsecureLoopback: true });
+      process.stdout.write(JSON.stringify({ import_ms: t1 - t0, sync_ms: t2 - t1, prove_ms: performance.now() - t1, proof }));
+      process.exit(0);`;
+    const artifacts = await loadSemaphoreArtifacts(challenge.merkle_tree_depth);
+    const tablesBefore = existsSync(await cachedTablesPath(artifacts.zkey, join(home, "zkagent", "prover-tables")));
+    feed.served.records = 0;
+    const started = performance.now();
+    const child = Bun.spawn([process.execPath, "-e", script], { cwd: ROOT, env: { ...process.env, XDG_CACHE_HOME: home }, stdout: "pipe", stderr: "pipe" });
+    const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+    const wallMs = performance.now() - started;
+    if (code !== 0) throw new Error(`${label}: the agent process exited ${code}: ${err}`);
+    const result = JSON.parse(out);
+    const proof = parseSemaphoreProof(result.proof);
+    if (!proof) throw new Error(`${label}: no proof`);
+    const verifier = await serviceVerifier(JSON.parse(new TextDecoder().decode(await semaphoreFile(proof.merkleTreeDepth, "vk"))));
+    const verdict = await verifier.verify(unpackPoints(proof.points), publicSignals(proof));
+    if (!verdict.ok) throw new Error(`${label}: the proof does not verify (${verdict.reason})`);
+    const row = {
+      row: label,
+      leaves: state.size,
+      depth: state.depth,
+      wall_ms: Math.round(wallMs),
+      prove_ms: Math.round(result.prove_ms),
+      sync_ms: Math.round(result.sync_ms),
+      records_served: feed.served.records,
+      tables_cached_before: tablesBefore,
+    };
+    rows.push(row);
+    log(
+      `agent ${label}: ${state.size} leaves (depth ${state.depth}): ${(wallMs / 1000).toFixed(2)} s process wall (${(result.prove_ms / 1000).toFixed(2)} s sync and proof, ${(result.sync_ms / 1000).toFixed(2)} s of it the sync), ${feed.served.records} leaf records served, tables cached before: ${tablesBefore}; verified`,
+    );
+    return row;
+  };
+  const waitForBuilder = async () => {
+    const dir = join(home, "zkagent", "prover-tables");
+    const t = performance.now();
+    while (readdirSync(dir).some((f) => f.endsWith(".building")) || !readdirSync(dir).some((f) => f.endsWith(".tables"))) await Bun.sleep(250);
+    log(`(setup) the detached table builder finished ${((performance.now() - t) / 1000).toFixed(1)} s after the first process exited`);
+  };
+
+  try {
+    build("bench-first", size);
+    rmSync(join(home, "zkagent"), { recursive: true, force: true });
+    // mkdir for the "tables before" probe only: it stays empty.
+    Bun.spawnSync(["mkdir", "-p", join(home, "zkagent", "prover-tables")]);
+    await proveInChild("bench-first", "first proof, new process, empty caches");
+    await waitForBuilder();
+    feed.add("bench-first", filler(added, 10_000_000));
+    await proveInChild("bench-first", `next proof, new process, ${added} members added since`);
+
+    if (large > 0) {
+      build("bench-large", large);
+      // The file the first sync of this group writes (same function, same content), without paying its hashing twice here.
+      // And the tables its first proof's detached builder leaves (built here, as build-tables.ts does).
+      const depth = Math.max(1, feed.state("bench-large").depth);
+      (await createProver(await loadSemaphoreArtifacts(depth), { precompute: true, tableCache: join(home, "zkagent", "prover-tables") })).close();
+      const dir = join(home, "zkagent", "group-trees");
+      writeTree(dir, treePath(dir, feed.url, "bench-large"), feed.url, "bench-large", feed.state("bench-large").version, feed.tree("bench-large"));
+      await proveInChild("bench-large", "proof after its first sync");
+    }
+  } finally {
+    feed.stop();
+    rmSync(home, { recursive: true, force: true });
+  }
+  return rows;
+}

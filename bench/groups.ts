@@ -10,19 +10,42 @@
 // another node built). Memory: the JS heap after a full GC, with the group's
 // tree held, minus the heap before; and the process RSS growth.
 //
-//   bun bench/groups.ts [--sizes 10000,100000,1000000] [--batch 10000] [--stores sqlite,postgres] [--json]
+// The server rows (issue 32, --server; the only rows with --server-only):
+// a real `zkagent serve --workers 1` on 127.0.0.1 per store, as a platform
+// meets it. Another key's challenge p50/p99 idle, while one key sends two
+// concurrent POSTs of 10,000 members (three rounds), and while 4 anonymous
+// clients loop on the members route of a 200,000-member group (the
+// per-address read limit off: many addresses; --reads-per-minute N sets it);
+// the additions rate (the
+// 200k group, batches of 10,000 one after another); the server's RSS after
+// 600,000 members in 6 groups.
+//
+//   bun bench/groups.ts [--sizes 10000,100000,1000000] [--batch 10000] [--stores sqlite,postgres] [--server | --server-only] [--json]
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { GroupTrees } from "../src/groups/tree";
+import { readFileSync } from "node:fs";
+import { systemClock } from "../src/clock";
+import { GroupTrees } from "../src/groups/cache";
+import { createKey } from "../src/modules/keys/service";
+import { openStore } from "../src/store";
+import { freePort, waitHealthy } from "./support";
 import type { GroupRecord, Store } from "../src/store/interface";
 import { openPostgres } from "../src/store/postgres";
 import { openSqlite } from "../src/store/sqlite";
 import { createTestDatabase, postgresTestUrl } from "../test/support/postgres";
 
 const { values } = parseArgs({
-  options: { sizes: { type: "string" }, batch: { type: "string" }, stores: { type: "string" }, json: { type: "boolean" } },
+  options: {
+    sizes: { type: "string" },
+    batch: { type: "string" },
+    stores: { type: "string" },
+    json: { type: "boolean" },
+    server: { type: "boolean" },
+    "server-only": { type: "boolean" },
+    "reads-per-minute": { type: "string" },
+  },
 });
 const STORES = (values.stores ?? "sqlite,postgres").split(",");
 const SIZES = (values.sizes ?? "10000,100000,1000000").split(",").map(Number);
@@ -53,7 +76,19 @@ function commitment(i: number): string {
 }
 
 function group(groupId: string): GroupRecord {
-  return { groupId, keyId: "bench", createdAt: Date.now(), version: 0, size: 0, activeMembers: 0, depth: 0, root: "0", removedVersion: 0, mandate: null };
+  return {
+    groupId,
+    keyId: "bench",
+    createdAt: Date.now(),
+    version: 0,
+    size: 0,
+    activeMembers: 0,
+    depth: 0,
+    root: "0",
+    removedVersion: 0,
+    mandate: null,
+    challengers: null,
+  };
 }
 
 async function measure(name: string, store: Store, members: number): Promise<Row> {
@@ -67,7 +102,7 @@ async function measure(name: string, store: Store, members: number): Promise<Row
   for (let from = 0; from < members; from += BATCH) {
     const batch = Array.from({ length: Math.min(BATCH, members - from) }, (_, i) => commitment(from + i));
     const t = performance.now();
-    const result = await store.changeGroup(groupId, "bench", { kind: "add", commitments: batch }, trees);
+    const result = await store.changeGroup(groupId, "bench", { kind: "add", commitments: batch, at: Date.now() }, trees);
     if (result.outcome !== "changed") throw new Error(`add: ${result.outcome}`);
     batches.push(performance.now() - t);
   }
@@ -76,7 +111,7 @@ async function measure(name: string, store: Store, members: number): Promise<Row
   const rssMB = mb(process.memoryUsage().rss - rssBefore);
 
   let t = performance.now();
-  const warm = await store.changeGroup(groupId, "bench", { kind: "remove", commitment: commitment(Math.floor(members / 2)) }, trees);
+  const warm = await store.changeGroup(groupId, "bench", { kind: "remove", commitment: commitment(Math.floor(members / 2)), at: Date.now() }, trees);
   const removeWarmMs = performance.now() - t;
   if (warm.outcome !== "changed") throw new Error(`remove: ${warm.outcome}`);
   trees.forget(groupId);
@@ -85,13 +120,162 @@ async function measure(name: string, store: Store, members: number): Promise<Row
   const cold = new GroupTrees();
   const coldBefore = heap();
   t = performance.now();
-  const removed = await store.changeGroup(groupId, "bench", { kind: "remove", commitment: commitment(1) }, cold);
+  const removed = await store.changeGroup(groupId, "bench", { kind: "remove", commitment: commitment(1), at: Date.now() }, cold);
   const removeColdMs = performance.now() - t;
   if (removed.outcome !== "changed") throw new Error(`cold remove: ${removed.outcome}`);
   const coldHeapMB = mb(heap() - coldBefore);
   cold.forget(groupId);
   return { store: name, members, addSeconds, batchMsMedian: median(batches), heapMB, rssMB, removeWarmMs, removeColdMs, coldHeapMB };
 }
+
+const CLI = new URL("../src/cli/index.ts", import.meta.url).pathname;
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+const pct = (xs: number[]) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), n: xs.length };
+};
+
+interface ServerRow {
+  store: string;
+  idle: { p50: number; p99: number; n: number };
+  flood: { p50: number; p99: number; n: number };
+  readers: { p50: number; p99: number; n: number; pages: number; megabytes: number };
+  additions: { members: number; seconds: number; perSecond: number };
+  rssMiB: { start: number; after600k: number };
+}
+
+const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
+
+async function serverRows(kind: string, databaseUrl: string): Promise<ServerRow> {
+  const store = await openStore(databaseUrl);
+  const a = await createKey(store, systemClock, "flooder", 0);
+  const b = await createKey(store, systemClock, "quiet", 0);
+  await store.close();
+  const port = freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const server = Bun.spawn([process.execPath, CLI, "serve", "--workers", "1"], {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      DATABASE_URL: databaseUrl,
+      LOG_LEVEL: "error",
+      MAX_PENDING_PER_KEY: "0",
+      GROUP_MEMBERS_READS_PER_MINUTE: values["reads-per-minute"] ?? "0",
+      GROUP_MAX_PER_KEY: "0",
+    },
+    stdin: "ignore",
+    stdout: "ignore",
+    stderr: "inherit",
+  });
+  const call = (key: string | null, method: string, path: string, body?: unknown) =>
+    fetch(url + path, {
+      method,
+      headers: { ...(key ? { "x-api-key": key } : {}), "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  const ok = async (response: Promise<Response>) => {
+    const r = await response;
+    if (r.status >= 300) throw new Error(`${r.status} ${await r.text()}`);
+    return r.json() as Promise<any>;
+  };
+  /** B's challenges one after another until `done` (at least `min`). */
+  const challenges = async (done: () => boolean, min: number) => {
+    const times: number[] = [];
+    while (times.length < min || !done()) {
+      const t = performance.now();
+      const r = await call(b.key, "POST", "/v1/verify/challenge", { group_id: "quiet", action: "purchase" });
+      await r.arrayBuffer();
+      if (r.status !== 200) throw new Error(`challenge: ${r.status}`);
+      times.push(performance.now() - t);
+      await Bun.sleep(5);
+    }
+    return times;
+  };
+  let next = 0;
+  const fresh = (n: number) => Array.from({ length: n }, () => commitment(next++));
+  try {
+    await waitHealthy(`${url}/health`, server);
+    const rssStart = rssOf(server.pid);
+    await ok(call(b.key, "POST", "/v1/groups", { group_id: "quiet" }));
+    await ok(call(b.key, "POST", "/v1/groups/quiet/members", { identity_commitments: fresh(3) }));
+    await challenges(() => true, 20);
+    const idle = await challenges(() => true, 200);
+
+    // The flood: 3 rounds of two concurrent POSTs of 10,000 into one group.
+    await ok(call(a.key, "POST", "/v1/groups", { group_id: "flood" }));
+    let flooding = true;
+    const flood = (async () => {
+      try {
+        for (let round = 0; round < 3; round++)
+          await Promise.all([0, 1].map(() => ok(call(a.key, "POST", "/v1/groups/flood/members", { identity_commitments: fresh(10_000) }))));
+      } finally {
+        flooding = false;
+      }
+    })();
+    const duringFlood = await challenges(() => !flooding, 20);
+    await flood;
+
+    // The additions rate: a 200,000-member group, batches one after another; then 5 groups of 80,000 (600k in 6 groups).
+    await ok(call(a.key, "POST", "/v1/groups", { group_id: "big" }));
+    const started = performance.now();
+    for (let i = 0; i < 20; i++) await ok(call(a.key, "POST", "/v1/groups/big/members", { identity_commitments: fresh(10_000) }));
+    const seconds = (performance.now() - started) / 1000;
+    for (let g = 0; g < 5; g++) {
+      await ok(call(a.key, "POST", "/v1/groups", { group_id: `g${g}` }));
+      for (let i = 0; i < 8; i++) await ok(call(a.key, "POST", `/v1/groups/g${g}/members`, { identity_commitments: fresh(10_000) }));
+    }
+    Bun.gc(true);
+    const after600k = rssOf(server.pid);
+
+    // Four anonymous readers of the 200k group, each paging through it again and again.
+    let reading = true;
+    let pages = 0;
+    let bytes = 0;
+    const readers = Array.from({ length: 4 }, async () => {
+      while (reading)
+        for (let offset = 0; offset < 200_000 && reading; offset += 10_000) {
+          const r = await call(null, "GET", `/v1/groups/big/members?offset=${offset}`);
+          const size = (await r.arrayBuffer()).byteLength;
+          // Refused past the per-address limit (--reads-per-minute): wait as Retry-After says.
+          if (r.status === 429) await Bun.sleep(Number(r.headers.get("retry-after") ?? 1) * 1000);
+          else {
+            bytes += size;
+            pages++;
+          }
+        }
+    });
+    const t0 = Date.now();
+    let duringReads: number[];
+    try {
+      duringReads = await challenges(() => Date.now() - t0 > 10_000, 50);
+    } finally {
+      reading = false;
+      await Promise.all(readers);
+    }
+    return {
+      store: kind,
+      idle: pct(idle),
+      flood: pct(duringFlood),
+      readers: { ...pct(duringReads), pages, megabytes: bytes / 1e6 },
+      additions: { members: 200_000, seconds, perSecond: 200_000 / seconds },
+      rssMiB: { start: rssStart, after600k },
+    };
+  } finally {
+    if (server.exitCode === null) server.kill("SIGTERM");
+    await server.exited;
+  }
+}
+
+const printServer = (r: ServerRow) =>
+  values.json ||
+  console.log(
+    `${r.store} server: another key's challenge p50/p99 idle ${r.idle.p50.toFixed(1)}/${r.idle.p99.toFixed(1)} ms; ` +
+      `during 2 × 10,000 additions ${r.flood.p50.toFixed(1)}/${r.flood.p99.toFixed(1)} ms (${r.flood.n}); ` +
+      `during 4 readers of 200k ${r.readers.p50.toFixed(1)}/${r.readers.p99.toFixed(1)} ms (${r.readers.n}; ${r.readers.pages} pages, ${r.readers.megabytes.toFixed(0)} MB out in 10 s); ` +
+      `additions ${r.additions.perSecond.toFixed(0)}/s (200k in ${r.additions.seconds.toFixed(1)} s, 1M ≈ ${(1e6 / r.additions.perSecond).toFixed(0)} s); ` +
+      `RSS ${r.rssMiB.start.toFixed(0)} → ${r.rssMiB.after600k.toFixed(0)} MiB after 600k members in 6 groups`,
+  );
 
 const rows: Row[] = [];
 const print = (r: Row) =>
@@ -101,8 +285,26 @@ const print = (r: Row) =>
       `tree heap ${r.heapMB.toFixed(0)} MB, RSS +${r.rssMB.toFixed(0)} MB; remove one: warm ${r.removeWarmMs.toFixed(1)} ms, cold ${r.removeColdMs.toFixed(0)} ms (rebuild heap ${r.coldHeapMB.toFixed(0)} MB)`,
   );
 
+const serverRowsOut: ServerRow[] = [];
 const dir = mkdtempSync(join(tmpdir(), "zkagent-bench-groups-"));
-if (STORES.includes("sqlite"))
+const SERVER = values.server === true || values["server-only"] === true;
+const STORE_ROWS = values["server-only"] !== true;
+if (SERVER && STORES.includes("sqlite")) {
+  const row = await serverRows("sqlite", join(dir, "server.db"));
+  serverRowsOut.push(row);
+  printServer(row);
+}
+if (SERVER && STORES.includes("postgres")) {
+  const db = await createTestDatabase(await postgresTestUrl());
+  try {
+    const row = await serverRows("postgres", db.url);
+    serverRowsOut.push(row);
+    printServer(row);
+  } finally {
+    await db.drop();
+  }
+}
+if (STORE_ROWS && STORES.includes("sqlite"))
   try {
     const sqlite = openSqlite(join(dir, "bench.db"));
     for (const size of SIZES) {
@@ -114,7 +316,7 @@ if (STORES.includes("sqlite"))
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-if (STORES.includes("postgres")) {
+if (STORE_ROWS && STORES.includes("postgres")) {
   const db = await createTestDatabase(await postgresTestUrl());
   try {
     const pg = await openPostgres(db.url);
@@ -128,5 +330,6 @@ if (STORES.includes("postgres")) {
     await db.drop();
   }
 }
-if (values.json) console.log(JSON.stringify(rows));
+if (values.json) console.log(JSON.stringify({ rows, server: serverRowsOut }));
+rmSync(dir, { recursive: true, force: true });
 process.exit(0);

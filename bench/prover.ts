@@ -34,6 +34,7 @@ import { join } from "node:path";
 import * as snarkjs from "snarkjs";
 // @ts-ignore — untyped nested dependency (the copy snarkjs itself uses)
 import { buildBn128 } from "ffjavascript";
+import { buildWasm, isStale, PROVER_TEST_WASM_PATH } from "../scripts/asc-build";
 import { identityCommitment } from "../src/identity/commitment";
 import { type CircuitInput, createProver, type Prover, randomScalar, writeProveInput } from "../src/prover";
 import { BaseSet, type ProverTestExports } from "../src/prover/wasm";
@@ -53,7 +54,9 @@ const log = (line: string) => (json ? process.stderr : process.stdout).write(`${
 
 const root = join(import.meta.dir, "..");
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
-const testModule = await WebAssembly.compile(readFileSync(join(root, "build/prover-test.wasm")));
+// The test build is not made by postinstall (only what `start` needs is): built here when missing or stale.
+if (isStale(PROVER_TEST_WASM_PATH)) buildWasm(PROVER_TEST_WASM_PATH);
+const testModule = await WebAssembly.compile(readFileSync(PROVER_TEST_WASM_PATH));
 
 interface Circuit {
   name: string;

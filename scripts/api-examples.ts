@@ -8,6 +8,7 @@
 // under the contract check.
 import { createIdentity, createPrincipal, prove, signMandate } from "../src/agent";
 import { createApp } from "../src/app";
+import { GroupTrees } from "../src/groups/cache";
 import { SHIPPED_CIRCUIT_ID, shippedCircuitRecord } from "../src/circuits/registry";
 import { ManualClock } from "../src/clock";
 import type { AppDeps } from "../src/deps";
@@ -322,16 +323,51 @@ export async function recordExamples(wrap: <T extends App>(app: T) => T = (app) 
   await call("getGroup", "Group not found", "GET", "/v1/groups/nobody");
   await authFailures("getGroup", "GET", "/v1/groups/household");
   await call("listGroupMembers", "A page", "GET", "/v1/groups/household/members?limit=2", { key: null });
+  await call("listGroupMembers", "Changes since a version", "GET", "/v1/groups/household/members?since=0", { key: null });
+  const readLimited = wrap(createApp({ ...deps, limits: { membersReadsPerMinute: 1 } }));
+  await call("listGroupMembers", "A page", "GET", "/v1/groups/household/members?limit=2", { key: null, app: readLimited });
+  await call("listGroupMembers", "Too many reads of group members", "GET", "/v1/groups/household/members?limit=2", { key: null, app: readLimited });
   await call("listGroupMembers", "Invalid field", "GET", "/v1/groups/household/members?limit=0", { key: null });
   await call("listGroupMembers", "Group not found", "GET", "/v1/groups/nobody/members", { key: null });
   await call("listGroupMembers", "Service unavailable", "GET", "/v1/groups/household/members", { key: null, app: unavailable });
   await call("listGroupMembers", "Internal server error", "GET", "/v1/groups/household/members", { key: null, app: broken });
   await call("requestChallenge", "A group challenge", "POST", "/v1/verify/challenge", { body: { group_id: "household", action: "purchase", context } });
   await call("requestChallenge", "Group not found", "POST", "/v1/verify/challenge", { body: { group_id: "nobody", action: "purchase" } });
+  // Groups: the owner's allow-list of challengers, and the bounds (issues 32, 34).
+  await call("updateGroup", "Challengers set", "PATCH", "/v1/groups/household", { body: { challengers: [keyId] } });
+  await call("requestChallenge", "Key may not challenge this group", "POST", "/v1/verify/challenge", {
+    key: limited,
+    body: { group_id: "household", action: "purchase" },
+  });
+  await call("updateGroup", "Any key may challenge", "PATCH", "/v1/groups/household", { body: { challengers: null } });
+  await call("updateGroup", "Invalid field", "PATCH", "/v1/groups/household", { body: { challengers: "all" } });
+  await call("updateGroup", "Group not found", "PATCH", "/v1/groups/nobody", { body: { challengers: null } });
+  await call("updateGroup", "Group owned by another key", "PATCH", "/v1/groups/household", { key: limited, body: { challengers: null } });
+  await bodyFailures("updateGroup", "PATCH", "/v1/groups/household");
+  await authFailures("updateGroup", "PATCH", "/v1/groups/household", { challengers: null });
+  const groupCapped = wrap(createApp({ ...deps, limits: { groupMaxPerKey: 1, groupMaxMembers: members.length } }));
+  await call("createGroup", "Too many groups", "POST", "/v1/groups", { body: { group_id: "one-too-many" }, app: groupCapped });
+  await call("addGroupMembers", "Group full", "POST", "/v1/groups/household/members", { body: { identity_commitments: ["7"] }, app: groupCapped });
+  // One addition held in flight (its tree work waits), the next is refused.
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const slowTrees = new GroupTrees();
+  const plan = slowTrees.plan.bind(slowTrees);
+  slowTrees.plan = async (...args) => (await held, plan(...args));
+  const stalled = wrap(createApp({ ...deps, groups: slowTrees, limits: { groupAdditionsInFlight: 1 } }));
+  const inFlight = call("addGroupMembers", "Added", "POST", "/v1/groups/household/members", { body: { identity_commitments: ["8"] }, app: stalled });
+  await Bun.sleep(20);
+  await call("addGroupMembers", "Too many additions in flight", "POST", "/v1/groups/household/members", {
+    body: { identity_commitments: ["9"] },
+    app: stalled,
+  });
+  release();
+  await inFlight;
   await call("createGroup", "Created, without a mandate", "POST", "/v1/groups", { body: { group_id: "empty" } });
   await call("requestChallenge", "Group has no members", "POST", "/v1/verify/challenge", { body: { group_id: "empty", action: "purchase" } });
   await call("removeGroupMember", "Removed", "DELETE", `/v1/groups/household/members/${members[2]}`);
   await call("removeGroupMember", "Member not found", "DELETE", `/v1/groups/household/members/${members[2]}`);
+  await call("addGroupMembers", "Commitment removed before", "POST", "/v1/groups/household/members", { body: { identity_commitments: [members[2]] } });
   await call("removeGroupMember", "Group not found", "DELETE", "/v1/groups/nobody/members/7");
   await call("removeGroupMember", "Group owned by another key", "DELETE", `/v1/groups/household/members/${members[1]}`, { key: limited });
   await authFailures("removeGroupMember", "DELETE", `/v1/groups/household/members/${members[1]}`);

@@ -9,13 +9,16 @@
 // generators run by hand, and test/assembly/generated.test.ts fails when a
 // committed file has drifted.
 //
-//   bun scripts/asc-build.ts            build both
-//   bun scripts/asc-build.ts --if-stale build only what is missing or older than an input
+//   bun scripts/asc-build.ts                          build all four
+//   bun scripts/asc-build.ts --if-stale               build only what is missing or older than an input
+//   bun scripts/asc-build.ts --if-stale --production  the same, production modules only (postinstall:
+//                                                     what `bun run start` needs; the test builds are
+//                                                     made by test/preload.ts when a test run needs them)
 //
 // Exported for src/verifier/wasm.ts (build on demand) and test/preload.ts.
 
 import { existsSync, readdirSync, readFileSync, statSync, mkdirSync, renameSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 
 const root = join(import.meta.dir, "..");
 export const WASM_PATH = join(root, "build", "verifier.wasm");
@@ -24,6 +27,8 @@ export const PROVER_WASM_PATH = join(root, "build", "prover.wasm");
 export const PROVER_TEST_WASM_PATH = join(root, "build", "prover-test.wasm");
 /** Every module this script builds. */
 export const ALL_WASM_PATHS = [WASM_PATH, TEST_WASM_PATH, PROVER_WASM_PATH, PROVER_TEST_WASM_PATH];
+/** The modules the service and the CLI load; the other two are for tests and benchmarks. */
+export const PRODUCTION_WASM_PATHS = [WASM_PATH, PROVER_WASM_PATH];
 const ENTRY = {
   [WASM_PATH]: "assembly/index.ts",
   [TEST_WASM_PATH]: "assembly/testing.ts",
@@ -58,8 +63,11 @@ export function isStale(path: string = WASM_PATH): boolean {
   return inputs(path).some((f) => statSync(f).mtimeMs > built);
 }
 
-/** Compiles one module (default: the production one). */
+/** Compiles one module (default: the production one), saying so on standard error first: a compile takes seconds to a minute, and a first start would otherwise be silent meanwhile. */
 export function buildWasm(path: string = WASM_PATH): void {
+  console.error(
+    `zkagent: compiling ${relative(root, path)} from ${ENTRY[path]} with asc (once, on a fresh clone or after its sources change; up to a minute)…`,
+  );
   mkdirSync(join(root, "build"), { recursive: true });
   // Compile to a private file and rename: concurrent builds (parallel test
   // processes) never expose a half-written module.
@@ -89,10 +97,10 @@ export function buildWasm(path: string = WASM_PATH): void {
 
 if (import.meta.main) {
   const ifStale = process.argv.includes("--if-stale");
-  for (const path of ALL_WASM_PATHS) {
+  for (const path of process.argv.includes("--production") ? PRODUCTION_WASM_PATHS : ALL_WASM_PATHS) {
     if (ifStale && !isStale(path)) continue;
     const t0 = performance.now();
     buildWasm(path);
-    console.log(`built ${path} in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    console.error(`zkagent: built ${relative(root, path)} in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   }
 }

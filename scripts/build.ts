@@ -29,7 +29,12 @@ const ROOT = resolve(import.meta.dir, "..");
 export const ENTRY = join(ROOT, "src/cli/index.ts");
 export const DEFAULT_OUTFILE = join(ROOT, "dist/zkagent");
 /** The threads' modules (the verifier's, started by src/verifier/thread.ts; the prover's helpers, by src/prover/threads.ts): more entry points, so the binary embeds them. */
-const THREAD_ENTRIES = [join(ROOT, "src/verifier/thread-main.ts"), join(ROOT, "src/prover/thread-main.ts")];
+const THREAD_ENTRIES = [
+  join(ROOT, "src/verifier/thread-main.ts"),
+  join(ROOT, "src/prover/thread-main.ts"),
+  join(ROOT, "src/groups/thread-main.ts"),
+  join(ROOT, "src/agent/tree-thread.ts"),
+];
 
 /** Files the binary cannot work without; a missing one is a build error, not a runtime surprise. */
 const REQUIRED = [

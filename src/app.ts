@@ -9,7 +9,7 @@ import { swaggerAssets } from "./http/swagger-assets";
 import { agents } from "./modules/agents";
 import { challenges } from "./modules/challenges";
 import { groupMembersPublic, groups } from "./modules/groups";
-import { GroupTrees } from "./groups/tree";
+import { GroupTrees } from "./groups/cache";
 import { keys } from "./modules/keys";
 import { mandates } from "./modules/mandates";
 import { ops } from "./modules/ops";

@@ -2,7 +2,7 @@
 // Only lower layers are imported here: the domain, the store, the verifier, observability.
 import type { CircuitRegistry } from "./circuits/registry";
 import type { Clock } from "./clock";
-import type { GroupTrees } from "./groups/tree";
+import type { TreeCache } from "./groups/cache";
 import type { Lifecycle } from "./lifecycle";
 import type { Logger } from "./log";
 import type { Metrics } from "./observability/metrics";
@@ -19,14 +19,23 @@ export interface AppDeps {
   logger: Logger;
   /** The circuit versions and their verifiers; createApp makes one on the store (around `verifier`) when absent. */
   circuits?: CircuitRegistry;
-  /** This process's cached group trees (src/groups/tree.ts); createApp makes one when absent. */
-  groups?: GroupTrees;
+  /** This process's cached group trees (src/groups/cache.ts; main.ts runs them on a worker thread); createApp makes an in-thread one when absent. */
+  groups?: TreeCache;
   /** Receipt signing (the active key's cache, the issuer); createApp makes one on the store when absent. */
   receipts?: Receipts;
   /** Counters and histograms for GET /metrics; createApp makes one when absent. */
   metrics?: Metrics;
   /** Abuse limits beyond the per-key rate limit; absent: DEFAULT_MAX_PENDING_PER_KEY (config.ts), the agent defaults in modules/agents/service.ts. */
-  limits?: { maxPendingPerKey?: number; defaultAgentRateLimit?: number; maxAgentsPerKey?: number };
+  limits?: {
+    maxPendingPerKey?: number;
+    defaultAgentRateLimit?: number;
+    maxAgentsPerKey?: number;
+    /** Issue 32 (config.ts GROUP_*): absent, the defaults of SETTINGS. */
+    groupMaxPerKey?: number;
+    groupMaxMembers?: number;
+    groupAdditionsInFlight?: number;
+    membersReadsPerMinute?: number;
+  };
   /** PUBLIC_URL: the server of the OpenAPI document; absent, the document names the host that served it. */
   publicUrl?: string;
   /** When set, GET /metrics requires `Authorization: Bearer <metricsToken>` (METRICS_TOKEN). */

@@ -47,6 +47,22 @@ const catalogue = {
   group_exists: { status: 409, error: "Group already exists", message: "Group ids are unique across the service; choose another." },
   group_forbidden: { status: 403, error: "Group owned by another key", message: "Only the key that created the group changes it." },
   group_empty: { status: 409, error: "Group has no members", message: "Add members before asking a group for a proof." },
+  // Issue 32: the bounds on groups (config.ts GROUP_*), each message naming its limit.
+  too_many_groups: { status: 409, error: "Too many groups" }, // + message naming GROUP_MAX_PER_KEY
+  group_full: { status: 409, error: "Group full" }, // + message naming GROUP_MAX_MEMBERS
+  group_additions_busy: { status: 429, error: "Too many additions in flight" }, // + message naming GROUP_ADDITIONS_IN_FLIGHT, Retry-After
+  members_rate_limited: { status: 429, error: "Too many reads of group members" }, // + message naming GROUP_MEMBERS_READS_PER_MINUTE, Retry-After
+  // Issue 34: an owner cannot cycle a member out and back in to unmask it.
+  member_removed_before: {
+    status: 409,
+    error: "Commitment removed before",
+    message: "A commitment removed from a group cannot be added back to it: enrol a new identity (a new commitment).",
+  }, // + index: which commitment of the batch
+  group_challenger_forbidden: {
+    status: 403,
+    error: "Key may not challenge this group",
+    message: "The group's owner restricts which API keys may challenge it (challengers).",
+  },
   agent_exists: { status: 409, error: "Agent already registered", message: "Revoke the agent first to register a new commitment for it." },
   agent_revoked: { status: 409, error: "Agent revoked", message: "Register the agent again before giving it a mandate." },
   mandate_signature_required: {

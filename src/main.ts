@@ -1,4 +1,6 @@
 // Start-up: config (read once) → store → verifier → createApp(deps).listen().
+import { GroupTrees } from "./groups/cache";
+import { ThreadTreeCache } from "./groups/thread";
 import { createApp } from "./app";
 import { CircuitRegistry, rebuildCircuitListings, SHIPPED_CIRCUIT_ID, seedShippedCircuit, setupOf } from "./circuits/registry";
 import { systemClock } from "./clock";
@@ -74,6 +76,21 @@ export function localIssuerWarning(config: Pick<Config, "hostname" | "publicUrl"
   };
 }
 
+/**
+ * WEBHOOKS_ALLOW_PRIVATE=true lets webhook URLs reach http and this machine's
+ * or the LAN's addresses: what a local receiver needs, and a server-side
+ * request forgery in production. Said at start, so the setting is never on
+ * unnoticed. Returns the warning's fields, or null when it is off.
+ */
+export function privateWebhooksWarning(config: Pick<Config, "webhooksAllowPrivate">): Record<string, string> | null {
+  if (config.webhooksAllowPrivate !== "true") return null;
+  return {
+    setting: "WEBHOOKS_ALLOW_PRIVATE=true",
+    effect: "webhook URLs may use http and loopback, link-local or private addresses",
+    fix: "unset it outside local development and tests (docs/webhooks.md)",
+  };
+}
+
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const logger = createLogger(config.logLevel);
   const store = await openStore(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
@@ -128,7 +145,18 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     logger,
     metrics,
     lifecycle,
-    limits: { maxPendingPerKey: config.maxPendingPerKey, defaultAgentRateLimit: config.defaultAgentRateLimit, maxAgentsPerKey: config.maxAgentsPerKey },
+    // Group trees hashed on a thread of their own (issue 32), within GROUP_TREE_CACHE_MB.
+    groups:
+      config.groupTreeThread === "on" ? await ThreadTreeCache.start(config.groupTreeCacheMb * 2 ** 20) : new GroupTrees(config.groupTreeCacheMb * 2 ** 20),
+    limits: {
+      maxPendingPerKey: config.maxPendingPerKey,
+      defaultAgentRateLimit: config.defaultAgentRateLimit,
+      maxAgentsPerKey: config.maxAgentsPerKey,
+      groupMaxPerKey: config.groupMaxPerKey,
+      groupMaxMembers: config.groupMaxMembers,
+      groupAdditionsInFlight: config.groupAdditionsInFlight,
+      membersReadsPerMinute: config.membersReadsPerMinute,
+    },
     metricsToken: config.metricsToken || undefined,
     publicUrl: config.publicUrl || undefined,
     webhooks: { allowPrivate: config.webhooksAllowPrivate === "true" },
@@ -178,6 +206,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   logger.info("listening", { url, database: deps.store.kind, swagger: `${url}/swagger` });
   const warning = localIssuerWarning(config, receipts.issuer);
   if (warning) logger.warn("PUBLIC_URL is not set: receipts carry a local issuer", warning);
+  const privateWebhooks = privateWebhooksWarning(config);
+  if (privateWebhooks) logger.warn("webhooks may reach private addresses", privateWebhooks);
   // Which setup the proofs of new challenges rest on (docs/trust.md).
   const active = await circuits.active();
   logger.info("circuit", {

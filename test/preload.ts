@@ -26,6 +26,10 @@ for (const path of ALL_WASM_PATHS) if (isStale(path)) buildWasm(path);
 const cacheHome = mkdtempSync(join(tmpdir(), "zkagent-test-cache-"));
 process.env.XDG_CACHE_HOME = cacheHome;
 afterAll(() => rmSync(cacheHome, { recursive: true, force: true }));
+// Where `zkagent demo` keeps its key per database (src/cli/demo.ts): the run's own, never the user's.
+const stateHome = mkdtempSync(join(tmpdir(), "zkagent-test-state-"));
+process.env.XDG_STATE_HOME = stateHome;
+afterAll(() => rmSync(stateHome, { recursive: true, force: true }));
 
 afterAll(stopSharedCluster);
 

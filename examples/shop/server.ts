@@ -17,6 +17,13 @@
 // ZKAGENT_SIGNATURE_AGENTS: the operators' origins, comma-separated.
 // ZKAGENT_ALLOW_INSECURE_LOOPBACK=1: read their directories over http from
 // this machine (development, tests).
+//
+//   PORT=8080 ZKAGENT_URL=http://127.0.0.1:3000 ZKAGENT_API_KEY=zka_… bun examples/shop/server.ts
+//
+// Optional: ZKAGENT_GROUPS=household,team-b (the groups whose members may
+// order; none: group claims are refused) and ZKAGENT_ORIGIN=https://shop.example
+// (the shop's public origin, which challenges bind; set it behind a proxy
+// that terminates TLS or rewrites Host).
 import { randomUUID } from "node:crypto";
 import { Hono } from "hono";
 import { BadRequest } from "zkagent/merchant";
@@ -41,9 +48,32 @@ const PRODUCTS = [
 export interface ShopOptions {
   zkagentUrl: string;
   apiKey: string;
+  /** The groups whose members may order (and browse). */
+  groups?: string[];
+  /** The shop's public origin. */
+  origin?: string;
   /** The operators whose signed agents may browse the catalog. */
   signatureAgents?: string[];
+  /** Read the operators' directories over http from this machine (development, tests). */
   allowInsecureLoopback?: boolean;
+}
+
+const list = (text: string | undefined): string[] =>
+  (text ?? "")
+    .split(",")
+    .map((item) => item.trim())
+    .filter((item) => item !== "");
+
+/** The shop's options from its environment (`env` is process.env when run). */
+export function shopOptionsFromEnv(env: Record<string, string | undefined>, required: (name: string) => string): ShopOptions {
+  return {
+    zkagentUrl: required("ZKAGENT_URL"),
+    apiKey: required("ZKAGENT_API_KEY"),
+    groups: list(env.ZKAGENT_GROUPS),
+    signatureAgents: list(env.ZKAGENT_SIGNATURE_AGENTS),
+    allowInsecureLoopback: ["1", "true"].includes(env.ZKAGENT_ALLOW_INSECURE_LOOPBACK ?? ""),
+    ...(env.ZKAGENT_ORIGIN ? { origin: env.ZKAGENT_ORIGIN } : {}),
+  };
 }
 
 export function createShop(options: ShopOptions) {
@@ -56,6 +86,8 @@ export function createShop(options: ShopOptions) {
       realm: MERCHANT,
       action: "browse",
       accept: ["web-bot-auth", "zkagent", "group"],
+      groups: options.groups ?? [],
+      ...(options.origin ? { origin: options.origin } : {}),
       // The shop's own registered agents may browse by their signature too (their keyid looked up at the service).
       signatures: { signatureAgents: options.signatureAgents ?? [], allowInsecureLoopback: options.allowInsecureLoopback, registeredAgents: true },
     }),
@@ -63,14 +95,14 @@ export function createShop(options: ShopOptions) {
       const session = c.get("zkagent");
       // Who was verified: the operator (and its key) for a signature; the agent, or the group and pseudonym, for a proof.
       const verified =
-        "signature_agent" in session
+        session.scheme === "web-bot-auth"
           ? {
               scheme: session.scheme,
               signature_agent: session.signature_agent,
               keyid: session.keyid,
               ...(session.agent_id ? { agent_id: session.agent_id } : {}),
             }
-          : session.group_id !== undefined
+          : session.scheme === "group"
             ? { scheme: "group", group_id: session.group_id, pseudonym: session.pseudonym }
             : { scheme: "zkagent", agent_id: session.agent_id };
       return c.json({ products: PRODUCTS, verified });
@@ -82,6 +114,8 @@ export function createShop(options: ShopOptions) {
       url: options.zkagentUrl,
       apiKey: options.apiKey,
       realm: MERCHANT,
+      groups: options.groups ?? [],
+      ...(options.origin ? { origin: options.origin } : {}),
       action: "purchase",
       context: ({ body }) => {
         const order = typeof body === "object" && body !== null ? (body as Record<string, unknown>) : {};
@@ -96,7 +130,9 @@ export function createShop(options: ShopOptions) {
     (c) => {
       const session = c.get("zkagent");
       const { amount, currency } = session.context;
-      return c.json({ order_id: `ord_${randomUUID()}`, agent_id: session.agent_id, amount, currency, receipt: session.receipt }, 201);
+      // Who ordered: a registered agent by its id, or a group's member by its pseudonym and the group.
+      const who = session.scheme === "group" ? { agent_id: session.agent_id, group_id: session.group_id } : { agent_id: session.agent_id };
+      return c.json({ order_id: `ord_${randomUUID()}`, scheme: session.scheme, ...who, amount, currency, receipt: session.receipt }, 201);
     },
   );
   app.notFound((c) => c.json({ error: "Not found" }, 404));
@@ -107,17 +143,10 @@ export function createShop(options: ShopOptions) {
 if (import.meta.main) {
   let app: ReturnType<typeof createShop>;
   try {
-    app = createShop({
-      zkagentUrl: env("ZKAGENT_URL"),
-      apiKey: env("ZKAGENT_API_KEY"),
-      signatureAgents: (process.env.ZKAGENT_SIGNATURE_AGENTS ?? "")
-        .split(",")
-        .map((origin) => origin.trim())
-        .filter((origin) => origin !== ""),
-      allowInsecureLoopback: ["1", "true"].includes(process.env.ZKAGENT_ALLOW_INSECURE_LOOPBACK ?? ""),
-    });
+    app = createShop(shopOptionsFromEnv(process.env, env));
   } catch (error) {
-    process.stderr.write(`shop: ${(error as Error).message}\n`);
+    // The guard refuses options it cannot work with (an origin that is not http(s)).
+    process.stderr.write(`shop: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(2);
   }
   const server = Bun.serve({ port: Number(process.env.PORT ?? 8080), hostname: process.env.HOST ?? "127.0.0.1", fetch: app.fetch });

@@ -114,6 +114,10 @@ export interface AgentFetchOptions {
   tableCache?: string | false;
   /** Threads per proof (ProveOptions.threads, GroupProveOptions.threads); default 1 for the agent circuit, the cores (≤ 4) for a group proof. */
   threads?: number;
+  /** A group claim's anonymity floor (GroupProveOptions.minAnonymity, default 3). */
+  minAnonymity?: number;
+  /** Where synced group trees are kept (SyncOptions.treeCache); default defaultTreeCacheDir(), false for none. */
+  treeCache?: string | false;
   /** The fetch underneath (default the global one). */
   fetch?: (request: Request) => Response | Promise<Response>;
   /**
@@ -210,6 +214,7 @@ async function defaultGroupProver(challenge: ZkAgentChallenge, options: AgentFet
     message: params.message,
     scope: params.scope,
     circuit_id: challenge.circuit_id,
+    ...(params.size === undefined ? {} : { size: Number(params.size) }),
   });
   if (identity.group_id !== undefined && groupChallenge.group_id !== identity.group_id) {
     throw new ChallengeError("identity", `the challenge is for group ${groupChallenge.group_id}, the identity claims ${identity.group_id}`, "group_id");
@@ -221,6 +226,8 @@ async function defaultGroupProver(challenge: ZkAgentChallenge, options: AgentFet
       tableCache: options.tableCache,
       threads: options.threads,
       allowInsecureLoopback: options.allowInsecureLoopback,
+      minAnonymity: options.minAnonymity,
+      treeCache: options.treeCache,
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     },
   );
@@ -275,7 +282,7 @@ export function zkagentFetch(options: AgentFetchOptions) {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   if (!(timeoutMs > 0)) throw new TypeError("timeoutMs must be a positive number of milliseconds");
   if (options.maxAmount) parseMaxAmount(options.maxAmount); // a malformed limit fails here, not at the first challenge
-  return async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+  return async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const original = new Request(input, init);
     // Buffered once: the same bytes go out on every attempt.
     const body = original.body === null ? null : await original.arrayBuffer();

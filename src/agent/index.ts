@@ -146,6 +146,9 @@ export const sign = (request: SignRequest): string => signChallenge(request.sign
 
 export {
   createSemaphoreIdentity,
+  defaultSemaphoreCacheDir,
+  DEFAULT_MIN_ANONYMITY,
+  defaultTreeCacheDir,
   type FetchMembersOptions,
   fetchGroupMembers,
   type GroupChallenge,
@@ -160,9 +163,15 @@ export {
   proveGroupChallenge,
   proveGroupMembership,
   SemaphoreArtifactError,
+  type PackedGroth16Proof,
+  type SemaphoreArtifactSource,
+  type SemaphoreIdentity,
   type SemaphoreArtifacts,
   type SemaphoreIdentityKeys,
   type SemaphoreProof,
+  type SyncedGroup,
+  type SyncOptions,
+  syncGroupTree,
 } from "./group";
 export { createPrincipal, type PrincipalKeyPair, signMandate, type SignMandateRequest } from "./mandate";
 // Web Bot Auth for operators: sign agents' requests, publish their key directory (docs/http-auth.md, "Signed agents").
@@ -194,7 +203,8 @@ export {
 import { type AgentFetchOptions, zkagentFetch } from "./fetch";
 
 /** fetch, answering ZKAgent challenges with `init.zkagent` (docs/http-auth.md): `fetch(url, { method, body, zkagent: { identity } })`. */
-export function fetch(input: RequestInfo | URL, init: RequestInit & { zkagent: AgentFetchOptions }): Promise<Response> {
+// `string | URL | Request`, not the DOM lib's RequestInfo: a project without "dom" in its lib (Node's, bun init's) has no such type.
+export function fetch(input: string | URL | Request, init: RequestInit & { zkagent: AgentFetchOptions }): Promise<Response> {
   const { zkagent, ...rest } = init;
   return zkagentFetch(zkagent)(input, rest);
 }

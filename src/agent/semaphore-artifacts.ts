@@ -1,17 +1,34 @@
 // The Semaphore v4 artifacts the agent proves group membership with: the
-// public ceremony's zkey and witness generator of one tree depth, from the
-// installed @zk-kit/semaphore-artifacts package or a directory the caller
-// names. Whatever the source, a file is used only if its SHA-256 is the one
-// pinned in src/groups/semaphore-pins.ts (generated from that package): the
-// witness generator is code the agent runs with its secret as input, so it is
-// checked before it is compiled, and nothing here ever comes from a service.
-import { createHash } from "node:crypto";
-import { constants } from "node:fs";
-import { open } from "node:fs/promises";
+// public ceremony's zkey and witness generator of one tree depth. Whatever the
+// source, a file is used only if its SHA-256 is the one pinned in
+// src/groups/semaphore-pins.ts (generated from @zk-kit/semaphore-artifacts):
+// the witness generator is code the agent runs with its secret as input, so
+// it is checked before it is compiled. The sources, first that has the depth:
+//
+//   a directory the caller names     semaphore-<depth>.wasm/.zkey; only it
+//   the installed npm package        @zk-kit/semaphore-artifacts (164 MB, all
+//                                    32 depths), when the project has it
+//   the cache                        $XDG_CACHE_HOME/zkagent/semaphore-artifacts
+//                                    (~/.cache/…), files named by their pin
+//   a trusted zkagent service        GET {service}/v1/circuits/{circuit id}/wasm
+//                                    and /zkey (the challenge's circuit_id),
+//                                    bounded while they stream, checked, then
+//                                    written to the cache
+//
+// so the @zkagent/agent package carries none of them and downloads the one
+// depth a group challenge names (1.5–7.7 MB), once per machine and user. The
+// service is not trusted with the bytes, only asked for them: a file that is
+// not the pinned one is refused, whichever source it came from.
+import { createHash, randomUUID } from "node:crypto";
+import { closeSync, constants, existsSync, mkdirSync, openSync, rmSync, statSync } from "node:fs";
+import { mkdir, open, rename, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { homedir, setPriority } from "node:os";
+import { dirname, isAbsolute, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { acceptedSource, readBounded as readBoundedBody } from "./bounded";
 import { SEMAPHORE_ARTIFACTS_VERSION, SEMAPHORE_MAX_DEPTH, SEMAPHORE_PINS } from "../groups/semaphore-pins";
-import { createProver, type Prover } from "../prover";
+import { cachedTablesPath, createProver, type Prover } from "../prover";
 import { proverThreads, tableOptions } from "./prover-tables";
 
 /** An artifact that is missing, not a regular file, too large, or not the pinned bytes. */
@@ -28,15 +45,19 @@ type Kind = keyof typeof MAX_BYTES;
 export const isSemaphoreDepth = (depth: unknown): depth is number =>
   typeof depth === "number" && Number.isInteger(depth) && depth >= 1 && depth <= SEMAPHORE_MAX_DEPTH;
 
-/** The installed @zk-kit/semaphore-artifacts directory. */
-function packageDir(): string {
+/** The installed @zk-kit/semaphore-artifacts directory, or null where the project does not have it. */
+function packageDir(): string | null {
   try {
     return dirname(createRequire(import.meta.url).resolve("@zk-kit/semaphore-artifacts/package.json"));
   } catch {
-    throw new SemaphoreArtifactError(
-      `@zk-kit/semaphore-artifacts ${SEMAPHORE_ARTIFACTS_VERSION} is not installed here: pass the directory holding semaphore-<depth>.wasm and .zkey`,
-    );
+    return null;
   }
+}
+
+/** $XDG_CACHE_HOME/zkagent/semaphore-artifacts, or ~/.cache/… (the rule defaultTableCacheDir follows). */
+export function defaultSemaphoreCacheDir(env: Record<string, string | undefined> = process.env): string {
+  const xdg = env.XDG_CACHE_HOME;
+  return join(xdg && isAbsolute(xdg) ? xdg : join(homedir(), ".cache"), "zkagent", "semaphore-artifacts");
 }
 
 /**
@@ -76,58 +97,236 @@ export interface SemaphoreArtifacts {
   wasm: Uint8Array;
 }
 
+/** Where the artifacts may come from (the file header); every field optional. */
+export interface SemaphoreArtifactSource {
+  /** A directory holding semaphore-<depth>.zkey/.wasm: the only source when given. */
+  dir?: string;
+  /** A trusted zkagent service's base URL (https; http on loopback with allowInsecureLoopback): asked when no other source has the depth. */
+  service?: string;
+  /** The circuit id the service serves the depth under (a group challenge's circuit_id, semaphore_v4_d<depth>-<16 hex>). */
+  circuitId?: string;
+  /** Where downloads are kept; default defaultSemaphoreCacheDir(), false: neither read nor written. */
+  cacheDir?: string | false;
+  allowInsecureLoopback?: boolean;
+  /** For tests and custom transports; the global fetch by default. */
+  fetch?: typeof fetch;
+  /** Look in the installed @zk-kit/semaphore-artifacts (default true); false: the cache and the service only. */
+  installedPackage?: boolean;
+}
+
+const sha256Hex = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
+const SEMAPHORE_ID = /^semaphore_v4_d([1-9]|[12][0-9]|3[0-2])-[0-9a-f]{16}$/;
+
+/** `bytes`, refused unless they are the pinned file of `kind` at `depth`. */
+function pinned(bytes: Uint8Array, depth: number, kind: Kind, where: string): Uint8Array {
+  const sha256 = sha256Hex(bytes);
+  const pin = SEMAPHORE_PINS[depth]![kind];
+  if (sha256 !== pin) {
+    throw new SemaphoreArtifactError(
+      `${where}: SHA-256 ${sha256} is not the pinned ${pin} (@zk-kit/semaphore-artifacts ${SEMAPHORE_ARTIFACTS_VERSION}, depth ${depth}): refused`,
+    );
+  }
+  return bytes;
+}
+
+/** Both files from one directory, checked. */
+async function fromDirectory(depth: number, dir: string): Promise<SemaphoreArtifacts> {
+  const read = async (kind: Kind) => {
+    const path = join(dir, `semaphore-${depth}.${kind}`);
+    return pinned(await readBounded(path, kind), depth, kind, path);
+  };
+  const [zkey, wasm] = await Promise.all([read("zkey"), read("wasm")]);
+  return { depth, zkey, wasm };
+}
+
+/** A cached file (named by its pin), or null when absent or not the pinned bytes (then it is fetched again and overwritten). */
+async function fromCache(cacheDir: string, depth: number, kind: Kind): Promise<Uint8Array | null> {
+  const pin = SEMAPHORE_PINS[depth]![kind];
+  try {
+    const bytes = await readBounded(join(cacheDir, `${pin}.${kind}`), kind);
+    return sha256Hex(bytes) === pin ? bytes : null;
+  } catch {
+    return null;
+  }
+}
+
+async function toCache(cacheDir: string, depth: number, kind: Kind, bytes: Uint8Array): Promise<void> {
+  const path = join(cacheDir, `${SEMAPHORE_PINS[depth]![kind]}.${kind}`);
+  // A private file renamed into place: a concurrent reader never sees half a file. A cache that cannot be written costs a download next time, nothing else.
+  const tmp = `${path}.${randomUUID()}.tmp`;
+  try {
+    await mkdir(cacheDir, { recursive: true });
+    await writeFile(tmp, bytes);
+    await rename(tmp, path);
+  } catch {}
+}
+
+/** One file from the service, bounded while it streams and checked against the pin; no redirect is followed. */
+async function fromService(source: SemaphoreArtifactSource, depth: number, kind: Kind): Promise<Uint8Array> {
+  const { service, circuitId } = source;
+  let base: URL;
+  try {
+    base = new URL(service!);
+  } catch {
+    throw new SemaphoreArtifactError(`${service} is not a URL`);
+  }
+  if (!acceptedSource(base, source.allowInsecureLoopback))
+    throw new SemaphoreArtifactError(`${service}: the service must be https:// (http:// only on a loopback address, with allowInsecureLoopback)`);
+  const match = circuitId === undefined ? null : SEMAPHORE_ID.exec(circuitId);
+  if (!match || Number(match[1]) !== depth)
+    throw new SemaphoreArtifactError(`${circuitId ?? "no circuit id"} is not a Semaphore circuit id of depth ${depth} (semaphore_v4_d${depth}-<16 hex>)`);
+  const url = new URL(`${base.pathname.replace(/\/$/, "")}/v1/circuits/${circuitId}/${kind}`, base);
+  const get = source.fetch ?? fetch;
+  let response: Response;
+  try {
+    response = await get(url.href, { redirect: "error", signal: AbortSignal.timeout(120_000) });
+  } catch (error) {
+    throw new SemaphoreArtifactError(`GET ${url}: ${(error as Error).message}`);
+  }
+  if (!response.ok) {
+    await response.body?.cancel();
+    throw new SemaphoreArtifactError(`GET ${url}: HTTP ${response.status}`);
+  }
+  const body = await readBoundedBody(response, MAX_BYTES[kind]);
+  if (body === null) throw new SemaphoreArtifactError(`GET ${url}: more than the ${MAX_BYTES[kind]} bytes a Semaphore ${kind} may have: refused`);
+  return pinned(body.bytes, depth, kind, `GET ${url}`);
+}
+
 /**
  * The zkey and witness generator of `depth`, each checked against its pinned
- * SHA-256 (throws SemaphoreArtifactError naming the file otherwise). `dir`:
- * where semaphore-<depth>.zkey/.wasm are; default the installed package.
+ * SHA-256 (throws SemaphoreArtifactError naming the file otherwise), from the
+ * first source that has them (the file header). A string is a directory.
  */
-export async function loadSemaphoreArtifacts(depth: number, dir?: string): Promise<SemaphoreArtifacts> {
+export async function loadSemaphoreArtifacts(depth: number, source: string | SemaphoreArtifactSource = {}): Promise<SemaphoreArtifacts> {
   if (!isSemaphoreDepth(depth)) throw new SemaphoreArtifactError(`no Semaphore artifacts are pinned for depth ${depth} (1–${SEMAPHORE_MAX_DEPTH})`);
-  const base = dir ?? packageDir();
-  const pin = SEMAPHORE_PINS[depth]!;
-  const checked = async (kind: Kind) => {
-    const path = join(base, `semaphore-${depth}.${kind}`);
-    const bytes = await readBounded(path, kind);
-    const sha256 = createHash("sha256").update(bytes).digest("hex");
-    if (sha256 !== pin[kind]) {
+  const from = typeof source === "string" ? { dir: source } : source;
+  if (from.dir !== undefined) return fromDirectory(depth, from.dir);
+  const installed = from.installedPackage === false ? null : packageDir();
+  if (installed !== null) return fromDirectory(depth, installed);
+  const cacheDir = from.cacheDir === undefined ? defaultSemaphoreCacheDir() : from.cacheDir;
+  const one = async (kind: Kind): Promise<Uint8Array> => {
+    const cached = cacheDir === false ? null : await fromCache(cacheDir, depth, kind);
+    if (cached) return cached;
+    if (from.service === undefined) {
       throw new SemaphoreArtifactError(
-        `${path}: SHA-256 ${sha256} is not the pinned ${pin[kind]} (@zk-kit/semaphore-artifacts ${SEMAPHORE_ARTIFACTS_VERSION}, depth ${depth}): refused`,
+        `semaphore-${depth}.${kind} is in no source: pass a trusted zkagent service (it serves the pinned files), a directory holding them, or install @zk-kit/semaphore-artifacts@${SEMAPHORE_ARTIFACTS_VERSION}`,
       );
     }
+    const bytes = await fromService(from, depth, kind);
+    if (cacheDir !== false) await toCache(cacheDir, depth, kind, bytes);
     return bytes;
   };
-  const [zkey, wasm] = await Promise.all([checked("zkey"), checked("wasm")]);
+  const [zkey, wasm] = await Promise.all([one("zkey"), one("wasm")]);
   return { depth, zkey, wasm };
 }
 
 export interface SemaphoreProverOptions {
-  /** Where semaphore-<depth>.zkey/.wasm are; default the installed @zk-kit/semaphore-artifacts. */
+  /** Where semaphore-<depth>.zkey/.wasm are; default the installed @zk-kit/semaphore-artifacts, the cache, then `artifactsService`. */
   artifactsDir?: string;
+  /** Where the depth's files are fetched from when no local source has them (a trusted zkagent service and the circuit id it serves them under). */
+  artifactsService?: { service: string; circuitId: string; allowInsecureLoopback?: boolean; fetch?: typeof fetch };
+  /** Where downloaded artifacts are kept; default defaultSemaphoreCacheDir(), false for none. */
+  artifactsCache?: string | false;
   /** Window tables at load (see ProveOptions.precompute); default true. */
   precompute?: boolean;
   /** Where the tables are kept between processes; default defaultTableCacheDir(), false for none (ProveOptions.tableCache). */
   tableCache?: string | false;
   /** Threads per proof (createProver's threads); default the machine's cores, at most 4. */
   threads?: number;
+  /**
+   * With a table cache that has no tables for the depth yet: true builds
+   * them before the first proof (seconds at depth 20); default false: the
+   * first proof goes without them while a detached process builds them for
+   * the next.
+   */
+  waitForTables?: boolean;
 }
 
 // One prover per depth (and table choice) per process. Every source yields the
 // same pinned bytes, so the directory is not part of the key: a later call
 // naming another directory reuses the prover and reads nothing.
-const provers = new Map<string, Promise<Prover>>();
+//
+// The first proof at a depth in a process whose table cache has no tables
+// for it does not wait for them (Semaphore depth 20: seconds, more than the
+// proof itself): it proves without tables, and a detached process builds them
+// into the cache for the next one (build-tables.ts). A process that proves
+// again once they are written loads them (`tables`: the file it waits for).
+const provers = new Map<string, { prover: Promise<Prover>; tables?: string }>();
 
-/** The prover for `depth`, built from the checked artifacts on first use. */
+/** A builder started within this long is assumed to be still at work (its marker file). */
+const BUILDER_MARKER_MS = 120_000;
+
+/**
+ * Starts the detached builder of `depth`'s tables, unless one is at work
+ * (marker younger than BUILDER_MARKER_MS) or this runtime cannot start it
+ * (not Bun, or a compiled binary without the script): false then.
+ */
+function buildTablesInBackground(
+  depth: number,
+  dir: string,
+  file: string,
+  artifacts: Pick<SemaphoreProverOptions, "artifactsDir" | "artifactsCache">,
+): boolean {
+  if (typeof Bun === "undefined") return false;
+  const script = fileURLToPath(new URL("./build-tables.ts", import.meta.url));
+  if (!existsSync(script)) return false;
+  const marker = `${file}.building`;
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    if (existsSync(marker) && Date.now() - statSync(marker).mtimeMs < BUILDER_MARKER_MS) return true;
+    rmSync(marker, { force: true });
+    closeSync(openSync(marker, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600));
+  } catch {
+    return false; // another process took the marker first, or the directory cannot be written
+  }
+  // The builder reads the files from where this process found them: the directory, the package, or the cache a download filled.
+  const cache = artifacts.artifactsCache === false ? "-" : (artifacts.artifactsCache ?? "");
+  const child = Bun.spawn([process.execPath, script, String(depth), dir, marker, artifacts.artifactsDir ?? "", cache], {
+    stdin: "ignore",
+    stdout: "ignore",
+    stderr: "ignore",
+    detached: true,
+  });
+  try {
+    setPriority(child.pid, 10); // behind the agent's own work
+  } catch {
+    // not permitted here: it runs at the same priority
+  }
+  child.unref();
+  return true;
+}
+
+/** The prover for `depth`, built from the checked artifacts on first use. @internal (not in the packages' declarations) */
 export function semaphoreProver(depth: number, options: SemaphoreProverOptions = {}): Promise<Prover> {
   const tables = tableOptions(options.precompute, options.tableCache);
   const key = `${depth}:${tables.precompute}`;
-  let prover = provers.get(key);
-  if (!prover) {
-    prover = loadSemaphoreArtifacts(depth, options.artifactsDir).then((a) =>
-      createProver({ zkey: a.zkey, wasm: a.wasm }, { ...tables, threads: proverThreads(options.threads, "cores") }),
-    );
-    provers.set(key, prover);
-    // A failed load is not kept: the next call reads the files again.
-    prover.catch(() => provers.delete(key));
+  let held = provers.get(key);
+  // A prover made without tables while they were built elsewhere: once they are written, load them.
+  if (held?.tables !== undefined && existsSync(held.tables)) {
+    provers.delete(key);
+    held = undefined;
   }
-  return prover;
+  if (!held) {
+    const entry = {} as { prover: Promise<Prover>; tables?: string };
+    entry.prover = loadSemaphoreArtifacts(depth, {
+      dir: options.artifactsDir,
+      ...options.artifactsService,
+      cacheDir: options.artifactsCache,
+    }).then(async (a) => {
+      const threads = proverThreads(options.threads, "cores");
+      if (tables.tableCache !== undefined && options.waitForTables !== true) {
+        const file = await cachedTablesPath(a.zkey, tables.tableCache);
+        if (!existsSync(file) && buildTablesInBackground(depth, tables.tableCache, file, options)) {
+          entry.tables = file;
+          return createProver({ zkey: a.zkey, wasm: a.wasm }, { precompute: false });
+        }
+      }
+      return createProver({ zkey: a.zkey, wasm: a.wasm }, { ...tables, threads });
+    });
+    provers.set(key, entry);
+    // A failed load is not kept: the next call reads the files again.
+    entry.prover.catch(() => provers.delete(key));
+    held = entry;
+  }
+  return held.prover;
 }

@@ -6,6 +6,7 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import ptauPath from "../../circuits/ptau/powersOfTau28_hez_final_09.ptau" with { type: "file" };
+import { bundledFilePath } from "../bundled-file";
 
 /** BLAKE2b-512 of powersOfTau28_hez_final_09.ptau as the snarkjs README publishes it. */
 export const PTAU_BLAKE2B512 =
@@ -23,7 +24,7 @@ export const blake2b512 = (bytes: Uint8Array): string => createHash("blake2b512"
  * Throws PtauMismatchError for any other file.
  */
 export async function readPinnedPtau(path?: string): Promise<Uint8Array> {
-  const bytes = new Uint8Array(await readFile(path ?? ptauPath));
+  const bytes = new Uint8Array(await readFile(path ?? bundledFilePath(ptauPath, import.meta.url)));
   const hash = blake2b512(bytes);
   if (hash !== PTAU_BLAKE2B512) {
     throw new PtauMismatchError(

@@ -45,12 +45,25 @@ function write(stream: NodeJS.WriteStream, text: string | Uint8Array): Promise<v
 }
 
 /** Writes raw bytes to standard output, remembered like printJson's. */
+/** Standard input as text, read to its end asynchronously (under Bun and under Node: the agent's commands run on both). */
+export async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
 export const writeStdout = (bytes: string | Uint8Array): Promise<void> => write(process.stdout, bytes);
 
 /** Resolves once every write made through this module has been taken by its stream: what the CLI awaits before it exits. */
 export const outputWritten = async (): Promise<void> => {
   while (pending.size > 0) await Promise.all(pending);
 };
+
+/**
+ * An SDK error as the CLI shows it: the SDK names its option
+ * (`allowInsecureLoopback`), a command line user needs the flag that sets it.
+ */
+export const inCliTerms = (message: string): string => message.replaceAll("allowInsecureLoopback", "--allow-insecure-loopback");
 
 export function requireString(values: Record<string, unknown>, name: string): string {
   const value = values[name];
@@ -92,7 +105,7 @@ export async function secretOption(values: Record<string, unknown>, name: string
     try {
       // Standard input is read asynchronously: a synchronous read of a pipe
       // the writer has not filled yet can fail with EAGAIN.
-      text = file === "-" ? await Bun.stdin.text() : readFileSync(file, "utf8");
+      text = file === "-" ? await readStdin() : readFileSync(file, "utf8");
     } catch (error) {
       throw new UsageError(`--${name}-file: cannot read ${file === "-" ? "standard input" : file}: ${(error as Error).message}`);
     }
@@ -142,4 +155,19 @@ export function tableChoice(values: { "table-cache"?: string; "no-table-cache"?:
   }
   if (values["table-cache"] === "") throw new UsageError("--table-cache needs a directory");
   return { precompute: true, tableCache: values["table-cache"], threads };
+}
+
+/** The option every command that may prove for a group takes: the anonymity floor (src/agent/group.ts, minAnonymity). */
+export const GROUP_OPTIONS = { "min-anonymity": { type: "string" } } as const;
+
+export const groupOptionsHelp = `  --min-anonymity N: refuse to prove for a group with fewer than N active
+  members at the root proved against (default 3: a proof from 1 or 2 members
+  names its member or narrows it to one of two).`;
+
+/** --min-anonymity as the SDK's minAnonymity (undefined: the SDK's default). */
+export function groupChoice(values: { "min-anonymity"?: string }): { minAnonymity?: number } {
+  const text = values["min-anonymity"];
+  if (text === undefined) return {};
+  if (!/^[1-9][0-9]{0,6}$/.test(text)) throw new UsageError("--min-anonymity must be a whole number of members, at least 1");
+  return { minAnonymity: Number(text) };
 }

@@ -1,7 +1,7 @@
 // `zkagent circuits add|activate|retire|list`: the circuit versions in the
 // store every node shares (docs/trust.md). Exit 0 done, 1 refused, 2 usage.
 import { CeremonyError, readCeremonyDir, verifyCeremony } from "../ceremony/ceremony";
-import { CIRCUIT_REFRESH_MS, circuitRecordOf } from "../circuits/registry";
+import { CIRCUIT_REFRESH_MS, circuitRecordOf, rebuildCircuitListings, seedShippedCircuit } from "../circuits/registry";
 import { pinnedArtifacts } from "../circuits/pins";
 import type { Config } from "../config";
 import { CHALLENGE_LIFETIME_MS } from "../modules/challenges/lifecycle";
@@ -61,6 +61,10 @@ export async function circuitsCommand(argv: string[], config: Config): Promise<n
 
   const store = await openStore(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
   try {
+    // As the server's start does (main.ts): the shipped circuit is stored, and older rows' listings rebuilt,
+    // so a store no server has opened yet lists (and activates against) what a server would serve.
+    await seedShippedCircuit(store, Date.now());
+    await rebuildCircuitListings(store);
     switch (sub) {
       case "list": {
         // The view GET /v1/circuits gives, so --json and the API list the same fields.
@@ -71,7 +75,7 @@ export async function circuitsCommand(argv: string[], config: Config): Promise<n
           .filter((c) => circuitViewOf(c) === null)
           .map((c) => ({ id: c.id, state: c.state, reason: c.refused ?? "not rebuilt yet: start the server once" }));
         if (values.json) printJson(notServed.length ? { circuits, not_served: notServed } : { circuits });
-        else if (records.length === 0) say("No circuits yet: the first start of the server stores the shipped one.");
+        else if (records.length === 0) say("No circuits.");
         else {
           for (const c of circuits) say(`${c.id}  ${c.state.padEnd(8)}  ${c.setup.padEnd(11)}  ${c.vk_hash}`);
           for (const c of notServed) say(`${c.id}  ${c.state.padEnd(8)}  NOT SERVED: ${c.reason}`);

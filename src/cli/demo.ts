@@ -1,11 +1,16 @@
 // The whole flow against a running server, as an integrator would write it.
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, join, resolve } from "node:path";
 import { createIdentity, type LoadedCircuit, loadCircuit, prove, sign } from "../agent";
 import { SHIPPED_CIRCUIT_ID } from "../circuits/version";
 import { systemClock } from "../clock";
 import type { Config } from "../config";
-import { createKey } from "../modules/keys/service";
+import { authenticate, createKey, keyPrefix } from "../modules/keys/service";
 import { openStore } from "../store";
 import { parse, printJson, say, warn } from "./args";
+import { reach } from "./unreachable";
 
 export const demoHelp = `zkagent demo [--url URL] [--key API_KEY] [--json]
   Runs the flow against a running server: creates an agent identity,
@@ -15,8 +20,45 @@ export const demoHelp = `zkagent demo [--url URL] [--key API_KEY] [--json]
   built in), signs, verifies, reads the status, and then watches the
   mandate stop a second purchase that would pass the day's total.
   --url   default http://localhost:$PORT (3000)
-  --key   default $ZKAGENT_API_KEY; without one, a key named "demo" is created
-          in DATABASE_URL, the database the server uses.`;
+  --key   default $ZKAGENT_API_KEY; without one, the "demo" key of
+          DATABASE_URL (the database the server uses), created on the first
+          run once the server has answered, and kept for the next runs in
+          $XDG_STATE_HOME/zkagent/demo-keys/ (default ~/.local/state).
+  Exit 0 when the flow ends as it should, 1 when it does not, 3 when the
+  server cannot be reached (the URL is named).`;
+
+/**
+ * Where the demo keeps its key for one database: a file per DATABASE_URL
+ * (named by its hash: the URL may hold a password), readable by the user only.
+ */
+export function demoKeyFile(databaseUrl: string): string {
+  const state = process.env.XDG_STATE_HOME || join(homedir(), ".local", "state");
+  const location = /^[a-z][a-z0-9+.-]*:\/\//i.test(databaseUrl) ? databaseUrl : resolve(databaseUrl);
+  const name = createHash("sha256").update(location).digest("hex").slice(0, 16);
+  return join(state, "zkagent", "demo-keys", name);
+}
+
+/**
+ * The database's "demo" key: the one kept from an earlier run when it is still
+ * live there and named "demo", else a new one (unlimited, as a demo needs),
+ * kept for the next run. Only the key's hash is in the database, so the key
+ * itself can be reused only from where the demo kept it.
+ */
+async function demoKey(config: Config): Promise<{ key: string; prefix: string; file: string; created: boolean }> {
+  const file = demoKeyFile(config.databaseUrl);
+  const store = await openStore(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
+  try {
+    const kept = existsSync(file) ? readFileSync(file, "utf8").trim() : "";
+    const record = kept ? await authenticate(store, kept).catch(() => null) : null;
+    if (record?.name === "demo") return { key: kept, prefix: keyPrefix(record.id), file, created: false };
+    const created = await createKey(store, systemClock, "demo", 0);
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    writeFileSync(file, `${created.key}\n`, { mode: 0o600 });
+    return { key: created.key, prefix: keyPrefix(created.record.id), file, created: true };
+  } finally {
+    await store.close();
+  }
+}
 
 export async function demoCommand(argv: string[], config: Config): Promise<number> {
   const { values } = parse(argv, { url: { type: "string" }, key: { type: "string" }, json: { type: "boolean" } });
@@ -26,13 +68,18 @@ export async function demoCommand(argv: string[], config: Config): Promise<numbe
 
   let key = values.key ?? process.env.ZKAGENT_API_KEY;
   if (!key) {
-    const store = await openStore(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
-    key = (await createKey(store, systemClock, "demo", 0)).key;
-    await store.close();
-    step(`0. created API key "demo" in ${config.databaseUrl}`);
+    // The server first: a wrong --url or a stopped server creates no key (exit 3, naming the URL).
+    await (await reach(`${url}/health`)).body?.cancel();
+    const found = await demoKey(config);
+    key = found.key;
+    step(
+      found.created
+        ? `0. created API key "demo" in ${config.databaseUrl}; kept in ${found.file} for the next runs`
+        : `0. using API key "demo" (${found.prefix}) kept in ${found.file}`,
+    );
   }
   const call = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(url + path, {
+    const response = await reach(url + path, {
       method,
       headers: { "x-api-key": key!, ...(body ? { "content-type": "application/json" } : {}) },
       body: body ? JSON.stringify(body) : undefined,

@@ -11,7 +11,22 @@ import {
 import { parseMaxAmount } from "../agent/checks";
 import { isValidSecret } from "../identity/commitment";
 import { parseFieldElement } from "../identity/field";
-import { parse, shown, TABLE_OPTIONS, tableChoice, tableOptionsHelp, UsageError, warn, writeStdout } from "./args";
+import {
+  GROUP_OPTIONS,
+  groupChoice,
+  groupOptionsHelp,
+  inCliTerms,
+  parse,
+  shown,
+  TABLE_OPTIONS,
+  tableChoice,
+  tableOptionsHelp,
+  UsageError,
+  warn,
+  writeStdout,
+  readStdin,
+} from "./args";
+import { EXIT_UNREACHABLE, unreachable } from "./unreachable";
 
 export const agentOptionsHelp = `  --action NAME
                the action the agent means (e.g. purchase): a challenge for
@@ -24,7 +39,7 @@ export const agentOptionsHelp = `  --action NAME
                how long each request (to the merchant, and to the zkagent
                service for circuits and members) may take; default 30`;
 
-export const fetchHelp = `zkagent fetch URL [-X METHOD] [-H 'Name: value']... [-d BODY] --identity FILE [--action NAME] [--max-amount AMOUNT --currency C] [--timeout SECONDS] [--trust URL]... [--allow-insecure-loopback] [--announce] [--unsigned] [--signature-agent ORIGIN] [--table-cache DIR | --no-table-cache] [--threads N]
+export const fetchHelp = `zkagent fetch URL [-X METHOD] [-H 'Name: value']... [-d BODY] --identity FILE [--action NAME] [--max-amount AMOUNT --currency C] [--timeout SECONDS] [--trust URL]... [--allow-insecure-loopback] [--announce] [--unsigned] [--min-anonymity N] [--signature-agent ORIGIN] [--table-cache DIR | --no-table-cache] [--threads N]
   A curl for agents: sends the request and answers a ZKAgent challenge
   (docs/http-auth.md) by itself: claims the identity's agent_id, proves for
   the challenge's nonce, action and exact context, signs it, repeats once.
@@ -33,7 +48,8 @@ export const fetchHelp = `zkagent fetch URL [-X METHOD] [-H 'Name: value']... [-
   and that passes the limits below; otherwise it proves and sends nothing
   and exits 1 saying which field differed.
   The response body goes to standard output; exit 0 for a 2xx answer, else 1
-  with the status on standard error.
+  with the status on standard error; exit 3 when a URL cannot be reached
+  (refused, unknown host, no answer in time), naming it.
   --identity   the JSON that \`zkagent identity new --json\` prints, with an
                "agent_id" member added (the id the merchant registered); or,
                for private verification, what \`zkagent identity new
@@ -53,6 +69,7 @@ export const fetchHelp = `zkagent fetch URL [-X METHOD] [-H 'Name: value']... [-
                identity's Ed25519 key, naming ORIGIN, the operator whose key
                directory lists it (\`zkagent directory\`)
 ${agentOptionsHelp}
+${groupOptionsHelp}
 ${tableOptionsHelp}`;
 
 /** The options of `zkagent fetch` and `zkagent mcp` that say what the agent agrees to prove, and how long it waits. */
@@ -157,6 +174,7 @@ export async function fetchCommand(argv: string[]): Promise<number> {
       unsigned: { type: "boolean" },
       "signature-agent": { type: "string" },
       ...AGENT_OPTIONS,
+      ...GROUP_OPTIONS,
       ...TABLE_OPTIONS,
     },
     true,
@@ -176,7 +194,7 @@ export async function fetchCommand(argv: string[]): Promise<number> {
       throw new UsageError(`-H: not a valid header: ${line}`);
     }
   }
-  const body = values.data === undefined ? undefined : values.data === "-" ? await Bun.stdin.text() : values.data;
+  const body = values.data === undefined ? undefined : values.data === "-" ? await readStdin() : values.data;
   if (body !== undefined && !headers.has("content-type")) headers.set("content-type", "application/json");
   const method = values.request ?? (body === undefined ? "GET" : "POST");
   for (const service of values.trust ?? []) httpUrl(service);
@@ -189,6 +207,7 @@ export async function fetchCommand(argv: string[]): Promise<number> {
     announce: values.announce,
     sign: !values.unsigned,
     ...agentChoice(values),
+    ...groupChoice(values),
     ...tableChoice(values),
   });
   let response: Response;
@@ -197,6 +216,16 @@ export async function fetchCommand(argv: string[]): Promise<number> {
     response = await send(url, { method, headers, body });
     bytes = new Uint8Array(await response.arrayBuffer());
   } catch (error) {
+    // Out of reach (refused, unknown host, no answer in time): the URL, exit 3.
+    if (error instanceof ChallengeError && error.code === "timeout") {
+      warn(`zkagent: ${shown(error.message)}`);
+      return EXIT_UNREACHABLE;
+    }
+    const down = unreachable(error, url.href);
+    if (down) {
+      warn(`zkagent: ${shown(down.message)}`);
+      return EXIT_UNREACHABLE;
+    }
     const problem = refusal(error, url);
     if (problem === null) throw error;
     warn(problem);
@@ -220,7 +249,7 @@ export function refusal(error: unknown, url: URL): string | null {
     return `zkagent: refused to prove (${shown(where)}): ${shown(error.message)}`;
   }
   if (error instanceof CircuitSourceError || error instanceof GroupProofError || error instanceof SemaphoreArtifactError)
-    return `zkagent: cannot answer the challenge: ${shown(error.message)}`;
+    return `zkagent: cannot answer the challenge: ${shown(inCliTerms(error.message))}`;
   // The response body is read under the request's timeout too.
   if (error instanceof DOMException && (error.name === "TimeoutError" || error.name === "AbortError"))
     return `zkagent: ${url.href}: the answer did not arrive in time`;

@@ -1,13 +1,15 @@
 #!/usr/bin/env bun
 // zkagent — one entry point for the server, key management and the agent side.
 import { ConfigError, loadConfig } from "../config";
-import { outputWritten, say, shown, UsageError, warn } from "./args";
+import { inCliTerms, outputWritten, say, shown, UsageError, warn } from "./args";
+import { agentsCommand, agentsHelp } from "./agents";
 import { auditCommand, auditHelp } from "./audit";
 import { ceremonyCommand, ceremonyHelp } from "./ceremony";
 import { circuitsCommand, circuitsHelp } from "./circuits";
 import { demoCommand, demoHelp } from "./demo";
 import { directoryCommand, directoryHelp } from "./directory";
 import { fetchCommand, fetchHelp } from "./fetch";
+import { groupsCommand, groupsHelp } from "./groups";
 import { identityCommand, identityHelp } from "./identity";
 import { keysCommand, keysHelp } from "./keys";
 import { mandateCommand, mandateHelp } from "./mandate";
@@ -16,6 +18,7 @@ import { principalCommand, principalHelp } from "./principal";
 import { proveCommand, proveHelp, signCommand, signHelp } from "./prove";
 import { receiptCommand, receiptHelp, receiptsCommand, receiptsHelp } from "./receipts";
 import { serveCommand, serveHelp } from "./serve";
+import { EXIT_UNREACHABLE, unreachable } from "./unreachable";
 import { verifyCommand, verifyHelp } from "./verify";
 import { webhooksCommand, webhooksHelp } from "./webhooks";
 
@@ -25,6 +28,8 @@ Usage: zkagent <command> [options]     (zkagent <command> --help for details)
 
   serve                  run the HTTP service
   keys create|list|revoke|usage|set-limit   manage API keys
+  agents register|show|revoke               agents under an API key (through the service)
+  groups create|show|add|remove             groups for private verification (through the service)
   receipts list|rotate|retire               manage the receipt signing keys
   ceremony init|contribute|beacon|verify    phase 2 of the trusted setup (docs/trust.md)
   circuits list|add|activate|retire         manage the circuit versions agents prove with
@@ -45,6 +50,8 @@ Usage: zkagent <command> [options]     (zkagent <command> --help for details)
 const helps: Record<string, string> = {
   serve: serveHelp,
   keys: keysHelp,
+  agents: agentsHelp,
+  groups: groupsHelp,
   identity: identityHelp,
   prove: proveHelp,
   sign: signHelp,
@@ -75,6 +82,10 @@ async function main(argv: string[]): Promise<number> {
       return serveCommand(rest, config);
     case "keys":
       return keysCommand(rest, config);
+    case "agents":
+      return agentsCommand(rest, config);
+    case "groups":
+      return groupsCommand(rest, config);
     case "identity":
       return identityCommand(rest);
     case "prove":
@@ -124,6 +135,12 @@ main(process.argv.slice(2)).then(exit, (error) => {
     warn(`zkagent: ${shown(error.message)}\n(zkagent --help for usage)`);
     return exit(2);
   }
-  warn(`zkagent: ${shown(error instanceof Error ? error.message : String(error))}`);
+  // A service that could not be reached (demo's server, a circuit or members download): its URL and exit 3.
+  const down = unreachable(error);
+  if (down) {
+    warn(`zkagent: ${shown(down.message)}`);
+    return exit(EXIT_UNREACHABLE);
+  }
+  warn(`zkagent: ${shown(inCliTerms(error instanceof Error ? error.message : String(error)))}`);
   return exit(1);
 });

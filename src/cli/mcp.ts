@@ -12,10 +12,10 @@
 // error, passes through redact(), which removes the secrets should a server
 // ever echo them. Standard output is the protocol's; nothing else is written
 // there.
-import { parse, say, TABLE_OPTIONS, tableChoice, tableOptionsHelp, UsageError } from "./args";
+import { GROUP_OPTIONS, groupChoice, groupOptionsHelp, parse, say, TABLE_OPTIONS, tableChoice, tableOptionsHelp, UsageError } from "./args";
 import { AGENT_OPTIONS, agentChoice, agentOptionsHelp, httpUrl, readIdentityFile, signatureAgentOption } from "./fetch";
 
-export const mcpHelp = `zkagent mcp --identity FILE [--action NAME] [--max-amount AMOUNT --currency C] [--timeout SECONDS] [--trust URL]... [--allow-insecure-loopback] [--unsigned] [--signature-agent ORIGIN] [--table-cache DIR | --no-table-cache] [--threads N]
+export const mcpHelp = `zkagent mcp --identity FILE [--action NAME] [--max-amount AMOUNT --currency C] [--timeout SECONDS] [--trust URL]... [--allow-insecure-loopback] [--unsigned] [--min-anonymity N] [--signature-agent ORIGIN] [--table-cache DIR | --no-table-cache] [--threads N]
   An MCP server on standard input and output (the official MCP SDK) for
   agent runtimes, acting as the agent in FILE (the JSON that \`zkagent
   identity new --json\` prints with "agent_id" added). Tools:
@@ -33,6 +33,7 @@ export const mcpHelp = `zkagent mcp --identity FILE [--action NAME] [--max-amoun
   --trust, --allow-insecure-loopback, --unsigned and --signature-agent
   (sign every request zkagent_fetch sends, Web Bot Auth) as for \`zkagent fetch\`.
 ${agentOptionsHelp}
+${groupOptionsHelp}
 ${tableOptionsHelp}`;
 
 export async function mcpCommand(argv: string[]): Promise<number> {
@@ -46,6 +47,7 @@ export async function mcpCommand(argv: string[]): Promise<number> {
       unsigned: { type: "boolean" },
       "signature-agent": { type: "string" },
       ...AGENT_OPTIONS,
+      ...GROUP_OPTIONS,
       ...TABLE_OPTIONS,
     },
     true,
@@ -63,6 +65,7 @@ export async function mcpCommand(argv: string[]): Promise<number> {
     cacheDir: values["cache-dir"],
     sign: !values.unsigned,
     ...agentChoice(values),
+    ...groupChoice(values),
     ...tableChoice(values),
   };
   // The MCP SDK is loaded only here: its import costs ≈ 0.3–0.6 s, which no other command should pay.

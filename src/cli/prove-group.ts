@@ -7,9 +7,26 @@ import { ChallengeError, GroupProofError, parseGroupChallenge, proveGroupChallen
 import { checkGroupMessage } from "../agent/checks";
 import type { Config } from "../config";
 import type { JsonObject } from "../identity/encoding";
-import { parse, parseContext, printJson, say, shown, TABLE_OPTIONS, tableChoice, tableOptionsHelp, UsageError, warn } from "./args";
+import {
+  GROUP_OPTIONS,
+  groupChoice,
+  groupOptionsHelp,
+  inCliTerms,
+  parse,
+  parseContext,
+  printJson,
+  say,
+  shown,
+  TABLE_OPTIONS,
+  tableChoice,
+  tableOptionsHelp,
+  UsageError,
+  warn,
+  readStdin,
+} from "./args";
+import { EXIT_UNREACHABLE, unreachable } from "./unreachable";
 
-export const proveGroupHelp = `zkagent prove --group-challenge FILE --identity FILE [--action NAME] [--context JSON] [--service URL [--allow-insecure-loopback]] [--artifacts DIR] [--table-cache DIR | --no-table-cache] [--threads N] [--json]
+export const proveGroupHelp = `zkagent prove --group-challenge FILE --identity FILE [--action NAME] [--context JSON] [--service URL [--allow-insecure-loopback]] [--artifacts DIR] [--min-anonymity N] [--table-cache DIR | --no-table-cache] [--threads N] [--json]
   Proves, for a challenge made for a group (its JSON as the service returned
   it, or the "challenge" member of a ZKAgent 401), that the Semaphore
   identity is one of the group's members, without saying which. Prints the
@@ -25,14 +42,21 @@ export const proveGroupHelp = `zkagent prove --group-challenge FILE --identity F
   --identity: the JSON of zkagent identity new --semaphore --json, or the
   bare base64 private key. Either file may be - (standard input), not both.
   --service: the zkagent service the group lives on (default
-  http://localhost:$PORT); its members are read from
-  /v1/groups/{group_id}/members without an API key and the tree is rebuilt
-  here: the proof is refused unless its root is the challenge's. An http://
+  http://localhost:$PORT); the group's tree is synced from
+  /v1/groups/{group_id}/members without an API key and checked against the
+  root it serves; the proof is for the challenge's root when the first
+  "size" leaves rebuild it, else for the current one. An http://
   --service is accepted only to this machine with --allow-insecure-loopback
   (the default, this machine's own service, needs no flag).
   --artifacts: a directory holding semaphore-<depth>.wasm and .zkey; default
-  the installed @zk-kit/semaphore-artifacts. Either way each file must have
-  the SHA-256 pinned in zkagent, or it is refused before it is used.
+  the installed @zk-kit/semaphore-artifacts, else the cache
+  ($XDG_CACHE_HOME/zkagent/semaphore-artifacts), else downloaded from
+  --service (/v1/circuits/{circuit_id}/wasm and /zkey) and cached. Whatever
+  the source, each file must have the SHA-256 pinned in zkagent, or it is
+  refused before it is used.
+  The group's tree is kept in $XDG_CACHE_HOME/zkagent/group-trees (else
+  ~/.cache/zkagent/group-trees): a later run asks only for the changes since.
+${groupOptionsHelp}
 ${tableOptionsHelp}`;
 
 // Both files are a few hundred bytes; anything far larger is not one of them.
@@ -40,7 +64,7 @@ const MAX_INPUT_BYTES = 1 << 20;
 
 async function readInput(path: string, option: string): Promise<string> {
   if (path === "-") {
-    const text = await Bun.stdin.text();
+    const text = await readStdin();
     if (text.length > MAX_INPUT_BYTES) throw new UsageError(`--${option}: standard input holds more than ${MAX_INPUT_BYTES} bytes`);
     return text;
   }
@@ -92,6 +116,7 @@ export async function proveGroupCommand(argv: string[], config: Config): Promise
     artifacts: { type: "string" },
     action: { type: "string" },
     context: { type: "string" },
+    ...GROUP_OPTIONS,
     ...TABLE_OPTIONS,
     json: { type: "boolean" },
   });
@@ -136,6 +161,7 @@ export async function proveGroupCommand(argv: string[], config: Config): Promise
         artifactsDir: values.artifacts,
         // The default service is this machine's own, named by the CLI itself; a --service given over http needs the flag.
         allowInsecureLoopback: values.service === undefined || values["allow-insecure-loopback"] === true,
+        ...groupChoice(values),
         ...tableChoice(values),
       },
     );
@@ -146,8 +172,14 @@ export async function proveGroupCommand(argv: string[], config: Config): Promise
       warn(`zkagent: refused to prove (${error.code}${error.field ? `, field ${error.field}` : ""}): ${shown(error.message)}`);
       return 1;
     }
+    // The members could not be read because the service is out of reach: its URL, exit 3.
+    const down = unreachable(error);
+    if (down) {
+      warn(`zkagent: ${shown(down.message)}`);
+      return EXIT_UNREACHABLE;
+    }
     if (!(error instanceof GroupProofError || error instanceof SemaphoreArtifactError)) throw error;
-    warn(`zkagent: ${shown(error.message)}`);
+    warn(`zkagent: ${shown(inCliTerms(error.message))}`);
     return 1;
   }
 }

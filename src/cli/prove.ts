@@ -5,6 +5,7 @@ import type { Config } from "../config";
 import { proveGroupCommand, proveGroupHelp } from "./prove-group";
 import {
   parse,
+  inCliTerms,
   parseContext,
   printJson,
   requireString,
@@ -61,7 +62,7 @@ export async function proveCommand(argv: string[], config: Config): Promise<numb
     circuit = await loadCircuit(values.circuit, { cacheDir: values["cache-dir"], allowInsecureLoopback: values["allow-insecure-loopback"] === true });
   } catch (error) {
     if (!(error instanceof CircuitSourceError)) throw error;
-    warn(`zkagent: ${shown(error.message)}`);
+    warn(`zkagent: ${shown(inCliTerms(error.message))}`);
     return 1;
   }
   // One proof per process: no window tables (they pay back only over several proofs).

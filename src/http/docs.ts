@@ -46,8 +46,8 @@ export const RESPONSE_HEADERS = {
   "WWW-Authenticate": { description: "The bearer challenge", schema: { type: "string", enum: [METRICS_AUTH_CHALLENGE] } },
   "Cache-Control": { description: "How long the answer may be cached", schema: { type: "string" } },
   ETag: {
-    description: "The artifact's hash (hex), quoted: a strong validator for If-None-Match",
-    schema: { type: "string", pattern: '^"[0-9a-f]{64}"$' },
+    description: "A strong validator for If-None-Match, quoted: an artifact's hash (hex), or a group's \"<version>-<root>\" (the members route)",
+    schema: { type: "string", pattern: '^"([0-9a-f]{64}|[0-9]+-[0-9]+)"$' },
   },
 } as const satisfies Record<string, { description: string; schema: OpenAPIV3.SchemaObject }>;
 
@@ -65,6 +65,8 @@ export const JSON_BODY_ERRORS: ErrorKind[] = ["unsupported_media_type", "payload
 const KIND_HEADERS: Partial<Record<ErrorKind, Headers>> = {
   rate_limited: { "Retry-After": true },
   too_many_pending: { "Retry-After": true },
+  group_additions_busy: { "Retry-After": true },
+  members_rate_limited: { "Retry-After": true },
   metrics_unauthorized: { "WWW-Authenticate": true },
 };
 

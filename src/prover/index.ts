@@ -17,6 +17,7 @@
 import { FIELD_BYTES, fromBytes32, PROOF_BYTES, snarkjsProofFromBytes } from "../verifier/encoding";
 import type { SnarkjsProof } from "../verifier/types";
 import { ProverError } from "./errors";
+import { rmSync } from "node:fs";
 import { MAX_PROVER_THREADS } from "./limits";
 import { type CachedTables, readTables, tablesPath, writeTables } from "./tables";
 import { Helper, helperInit, type Part, planParts } from "./threads";
@@ -325,6 +326,33 @@ export async function createProver(artifacts: ProverArtifacts, options: ProverOp
   if (witness.witnessSize !== z.nVars) {
     throw new ProverError("circuit_mismatch", `the circuit computes ${witness.witnessSize} witness elements, the zkey expects ${z.nVars}`);
   }
+  const loaded = await loadProver(artifacts, z, witness, options, false);
+  if (loaded.cachedFrom === undefined) return loaded.prover;
+  const path = loaded.cachedFrom;
+  return new CacheCheckedProver(loaded.prover, async () => {
+    // Tables that pass every check of the file yet give proofs that do not verify: someone wrote them with their hash (issue 34).
+    rmSync(path, { force: true });
+    warnHelper(`the cached window tables ${path} gave a proof that failed its self-check: the file is dropped, the tables rebuilt, the proof tried once more`);
+    return (await loadProver(artifacts, z, witness, options, true)).prover;
+  });
+}
+
+/** Where the table cache in `dir` keeps this zkey's tables for this module (whether the file is there, and sound, is for the caller and the read to say). */
+export async function cachedTablesPath(zkey: Uint8Array, dir: string): Promise<string> {
+  return tablesPath(dir, sha256Hex(zkey), await proverModuleDigest());
+}
+
+/**
+ * A prover loaded with tables, read from the cache (cachedFrom: the file)
+ * unless `rebuild`, else built (and written to the cache when there is one).
+ */
+async function loadProver(
+  artifacts: ProverArtifacts,
+  z: Zkey,
+  witness: WitnessCalculator,
+  options: ProverOptions,
+  rebuild: boolean,
+): Promise<{ prover: Prover; cachedFrom?: string }> {
   const precompute = options.precompute ?? true;
   // The cache holds the production module's tables: not for a module passed in.
   const cacheDir = precompute && !options.module ? options.tableCache : undefined;
@@ -332,13 +360,15 @@ export async function createProver(artifacts: ProverArtifacts, options: ProverOp
   // Helpers run the production module: only a prover on that module shares its work with them.
   const spawned = threads > 1 && precompute && !options.module && typeof Worker !== "undefined" ? spawnHelpers(threads - 1) : [];
   let wasm = await instantiateProver(options.module);
+  let cachedFrom: string | undefined;
   try {
     if (cacheDir === undefined) loadZkey(wasm, z, options.window ?? 0, precompute);
     else {
       const [zkeyDigest, moduleDigest] = [sha256Hex(artifacts.zkey), await proverModuleDigest()];
       const path = tablesPath(cacheDir, zkeyDigest, moduleDigest);
-      const cached = options.window === undefined ? readTables(path, zkeyDigest, moduleDigest, baseSections(z).length) : undefined;
-      if (!cached || !loadZkeyCached(wasm, z, cached)) {
+      const cached = options.window === undefined && !rebuild ? readTables(path, zkeyDigest, moduleDigest, baseSections(z).length) : undefined;
+      if (cached && loadZkeyCached(wasm, z, cached)) cachedFrom = path;
+      else {
         if (cached) wasm = await instantiateProver();
         loadZkey(wasm, z, options.window ?? 0, true);
         if (options.window === undefined) {
@@ -359,7 +389,55 @@ export async function createProver(artifacts: ProverArtifacts, options: ProverOp
   }
   if (spawned.length > 0) {
     const { own, helpers } = await shareWork(wasm, z, spawned);
-    if (helpers.length > 0) return new WasmProver(wasm, witness, z.nPublic, own, helpers);
+    if (helpers.length > 0) return { prover: new WasmProver(wasm, witness, z.nPublic, own, helpers), cachedFrom };
   }
-  return new WasmProver(wasm, witness, z.nPublic);
+  return { prover: new WasmProver(wasm, witness, z.nPublic), cachedFrom };
+}
+
+/**
+ * A prover whose tables came from the cache. Every proof is self-checked
+ * (assembly/prover.ts); should one fail it (ProverError "unsatisfied") the
+ * tables may be wrong though their file passed every check, and a file that
+ * is never replaced would fail every later proof of every process. So, once:
+ * the file is dropped, the tables built again (and written), and the proof
+ * tried again — a witness that truly does not satisfy the circuit fails
+ * again and is reported as before.
+ */
+class CacheCheckedProver implements Prover {
+  private queue: Promise<unknown> = Promise.resolve();
+  constructor(
+    private inner: Prover,
+    private rebuild?: () => Promise<Prover>,
+  ) {}
+
+  get nPublic(): number {
+    return this.inner.nPublic;
+  }
+
+  get helpers(): number {
+    return this.inner.helpers;
+  }
+
+  close(): void {
+    this.inner.close();
+  }
+
+  prove(input: CircuitInput): Promise<ProofResult> {
+    const run = this.queue.then(() => this.proveChecked(input));
+    this.queue = run.catch(() => {});
+    return run;
+  }
+
+  private async proveChecked(input: CircuitInput): Promise<ProofResult> {
+    try {
+      return await this.inner.prove(input);
+    } catch (e) {
+      const rebuild = this.rebuild;
+      if (!(e instanceof ProverError && e.code === "unsatisfied") || !rebuild) throw e;
+      this.rebuild = undefined;
+      this.inner.close();
+      this.inner = await rebuild();
+      return this.inner.prove(input);
+    }
+  }
 }

@@ -20,8 +20,9 @@
 // file or none, and two writers cannot interleave their bytes. A table altered so that its hash still matched (someone who can
 // write the cache directory can also rewrite its hash) would give proofs that
 // do not verify: the self-check before a proof leaves (assembly/prover.ts)
-// refuses them (ProverError "unsatisfied"), so a bad cache costs proofs,
-// never a wrong one.
+// refuses them, and the prover then drops the file, builds the tables again
+// and retries the proof once (createProver's CacheCheckedProver), so a bad
+// cache costs one table build, never a wrong proof.
 //
 // Layout: one JSON line (the header below) ‖ "\n" ‖ the tables of the sets
 // A, B1, B2, C, H one after the other, in the module's memory form.

@@ -5,6 +5,7 @@
 // deterministic, the same key then gives the same JWS byte for byte.
 //
 // docs/receipts.md documents each claim; keep the two in step.
+import { sessionSubject } from "../identity/subject";
 import type { ChallengeRecord, StoredStatus } from "../store/interface";
 
 /** The protected header's `typ`: what this JWS is, so it cannot pass for another token. */
@@ -97,7 +98,7 @@ export function receiptClaims(input: ReceiptClaimsInput): ReceiptClaims {
   const claims: ReceiptClaims = {
     iss: input.issuer,
     // A group session's subject is the pseudonym: the member at this platform, never its commitment.
-    sub: evidence.group ? (evidence.group.pseudonym ?? "") : record.agentId,
+    sub: sessionSubject(record).agent_id,
     jti: record.id,
     iat: Math.floor(record.decidedAt / 1000),
     session_id: record.id,

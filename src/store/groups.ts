@@ -1,8 +1,10 @@
-// What both stores do inside a group change's transaction, apart from SQL:
-// bring this process's cached tree to the stored version, apply the change,
-// and say what to write. And the decision a root that is no longer
-// acceptable turns a verified group proof into.
-import { GroupTree, type GroupTrees, type Leaf, REMOVED_LEAF, type TreeNode } from "../groups/tree";
+// What both stores do for a group change, apart from SQL: bring the cached
+// tree (src/groups/cache.ts, on this thread or a worker) to the stored
+// version, apply the change there, and store it in one transaction if the
+// group is still at the version it was planned on. And the decision a root
+// that is no longer acceptable turns a verified group proof into.
+import type { TreeCache, TreeSnapshot } from "../groups/cache";
+import type { Leaf, TreeNode } from "../groups/tree";
 import type { ChangeGroupResult, Decision, GroupChange, GroupRecord } from "./interface";
 
 /** A stored internal node. */
@@ -17,74 +19,37 @@ export function levelsOf(rows: readonly NodeRow[]): string[][] {
 
 export const toLeaf = (row: { leaf_index: number | string; commitment: string }): Leaf => ({ index: Number(row.leaf_index), value: row.commitment });
 
-/**
- * The version the cached tree must replay from (the leaves written after
- * it), or null when it is the stored one. A tree ahead of the store (a
- * change that never committed) is dropped and rebuilt from version 0.
- */
-export function replayFrom(trees: GroupTrees, group: GroupRecord): number | null {
-  let tree = trees.tree(group.groupId);
-  if (tree.version > group.version) {
-    trees.forget(group.groupId);
-    tree = trees.tree(group.groupId);
-  }
-  return tree.version === group.version ? null : tree.version;
+/** A planned change as the store writes it: the group row it leaves, the leaves and internal nodes, and who and when for the audit trail. */
+export interface PlannedWrite {
+  group: GroupRecord;
+  leaves: Leaf[];
+  nodes: TreeNode[];
+  at: number;
+  requestId: string | null;
 }
-
-export type PlannedChange = { outcome: "planned"; group: GroupRecord; leaves: Leaf[]; nodes: TreeNode[] } | Exclude<ChangeGroupResult, { outcome: "changed" }>;
-
-/**
- * The change applied to the cached tree (first caught up with `leavesSince`),
- * and the group row it leaves; the tree's version moves only when the caller
- * commits (it forgets the tree otherwise).
- */
-export function planGroupChange(trees: GroupTrees, group: GroupRecord, change: GroupChange, leavesSince: (version: number) => Leaf[]): PlannedChange {
-  const since = replayFrom(trees, group);
-  const tree: GroupTree = trees.tree(group.groupId);
-  if (since !== null) tree.replay(leavesSince(since), group.version);
-  let leaves: Leaf[];
-  if (change.kind === "add") {
-    const added = tree.add(change.commitments);
-    if (!added.ok) return { outcome: "invalid", index: added.index, problem: added.problem };
-    leaves = added.leaves;
-  } else {
-    const removed = tree.remove(change.commitment);
-    if (!removed) return { outcome: "not_member" };
-    leaves = [removed];
-  }
-  const version = group.version + 1;
-  tree.version = version;
-  const { size, depth, root } = tree.state;
-  return {
-    outcome: "planned",
-    leaves,
-    nodes: tree.nodesAbove(leaves),
-    group: {
-      ...group,
-      version,
-      size,
-      depth,
-      root,
-      activeMembers: tree.active,
-      removedVersion: change.kind === "remove" ? version : group.removedVersion,
-    },
-  };
-}
-
-export { REMOVED_LEAF };
 
 /** What a store does for changeGroupOptimistically: plain reads, and one write transaction that stores a planned change if the group is still at the version it was planned on. */
 export interface GroupChangeIo {
   read(groupId: string): Promise<GroupRecord | null>;
   leavesSince(groupId: string, version: number): Promise<Leaf[]>;
   /** The stored tree in one consistent read: the group's version and root, every leaf, and the internal nodes level by level (1…depth). */
-  snapshot(groupId: string): Promise<{ version: number; root: string; leaves: string[]; levels: string[][] } | null>;
-  /** In one transaction holding the group row: null when the group is no longer at `planned.group.version - 1` (another process changed it). */
-  commit(planned: { group: GroupRecord; leaves: Leaf[]; nodes: TreeNode[] }): Promise<GroupRecord | null>;
+  snapshot(groupId: string): Promise<TreeSnapshot | null>;
+  /** Which of `commitments` were removed from the group before (group_removed); the first such index, or -1. */
+  removedBefore(groupId: string, commitments: string[]): Promise<number>;
+  /**
+   * In one transaction holding the group row: the group row first (its
+   * changed_at and request id are what the audit triggers on the leaves
+   * read), then leaves, nodes and root history; null when the group is no
+   * longer at `planned.group.version - 1` (another process changed it).
+   */
+  commit(planned: PlannedWrite): Promise<GroupRecord | null>;
 }
 
 /** How many times a change is planned again when another process changed the group meanwhile. */
 const PLAN_ATTEMPTS = 5;
+
+/** The depth's bound: a Semaphore tree holds at most 2^32 leaves. */
+const MAX_LEAVES = 2 ** 32;
 
 /**
  * A group change with the tree work outside the write transaction: the
@@ -96,7 +61,7 @@ const PLAN_ATTEMPTS = 5;
  * made again. Changes of one group in this process run one at a time.
  */
 export function changeGroupOptimistically(
-  trees: GroupTrees,
+  trees: TreeCache,
   groupId: string,
   keyId: string,
   change: GroupChange,
@@ -108,20 +73,40 @@ export function changeGroupOptimistically(
         const group = await io.read(groupId);
         if (!group) return { outcome: "not_found" };
         if (group.keyId !== keyId) return { outcome: "forbidden" };
-        let since = replayFrom(trees, group);
+        if (change.kind === "add") {
+          const maxSize = Math.min(change.maxSize ?? MAX_LEAVES, MAX_LEAVES);
+          if (group.size + change.commitments.length > maxSize) return { outcome: "full", size: group.size, maxSize };
+          // Read after the group row: a removal committed before it is in group_removed; one after it fails the commit's version check.
+          const removed = await io.removedBefore(groupId, change.commitments);
+          if (removed >= 0) return { outcome: "removed_before", index: removed };
+        }
+        let since = await trees.replayFrom(groupId, group.version);
         // A process without the tree loads the stored one (leaves and internal nodes) instead of hashing every leaf again.
         if (since === 0 && group.version > 0) {
           const snapshot = await io.snapshot(groupId);
-          if (snapshot && snapshot.version <= group.version) {
-            const loaded = GroupTree.load(snapshot.leaves, snapshot.levels, snapshot.version);
-            if (loaded.state.root === snapshot.root) trees.install(groupId, loaded);
-          }
-          since = replayFrom(trees, group);
+          if (snapshot && snapshot.version <= group.version && (await trees.load(groupId, snapshot))) since = await trees.replayFrom(groupId, group.version);
         }
         const missed = since === null ? [] : await io.leavesSince(groupId, since);
-        const planned = planGroupChange(trees, group, change, () => missed);
-        if (planned.outcome !== "planned") return planned;
-        const stored = await io.commit(planned);
+        const treeChange =
+          change.kind === "add" ? { kind: "add" as const, commitments: change.commitments } : { kind: "remove" as const, commitment: change.commitment };
+        const plan = await trees.plan(groupId, group.version, missed, treeChange);
+        if (plan.outcome !== "planned") return plan;
+        const version = group.version + 1;
+        const stored = await io.commit({
+          group: {
+            ...group,
+            version,
+            size: plan.state.size,
+            depth: plan.state.depth,
+            root: plan.state.root,
+            activeMembers: plan.active,
+            removedVersion: change.kind === "remove" ? version : group.removedVersion,
+          },
+          leaves: plan.leaves,
+          nodes: plan.nodes,
+          at: change.at,
+          requestId: change.requestId ?? null,
+        });
         if (stored) return { outcome: "changed", group: stored };
         trees.forget(groupId);
         if (attempt >= PLAN_ATTEMPTS) throw new Error(`group ${groupId}: changed by others ${attempt} times while this change was planned`);

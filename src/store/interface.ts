@@ -6,7 +6,8 @@
 // Times are Unix milliseconds. All methods are async so a networked store fits.
 import type { MandateDecision, MandateScope, StoredMandate } from "../mandates/enforce";
 import type { Spend, SpendKey } from "../mandates/evaluate";
-import type { GroupTrees } from "../groups/tree";
+import type { TreeCache } from "../groups/cache";
+import type { Leaf } from "../groups/tree";
 import type { CeremonySummary, CircuitListing } from "../circuits/listing";
 
 export type StoredStatus = "pending" | "verified" | "failed";
@@ -139,15 +140,29 @@ export interface GroupRecord {
   removedVersion: number;
   /** The group mandate (canonical JSON), held by each member separately; null: none. */
   mandate: string | null;
+  /** The API key ids that may challenge the group (issue 34); null: any key. */
+  challengers: string[] | null;
 }
 
-export type GroupChange = { kind: "add"; commitments: string[] } | { kind: "remove"; commitment: string };
+/**
+ * A membership change. `at` and `requestId` go to the audit trail (one entry
+ * per commitment added or removed); `maxSize` bounds the leaves the group may
+ * reach (GROUP_MAX_MEMBERS; absent: the depth's 2^32).
+ */
+export type GroupChange = ({ kind: "add"; commitments: string[]; maxSize?: number } | { kind: "remove"; commitment: string }) & {
+  at: number;
+  requestId?: string | null;
+};
 
 export type ChangeGroupResult =
   | { outcome: "changed"; group: GroupRecord }
   | { outcome: "not_found" | "forbidden" | "not_member" }
   /** An added commitment already a member or repeated: `index` into the batch. Nothing applied. */
-  | { outcome: "invalid"; index: number; problem: string };
+  | { outcome: "invalid"; index: number; problem: string }
+  /** An added commitment removed from this group before (issue 34): `index` into the batch. Nothing applied. */
+  | { outcome: "removed_before"; index: number }
+  /** The batch would take the group past `maxSize` leaves. Nothing applied. */
+  | { outcome: "full"; size: number; maxSize: number };
 
 /**
  * A receipt signing key. `active` signs (exactly one at a time), `published`
@@ -254,14 +269,18 @@ export interface AuditEntry {
   seq: number;
   at: number;
   keyId: string;
-  event: "challenge.created" | "verification.decided";
+  /** group.member_added / group.member_removed (issue 34): one per commitment; their session, agent and action are "". */
+  event: "challenge.created" | "verification.decided" | "group.member_added" | "group.member_removed";
   sessionId: string;
   agentId: string;
   action: string;
-  /** pending (created), verified or failed. */
+  /** pending (created), verified or failed; added or removed for a membership change. */
   result: string;
   reason: string | null;
   requestId: string | null;
+  /** A membership change's group and commitment; null for the other events. */
+  groupId: string | null;
+  commitment: string | null;
 }
 
 export interface AuditQuery {
@@ -530,8 +549,12 @@ export interface Store {
   completeIdempotency(keyId: string, idemKey: string, status: number, body: string): Promise<void>;
   /** Drops an unfinished reservation so the request can be retried (after a 429 or 5xx). */
   releaseIdempotency(keyId: string, idemKey: string): Promise<void>;
-  /** Stores a new group (version 0, empty); false when the id exists (for any key). */
-  createGroup(group: GroupRecord): Promise<boolean>;
+  /**
+   * Stores a new group (version 0, empty): "exists" when the id exists (for
+   * any key), "too_many" when the key already owns `maxPerKey` groups (0: no
+   * bound), decided in one transaction with the key's row held.
+   */
+  createGroup(group: GroupRecord, maxPerKey?: number): Promise<"created" | "exists" | "too_many">;
   getGroup(groupId: string): Promise<GroupRecord | null>;
   /**
    * Applies a change to the group its owner `keyId` asked for: `trees` (this
@@ -542,9 +565,21 @@ export interface Store {
    * (else it is planned again). A change that does not commit leaves no
    * cache ahead of the store (src/store/groups.ts).
    */
-  changeGroup(groupId: string, keyId: string, change: GroupChange, trees: GroupTrees): Promise<ChangeGroupResult>;
+  changeGroup(groupId: string, keyId: string, change: GroupChange, trees: TreeCache): Promise<ChangeGroupResult>;
   /** Leaves `offset…` in leaf order, at most `limit` ("0" for removed ones). */
   groupMembers(groupId: string, offset: number, limit: number): Promise<string[]>;
+  /**
+   * The leaves written after version `since` (added or removed since), in
+   * leaf order from the `offset`-th of them, at most `limit`: the members
+   * route's changes (an indexed range read on group_members.version).
+   */
+  groupChanges(groupId: string, since: number, offset: number, limit: number): Promise<Leaf[]>;
+  /** Sets (null: any key) the keys that may challenge the group, owner only. */
+  setGroupChallengers(
+    groupId: string,
+    keyId: string,
+    challengers: string[] | null,
+  ): Promise<{ outcome: "set"; group: GroupRecord } | { outcome: "not_found" | "forbidden" }>;
   /** Sets (null: removes) the group's mandate, owner only. */
   setGroupMandate(
     groupId: string,

@@ -50,7 +50,8 @@ import { migratePostgres } from "./migrations/postgres";
 import { eventTypeOf, newEventId, subscribedPattern } from "../webhooks/events";
 import { outboxWritten } from "../webhooks/wake";
 import { changeGroupOptimistically, levelsOf, refuseRoot, toLeaf } from "./groups";
-import type { GroupTrees } from "../groups/tree";
+import type { TreeCache } from "../groups/cache";
+import type { Leaf } from "../groups/tree";
 import {
   evidenceText,
   heldIdempotency,
@@ -983,12 +984,24 @@ export class PostgresStore implements Store {
     return row.at === null ? null : Number(row.at);
   }
 
-  async createGroup(group: GroupRecord): Promise<boolean> {
-    if (hasNul(group.groupId)) return false;
-    const rows = await this.sql`
-      INSERT INTO groups (group_id, key_id, created_at, version, size, active_members, depth, root, removed_version, mandate)
-      VALUES (${group.groupId}, ${group.keyId}, ${group.createdAt}, 0, 0, 0, 0, '0', 0, ${group.mandate}) ON CONFLICT (group_id) DO NOTHING RETURNING 1`;
-    return rows.length === 1;
+  async createGroup(group: GroupRecord, maxPerKey = 0): Promise<"created" | "exists" | "too_many"> {
+    if (hasNul(group.groupId)) return "exists";
+    const challengers = group.challengers === null ? null : JSON.stringify(group.challengers);
+    return this.sql.begin(async (tx): Promise<"created" | "exists" | "too_many"> => {
+      // The key's row, locked: creations of one key are serialised, so the count and the bound stay exact across nodes.
+      await tx`SELECT 1 FROM api_keys WHERE id = ${group.keyId} FOR UPDATE`;
+      const [exists] = await tx`SELECT 1 FROM groups WHERE group_id = ${group.groupId}`;
+      if (exists) return "exists";
+      if (maxPerKey > 0) {
+        const [row] = await tx`SELECT count(*)::int AS n FROM groups WHERE key_id = ${group.keyId}`;
+        if (Number(row.n) >= maxPerKey) return "too_many";
+      }
+      const rows = await tx`
+        INSERT INTO groups (group_id, key_id, created_at, version, size, active_members, depth, root, removed_version, mandate, challengers)
+        VALUES (${group.groupId}, ${group.keyId}, ${group.createdAt}, 0, 0, 0, 0, '0', 0, ${group.mandate}, ${challengers})
+        ON CONFLICT (group_id) DO NOTHING RETURNING 1`;
+      return rows.length === 1 ? "created" : "exists";
+    });
   }
 
   async getGroup(groupId: string): Promise<GroupRecord | null> {
@@ -997,7 +1010,7 @@ export class PostgresStore implements Store {
     return row ? toGroup(row) : null;
   }
 
-  async changeGroup(groupId: string, keyId: string, change: GroupChange, trees: GroupTrees): Promise<ChangeGroupResult> {
+  async changeGroup(groupId: string, keyId: string, change: GroupChange, trees: TreeCache): Promise<ChangeGroupResult> {
     if (hasNul(groupId)) return { outcome: "not_found" };
     return changeGroupOptimistically(trees, groupId, keyId, change, {
       read: (id) => this.getGroup(id),
@@ -1015,12 +1028,22 @@ export class PostgresStore implements Store {
           const nodes = await tx`SELECT level, idx, value FROM group_nodes WHERE group_id = ${id} ORDER BY level, idx`;
           return { version: Number(row.version), root: row.root as string, leaves, levels: levelsOf(nodes) };
         }),
-      commit: ({ group, leaves, nodes }) =>
+      removedBefore: async (id, commitments) => {
+        const [row] = await this.sql`
+          SELECT commitment FROM group_removed WHERE group_id = ${id} AND commitment = ANY(${`{${commitments.join(",")}}`}::text[]) LIMIT 1`;
+        return row ? commitments.indexOf(row.commitment) : -1;
+      },
+      commit: ({ group, leaves, nodes, at, requestId }) =>
         this.sql.begin(async (tx): Promise<GroupRecord | null> => {
           // The row lock orders every change of this group, on every node; the version says whether the plan still fits.
           const [row] = await tx`SELECT version FROM groups WHERE group_id = ${groupId} FOR UPDATE`;
           if (!row || Number(row.version) !== group.version - 1) return null;
           const { version, size, activeMembers, depth, root, removedVersion } = group;
+          // The group row first: the audit trigger on the leaves reads its changed_at and request id.
+          const [updated] = await tx`
+            UPDATE groups SET version = ${version}, size = ${size}, active_members = ${activeMembers}, depth = ${depth}, root = ${root},
+              removed_version = ${removedVersion}, changed_at = ${at}, changed_request_id = ${requestId}
+            WHERE group_id = ${groupId} RETURNING *`;
           // One statement for the batch (up to 10,000 leaves), as arrays.
           await tx`
             INSERT INTO group_members (group_id, leaf_index, commitment, version)
@@ -1033,10 +1056,6 @@ export class PostgresStore implements Store {
               SELECT ${groupId}, l, i, v FROM unnest(${`{${nodes.map((n) => n.level).join(",")}}`}::bigint[], ${`{${nodes.map((n) => n.index).join(",")}}`}::bigint[],
                                                       ${`{${nodes.map((n) => n.value).join(",")}}`}::text[]) AS t(l, i, v)
               ON CONFLICT (group_id, level, idx) DO UPDATE SET value = excluded.value`;
-          const [updated] = await tx`
-            UPDATE groups SET version = ${version}, size = ${size}, active_members = ${activeMembers}, depth = ${depth}, root = ${root},
-              removed_version = ${removedVersion}
-            WHERE group_id = ${groupId} RETURNING *`;
           await tx`INSERT INTO group_roots (group_id, version, root) VALUES (${groupId}, ${version}, ${root})`;
           return toGroup(updated);
         }),
@@ -1048,6 +1067,28 @@ export class PostgresStore implements Store {
     const rows = await this.sql`
       SELECT commitment FROM group_members WHERE group_id = ${groupId} AND leaf_index >= ${offset} ORDER BY leaf_index LIMIT ${limit}`;
     return rows.map((r: { commitment: string }) => r.commitment);
+  }
+
+  async groupChanges(groupId: string, since: number, offset: number, limit: number): Promise<Leaf[]> {
+    if (hasNul(groupId)) return [];
+    // Since version 0 every leaf is a change, and the n-th change is leaf n: a primary-key range, not an OFFSET scan.
+    const rows =
+      since === 0
+        ? await this.sql`
+            SELECT leaf_index, commitment FROM group_members WHERE group_id = ${groupId} AND leaf_index >= ${offset} ORDER BY leaf_index LIMIT ${limit}`
+        : await this.sql`
+            SELECT leaf_index, commitment FROM group_members WHERE group_id = ${groupId} AND version > ${since}
+            ORDER BY leaf_index LIMIT ${limit} OFFSET ${offset}`;
+    return rows.map(toLeaf);
+  }
+
+  async setGroupChallengers(groupId: string, keyId: string, challengers: string[] | null) {
+    if (hasNul(groupId)) return { outcome: "not_found" as const };
+    const stored = challengers === null ? null : JSON.stringify(challengers);
+    const [row] = await this.sql`UPDATE groups SET challengers = ${stored} WHERE group_id = ${groupId} AND key_id = ${keyId} RETURNING *`;
+    if (row) return { outcome: "set" as const, group: toGroup(row) };
+    const [other] = await this.sql`SELECT 1 FROM groups WHERE group_id = ${groupId}`;
+    return { outcome: other ? ("forbidden" as const) : ("not_found" as const) };
   }
 
   async setGroupMandate(groupId: string, keyId: string, mandate: string | null) {

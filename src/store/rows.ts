@@ -96,6 +96,7 @@ export const toGroup = (row: any): GroupRecord => ({
   root: row.root,
   removedVersion: int(row.removed_version),
   mandate: row.mandate ?? null,
+  challengers: row.challengers ? (JSON.parse(row.challengers) as string[]) : null,
 });
 
 export const toCircuit = (row: any): CircuitRecord => ({
@@ -137,6 +138,8 @@ export const toAudit = (row: any): AuditEntry => ({
   result: row.result,
   reason: row.reason ?? null,
   requestId: row.request_id ?? null,
+  groupId: row.group_id ?? null,
+  commitment: row.commitment ?? null,
 });
 
 /** The state of an idempotency row another request already holds. */

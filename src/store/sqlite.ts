@@ -49,7 +49,8 @@ import { sqliteMigrations } from "./migrations/sqlite";
 import { eventTypeOf, newEventId, subscribedPattern } from "../webhooks/events";
 import { outboxWritten } from "../webhooks/wake";
 import { changeGroupOptimistically, levelsOf, type NodeRow, refuseRoot, toLeaf } from "./groups";
-import type { GroupTrees } from "../groups/tree";
+import type { TreeCache } from "../groups/cache";
+import type { Leaf } from "../groups/tree";
 import {
   evidenceText,
   heldIdempotency,
@@ -162,8 +163,8 @@ export class SqliteStore implements Store {
          ON CONFLICT (key_id, group_id, pseudonym, action, currency, period, period_start) DO UPDATE SET total = excluded.total, count = excluded.count`,
       ),
       insertGroup: db.query(
-        `INSERT INTO groups (group_id, key_id, created_at, version, size, active_members, depth, root, removed_version, mandate)
-         VALUES ($groupId, $keyId, $createdAt, 0, 0, 0, 0, '0', 0, $mandate) ON CONFLICT (group_id) DO NOTHING`,
+        `INSERT INTO groups (group_id, key_id, created_at, version, size, active_members, depth, root, removed_version, mandate, challengers)
+         VALUES ($groupId, $keyId, $createdAt, 0, 0, 0, 0, '0', 0, $mandate, $challengers) ON CONFLICT (group_id) DO NOTHING`,
       ),
       getGroup: db.query("SELECT * FROM groups WHERE group_id = ?"),
       leavesSince: db.query("SELECT leaf_index, commitment FROM group_members WHERE group_id = ? AND version > ? ORDER BY leaf_index"),
@@ -172,7 +173,8 @@ export class SqliteStore implements Store {
          ON CONFLICT (group_id, leaf_index) DO UPDATE SET commitment = excluded.commitment, version = excluded.version`,
       ),
       updateGroup: db.query(
-        `UPDATE groups SET version = $version, size = $size, active_members = $active, depth = $depth, root = $root, removed_version = $removedVersion
+        `UPDATE groups SET version = $version, size = $size, active_members = $active, depth = $depth, root = $root, removed_version = $removedVersion,
+           changed_at = $at, changed_request_id = $requestId
          WHERE group_id = $groupId RETURNING *`,
       ),
       insertRoot: db.query("INSERT INTO group_roots (group_id, version, root) VALUES (?, ?, ?)"),
@@ -184,6 +186,13 @@ export class SqliteStore implements Store {
       allNodes: db.query("SELECT level, idx, value FROM group_nodes WHERE group_id = ? ORDER BY level, idx"),
       members: db.query("SELECT commitment FROM group_members WHERE group_id = ? AND leaf_index >= ? ORDER BY leaf_index LIMIT ?"),
       setGroupMandate: db.query("UPDATE groups SET mandate = ? WHERE group_id = ? RETURNING *"),
+      setGroupChallengers: db.query("UPDATE groups SET challengers = ? WHERE group_id = ? RETURNING *"),
+      countGroups: db.query("SELECT count(*) AS n FROM groups WHERE key_id = ?"),
+      groupExists: db.query("SELECT 1 AS ok FROM groups WHERE group_id = ?"),
+      removedAmong: db.query("SELECT commitment FROM group_removed WHERE group_id = ? AND commitment IN (SELECT value FROM json_each(?)) LIMIT 1"),
+      changes: db.query("SELECT leaf_index, commitment FROM group_members WHERE group_id = ? AND version > ? ORDER BY leaf_index LIMIT ? OFFSET ?"),
+      // Since version 0 every leaf is a change, and the n-th change is leaf n: a primary-key range, not an OFFSET scan.
+      leavesFrom: db.query("SELECT leaf_index, commitment FROM group_members WHERE group_id = ? AND leaf_index >= ? ORDER BY leaf_index LIMIT ?"),
       acceptableRoot: db.query(
         `SELECT 1 AS ok FROM group_roots r JOIN groups g ON g.group_id = r.group_id
          WHERE r.group_id = ? AND r.root = ? AND r.version >= g.removed_version AND r.root <> '0' LIMIT 1`,
@@ -437,11 +446,14 @@ export class SqliteStore implements Store {
     });
   }
 
-  async createGroup(group: GroupRecord): Promise<boolean> {
-    return this.immediate(
-      "create group",
-      () => this.q.insertGroup.run({ groupId: group.groupId, keyId: group.keyId, createdAt: group.createdAt, mandate: group.mandate }).changes === 1,
-    );
+  async createGroup(group: GroupRecord, maxPerKey = 0): Promise<"created" | "exists" | "too_many"> {
+    return this.immediate("create group", () => {
+      if (this.q.groupExists.get(group.groupId)) return "exists";
+      if (maxPerKey > 0 && (this.q.countGroups.get(group.keyId) as { n: number }).n >= maxPerKey) return "too_many";
+      const challengers = group.challengers === null ? null : JSON.stringify(group.challengers);
+      const inserted = this.q.insertGroup.run({ groupId: group.groupId, keyId: group.keyId, createdAt: group.createdAt, mandate: group.mandate, challengers });
+      return inserted.changes === 1 ? "created" : "exists";
+    });
   }
 
   async getGroup(groupId: string): Promise<GroupRecord | null> {
@@ -449,7 +461,7 @@ export class SqliteStore implements Store {
     return row ? toGroup(row) : null;
   }
 
-  async changeGroup(groupId: string, keyId: string, change: GroupChange, trees: GroupTrees): Promise<ChangeGroupResult> {
+  async changeGroup(groupId: string, keyId: string, change: GroupChange, trees: TreeCache): Promise<ChangeGroupResult> {
     return changeGroupOptimistically(trees, groupId, keyId, change, {
       read: async (id) => this.getGroup(id),
       leavesSince: async (id, version) => (this.q.leavesSince.all(id, version) as { leaf_index: number; commitment: string }[]).map(toLeaf),
@@ -462,14 +474,19 @@ export class SqliteStore implements Store {
           const leaves = (this.q.allLeaves.all(id) as { commitment: string }[]).map((r) => r.commitment);
           return { version, root, leaves, levels: levelsOf(this.q.allNodes.all(id) as NodeRow[]) };
         })(),
-      commit: ({ group, leaves, nodes }) =>
+      removedBefore: async (id, commitments) => {
+        const row = this.q.removedAmong.get(id, JSON.stringify(commitments)) as { commitment: string } | null;
+        return row ? commitments.indexOf(row.commitment) : -1;
+      },
+      commit: ({ group, leaves, nodes, at, requestId }) =>
         this.immediate("change group", (): GroupRecord | null => {
           const current = this.q.getGroup.get(groupId) as { version: number } | null;
           if (!current || current.version !== group.version - 1) return null;
           const { version, size, activeMembers: active, depth, root, removedVersion } = group;
+          // The group row first: the audit triggers on the leaves read its changed_at and request id.
+          const updated = toGroup(this.q.updateGroup.get({ groupId, version, size, active, depth, root, removedVersion, at, requestId }));
           for (const leaf of leaves) this.q.putLeaf.run({ groupId, index: leaf.index, value: leaf.value, version });
           for (const node of nodes) this.q.putNode.run({ groupId, level: node.level, index: node.index, value: node.value });
-          const updated = toGroup(this.q.updateGroup.get({ groupId, version, size, active, depth, root, removedVersion }));
           this.q.insertRoot.run(groupId, version, root);
           return updated;
         }),
@@ -478,6 +495,21 @@ export class SqliteStore implements Store {
 
   async groupMembers(groupId: string, offset: number, limit: number): Promise<string[]> {
     return (this.q.members.all(groupId, offset, limit) as { commitment: string }[]).map((r) => r.commitment);
+  }
+
+  async groupChanges(groupId: string, since: number, offset: number, limit: number): Promise<Leaf[]> {
+    const rows = since === 0 ? this.q.leavesFrom.all(groupId, offset, limit) : this.q.changes.all(groupId, since, limit, offset);
+    return (rows as { leaf_index: number; commitment: string }[]).map(toLeaf);
+  }
+
+  async setGroupChallengers(groupId: string, keyId: string, challengers: string[] | null) {
+    return this.immediate("set group challengers", () => {
+      const row = this.q.getGroup.get(groupId) as { key_id: string } | null;
+      if (!row) return { outcome: "not_found" as const };
+      if (row.key_id !== keyId) return { outcome: "forbidden" as const };
+      const stored = challengers === null ? null : JSON.stringify(challengers);
+      return { outcome: "set" as const, group: toGroup(this.q.setGroupChallengers.get(stored, groupId)) };
+    });
   }
 
   async setGroupMandate(groupId: string, keyId: string, mandate: string | null) {

@@ -1,9 +1,12 @@
 // Loads the AssemblyScript verifier (build/verifier.wasm) from bytes.
 //
 // The bytes come from `import(…/verifier.wasm, { with: { type: "file" } })`
-// read through Bun.file: under `bun run` that is the file on disk, and
-// `bun build --compile` embeds the file in the binary and resolves the same
-// import to its embedded copy ($bunfs), so one code path serves both.
+// (dynamic, so that a missing build is made before it is imported):
+// under `bun run` that is the file on disk, `bun build --compile` embeds the
+// file in the binary and resolves the same import to its embedded copy
+// ($bunfs), and a bundle built for Node (the @zkagent/agent package, whose
+// `zkagent verify` runs under Node) gets a path relative to the bundle, as
+// src/prover/wasm.ts does.
 // Running from source, a missing or stale build is rebuilt on demand
 // (scripts/asc-build.ts, ≈5 s) so that `bun test` and `bun run` never see an
 // outdated module; inside a compiled binary there is nothing to rebuild.
@@ -11,6 +14,8 @@
 // The compiled WebAssembly.Module is cached; each verifier instantiates its
 // own instance (own memory, own key), which is cheap.
 
+import { readFile } from "node:fs/promises";
+import { bundledFilePath } from "../bundled-file";
 import { instantiate, instantiateSync } from "@assemblyscript/loader";
 
 /** The production module's exports (see assembly/index.ts for the ABI). */
@@ -28,20 +33,20 @@ export type VerifierExports = {
 /** Status codes returned by the module: the ABI table shared with assembly/ (generated). */
 export { Status } from "./layout.ts";
 
-const fromSource = !import.meta.dir.startsWith("/$bunfs") && !import.meta.dir.startsWith("B:\\~BUN");
+const underBun = typeof Bun !== "undefined";
+const fromSource = underBun && !import.meta.dir.startsWith("/$bunfs") && !import.meta.dir.startsWith("B:\\~BUN");
 
 async function wasmBytes(): Promise<Uint8Array> {
   if (fromSource) {
     const build = await import("../../scripts/asc-build.ts");
     if (build.isStale()) build.buildWasm();
   }
-  let path: string;
   try {
-    path = (await import("../../build/verifier.wasm", { with: { type: "file" } })).default as unknown as string;
+    const path = (await import("../../build/verifier.wasm", { with: { type: "file" } })).default as unknown as string;
+    return new Uint8Array(await readFile(bundledFilePath(path, import.meta.url)));
   } catch (e) {
     throw new Error(`zkagent verifier: build/verifier.wasm is missing; run \`bun scripts/asc-build.ts\` (package script build:wasm). Cause: ${e}`);
   }
-  return new Uint8Array(await Bun.file(path).arrayBuffer());
 }
 
 let modulePromise: Promise<WebAssembly.Module> | undefined;

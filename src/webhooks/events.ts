@@ -1,7 +1,9 @@
 // The events a webhook endpoint can subscribe to, and the body each delivery
 // carries. The shape follows the Standard Webhooks recommendation
 // ({type, timestamp, data}); `data` holds the decision's fields as the status
-// endpoint reports them, with the signed receipt the proof answer carried.
+// endpoint reports them (its subject named by sessionSubject), the context the
+// proof bound, and the signed receipt the proof answer carried.
+import { sessionSubject } from "../identity/subject";
 import type { ChallengeRecord } from "../store/interface";
 
 /**
@@ -32,8 +34,17 @@ export const newEventId = (): string => `msg_${crypto.randomUUID().replaceAll("-
 export interface SessionEventData {
   session_id: string;
   status: "verified" | "failed";
+  /** The subject (sessionSubject): the agent id; for a group session the pseudonym ("" when no proof gave one). */
   agent_id: string;
+  /** Group sessions only: the group, and the member's pseudonym (null when no proof gave one). Never a commitment. */
+  group_id?: string;
+  pseudonym?: string | null;
   action: string;
+  /** The context the proof bound, as the challenge fixed it; null when the challenge had none. */
+  context: Record<string, unknown> | null;
+  /** The bound context's `amount` and `currency`, copied when it has them (a string, or a number as the context wrote it). */
+  amount?: string | number;
+  currency?: string;
   confidence: number | null;
   reason: string | null;
   /** The mandate constraint a refusal broke (`max_total`, …); absent otherwise. */
@@ -55,14 +66,19 @@ export function eventPayload(type: EventType, record: ChallengeRecord, receipt: 
   if (record.status === "pending" || record.decidedAt === null) throw new Error(`session ${record.id} is not decided`);
   const detail = record.evidence?.mandate?.violation ?? undefined;
   const decidedAt = new Date(record.decidedAt).toISOString();
+  const context = record.context === null ? null : (JSON.parse(record.context) as Record<string, unknown>);
+  const { amount, currency } = context ?? {};
   return {
     type,
     timestamp: decidedAt,
     data: {
       session_id: record.id,
       status: record.status,
-      agent_id: record.agentId,
+      ...sessionSubject(record),
       action: record.action,
+      context,
+      ...(typeof amount === "string" || typeof amount === "number" ? { amount } : {}),
+      ...(typeof currency === "string" ? { currency } : {}),
       confidence: record.confidence,
       reason: record.reason,
       ...(detail ? { detail } : {}),

@@ -34,17 +34,67 @@ for (const [net, prefix] of [
   ["64:ff9b:1::", 48],
   ["100::", 64],
   ["2001:db8::", 32],
+  ["2001::", 32], // Teredo: an obfuscated IPv4 address behind a relay
   ["fc00::", 7], // unique local
   ["fe80::", 10], // link-local
+  ["fec0::", 10], // site-local (deprecated, still routed inside some sites)
   ["ff00::", 8], // multicast
 ] as const)
   PRIVATE.addSubnet(net, prefix, "ipv6");
 
-/** True for an address outside the public Internet (IPv4-mapped IPv6 is judged as its IPv4 address). */
+/**
+ * The IPv6 prefixes that carry an IPv4 address a connection ends up at, and
+ * where in the 128 bits it sits (its first byte): the address is judged by
+ * that IPv4 address, so 64:ff9b::7f00:1 (NAT64 to 127.0.0.1) is as private
+ * as 127.0.0.1, and 2002:0808:0808:: (6to4 via 8.8.8.8) as public as it.
+ */
+const EMBEDDING = [
+  { net: "64:ff9b::", prefix: 96, at: 12 }, // NAT64 (RFC 6052)
+  { net: "::ffff:0:0", prefix: 96, at: 12 }, // IPv4-mapped
+  { net: "::ffff:0:0:0", prefix: 96, at: 12 }, // IPv4-translated (RFC 2765)
+  { net: "::", prefix: 96, at: 12 }, // IPv4-compatible (deprecated; :: and ::1 among them)
+  { net: "2002::", prefix: 16, at: 2 }, // 6to4 (RFC 3056): bits 16–47
+].map(({ net, prefix, at }) => {
+  const list = new BlockList();
+  list.addSubnet(net, prefix, "ipv6");
+  return { list, at };
+});
+
+/** The 16 bytes of an IPv6 address (any spelling isIP accepts, dotted tail included). */
+function ipv6Bytes(address: string): Uint8Array {
+  // The URL parser writes every spelling in one canonical form: hex groups, "::" at most once, no dotted tail.
+  const canonical = new URL(`http://[${address}]/`).hostname.slice(1, -1);
+  const [head, tail] = canonical.split("::") as [string, string | undefined];
+  const groups = (text: string | undefined) => (text ? text.split(":") : []);
+  const left = groups(head);
+  const right = groups(tail);
+  const all = tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill("0"), ...right];
+  const bytes = new Uint8Array(16);
+  all.forEach((group, i) => {
+    const value = Number.parseInt(group, 16);
+    bytes[2 * i] = value >> 8;
+    bytes[2 * i + 1] = value & 0xff;
+  });
+  return bytes;
+}
+
+/** The IPv4 address an IPv6 address reaches through NAT64, 6to4, mapping or compatibility; null for any other. */
+export function embeddedIpv4(address: string): string | null {
+  const embedding = EMBEDDING.find((e) => e.list.check(address, "ipv6"));
+  if (!embedding) return null;
+  const bytes = ipv6Bytes(address);
+  return [...bytes.subarray(embedding.at, embedding.at + 4)].join(".");
+}
+
+/** True for an address outside the public Internet (one that embeds an IPv4 address is judged as that address too). */
 export function isPrivateAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 4) return PRIVATE.check(address, "ipv4");
-  if (family === 6) return PRIVATE.check(address, "ipv6");
+  if (family === 6) {
+    if (PRIVATE.check(address, "ipv6")) return true;
+    const v4 = embeddedIpv4(address);
+    return v4 !== null && PRIVATE.check(v4, "ipv4");
+  }
   return true; // not an address at all: never connect to it
 }
 

@@ -4,7 +4,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { availableParallelism } from "node:os";
 import { defaultTableCacheDir, proverThreads, tableOptions } from "../../src/agent/prover-tables";
-import { tableChoice, UsageError } from "../../src/cli/args";
+import { groupChoice, tableChoice, UsageError } from "../../src/cli/args";
 
 describe("defaultTableCacheDir", () => {
   test("$XDG_CACHE_HOME when absolute, else ~/.cache", () => {
@@ -48,5 +48,15 @@ describe("threads", () => {
     expect(proverThreads(1, "cores")).toBe(1);
     expect(proverThreads(undefined, 1)).toBe(1);
     expect(proverThreads(undefined, "cores")).toBe(Math.min(availableParallelism(), 4));
+  });
+});
+
+describe("groupChoice (--min-anonymity on prove --group-challenge, fetch and mcp)", () => {
+  test("a whole number of members from 1, as the SDK's minAnonymity; absent: the SDK's default", () => {
+    expect(groupChoice({})).toEqual({});
+    expect(groupChoice({ "min-anonymity": "2" })).toEqual({ minAnonymity: 2 });
+    for (const bad of ["0", "-1", "1.5", "two", "", " 3", "03"]) {
+      expect(() => groupChoice({ "min-anonymity": bad })).toThrow("--min-anonymity must be a whole number of members, at least 1");
+    }
   });
 });

@@ -49,7 +49,8 @@ test("the SDK bundled for Node makes a group proof under node (pinned artifacts 
   const built = await Bun.build({ entrypoints: [join(import.meta.dir, "../../src/agent/index.ts")], outdir, target: "node", packages: "external" });
   expect(built.success).toBe(true);
 
-  const ids = [createSemaphoreIdentity(), createSemaphoreIdentity()];
+  // Three members: the SDK's default anonymity floor.
+  const ids = [createSemaphoreIdentity(), createSemaphoreIdentity(), createSemaphoreIdentity()];
   const members = ids.map((id) => id.identity_commitment);
   const challenge = {
     challenge_id: "ch_node",

@@ -212,8 +212,8 @@ test("a group challenge from the binary alone: the Semaphore vks are embedded, a
         challenge: { ...challenge.body, action: "purchase", context: { amount: "20" } },
         service: url,
       },
-      // One proof: no window tables; the binary serves plain http on 127.0.0.1.
-      { precompute: false, allowInsecureLoopback: true },
+      // One proof: no window tables; the binary serves plain http on 127.0.0.1; two members (depth 1) are below the SDK's default anonymity floor.
+      { precompute: false, allowInsecureLoopback: true, minAnonymity: 2 },
     );
     const verified = await call("POST", "/v1/verify/proof", { challenge_id: challenge.body.challenge_id, proof }, key);
     expect(verified.status).toBe(200);

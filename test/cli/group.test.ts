@@ -90,8 +90,9 @@ describe("zkagent prove --group-challenge", () => {
 
   beforeAll(async () => {
     // The SDK's identities: the command that makes them is tested above, and every process costs a second here.
-    members = [0, 1, 2].map(() => createSemaphoreIdentity());
-    const leaves = [members[0]!.identity_commitment, "0", members[1]!.identity_commitment];
+    members = [0, 1, 2, 3].map(() => createSemaphoreIdentity());
+    // Three active members (the agent's default anonymity floor) and a removed one.
+    const leaves = [members[0]!.identity_commitment, "0", members[1]!.identity_commitment, members[2]!.identity_commitment];
     served = { "fleet-1": leaves };
     challenge = {
       challenge_id: "ch_cli",
@@ -118,7 +119,7 @@ describe("zkagent prove --group-challenge", () => {
     // An http --service without the flag: refused before anything is read.
     const plain = await cli(["prove", "--group-challenge", challengePath, "--identity", join(dir, "id1.json"), "--service", service]);
     expect(plain.code).toBe(1);
-    expect(plain.stderr).toContain("allowInsecureLoopback");
+    expect(plain.stderr).toContain("with --allow-insecure-loopback)"); // the CLI names its flag, not the SDK option
     expect(requests).toHaveLength(0);
     const { stdout, stderr, code } = await proveGroup(challengePath, "id1.json");
     expect([code, stderr]).toEqual([0, ""]);
@@ -156,17 +157,18 @@ describe("zkagent prove --group-challenge", () => {
   });
 
   test("a non-member: exit 1, naming its commitment, nothing on stdout", async () => {
-    const { stdout, stderr, code } = await proveGroup(challengePath, "id2.json");
+    const { stdout, stderr, code } = await proveGroup(challengePath, "id3.json");
     expect(code).toBe(1);
     expect(stdout).toBe("");
-    expect(stderr).toContain(members[2]!.identity_commitment);
+    expect(stderr).toContain(members[3]!.identity_commitment);
     expect(stderr).toContain("not a member");
   });
 
   test("members that do not give the challenge's root: exit 1, naming it", async () => {
-    served = { "fleet-1": [members[0]!.identity_commitment, members[2]!.identity_commitment, members[1]!.identity_commitment] };
+    const leaves = served["fleet-1"]!;
+    served = { "fleet-1": [members[0]!.identity_commitment, members[2]!.identity_commitment, members[1]!.identity_commitment, "0"] };
     const { stdout, stderr, code } = await proveGroup(challengePath, "id1.json");
-    served = { "fleet-1": [members[0]!.identity_commitment, "0", members[1]!.identity_commitment] };
+    served = { "fleet-1": leaves };
     expect([code, stdout]).toEqual([1, ""]);
     expect(stderr).toContain(`not the challenge's ${challenge.merkle_tree_root}`);
   });
@@ -182,7 +184,7 @@ describe("zkagent prove --group-challenge", () => {
     expect(stderr).toContain("group_id");
   });
 
-  test("the table cache: the first process writes it (0700 directory, 0600 file), the second reads it without rewriting, a planted bad file is replaced", async () => {
+  test("the table cache: a builder the first process starts writes it (0700 directory, 0600 file), the second reads it without rewriting, a planted bad file is replaced", async () => {
     const cacheDir = join(dir, "xdg", "zkagent", "prover-tables");
     rmSync(join(dir, "xdg"), { recursive: true, force: true });
     const run = async () => {
@@ -192,6 +194,12 @@ describe("zkagent prove --group-challenge", () => {
     };
     const tables = () => readdirSync(cacheDir).filter((f) => f.endsWith(".tables"));
     const first = await run();
+    // The first process did not wait for the tables: a detached builder writes them (and drops its marker) for the next.
+    const deadline = Date.now() + 60_000;
+    while (tables().length === 0 || readdirSync(cacheDir).some((f) => f.endsWith(".building"))) {
+      if (Date.now() > deadline) throw new Error("the tables were not written within 60 s");
+      await Bun.sleep(200);
+    }
     expect(tables()).toHaveLength(1);
     // No temporary file left behind.
     expect(readdirSync(cacheDir)).toEqual(tables());

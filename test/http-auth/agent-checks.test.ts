@@ -180,7 +180,7 @@ const sites: Site[] = [];
 const open = (s: Site) => (sites.push(s), s);
 
 beforeAll(async () => {
-  world = await startWorld("agent-checks", { groups: ["household"] });
+  world = await startWorld("agent-checks", { ZKAGENT_GROUPS: "household" });
   alice = await world.agent("alice");
   expect((await call(world.node, "POST", "/v1/groups", world.key, { group_id: "household" })).status).toBe(201);
   const others = Array.from({ length: 4 }, () => createSemaphoreIdentity().identity_commitment);

@@ -3,11 +3,12 @@
 // fetch reads the members from the trusted zkagent service, proves with the
 // SDK's own Semaphore prover, and the shop serves the order to a pseudonym:
 // neither the shop nor its handler learns which member placed it.
+import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createSemaphoreIdentity, fetch as agentFetch } from "../../src/agent";
-import { call } from "../multinode/nodes";
+import { call, newKey } from "../multinode/nodes";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { CLI, cli, startWorld, type World } from "./support";
@@ -22,7 +23,8 @@ const order = (amount: number) => JSON.stringify({ amount, currency: "EUR" });
 const payload = (jws: string) => JSON.parse(Buffer.from(jws.split(".")[1]!, "base64url").toString("utf8"));
 
 beforeAll(async () => {
-  world = await startWorld("http-auth-group", { groups: ["household"] });
+  // The shop admits the members of "household" only (ZKAGENT_GROUPS).
+  world = await startWorld("http-auth-group", { ZKAGENT_GROUPS: "household" });
   expect((await call(world.node, "POST", "/v1/groups", world.key, { group_id: "household" })).status).toBe(201);
   const others = Array.from({ length: 4 }, () => createSemaphoreIdentity().identity_commitment);
   const added = await call(world.node, "POST", "/v1/groups/household/members", world.key, {
@@ -62,7 +64,41 @@ describe("a group claim over HTTP", () => {
 
     const second = await orderAs(member, 3);
     expect(second.status).toBe(201);
-    expect((await second.json()).agent_id).toBe(placed.agent_id);
+    const again = await second.json();
+    expect(again.agent_id).toBe(placed.agent_id);
+    expect(again).toMatchObject({ scheme: "group", group_id: "household" });
+  });
+
+  test("a group the shop did not list — made by another key, with the attacker's own identity enrolled — is refused (403) before any challenge is created", async () => {
+    const attacker = await newKey(world.db);
+    const rogue = createSemaphoreIdentity();
+    expect((await call(world.node, "POST", "/v1/groups", attacker.key, { group_id: "rogue" })).status).toBe(201);
+    const enrolled = await call(world.node, "POST", "/v1/groups/rogue/members", attacker.key, {
+      identity_commitments: [rogue.identity_commitment, ...Array.from({ length: 3 }, () => createSemaphoreIdentity().identity_commitment)],
+    });
+    expect(enrolled.status).toBe(201);
+    const challenges = () => {
+      const db = new Database(world.db, { readonly: true });
+      try {
+        return (db.query("SELECT count(*) AS n FROM challenges").get() as { n: number }).n;
+      } finally {
+        db.close();
+      }
+    };
+    const before = challenges();
+    const response = await agentFetch(`${world.shopUrl}/orders`, {
+      method: "POST",
+      headers: json,
+      body: order(99_999),
+      zkagent: { identity: { group_id: "rogue", ...rogue }, trustedServices: [world.node.url], allowInsecureLoopback: true, fetch: world.observe },
+    });
+    expect(response.status).toBe(403);
+    expect(await response.json()).toEqual({
+      error: "Group not accepted",
+      reason: "group_not_accepted",
+      message: 'members of group "rogue" are not accepted here',
+    });
+    expect(challenges()).toBe(before);
   });
 
   test("zkagent fetch places a group order from the command line with --trust", async () => {

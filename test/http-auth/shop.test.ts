@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { answerChallenge, createIdentity, fetch as agentFetch, readChallenge, zkagentFetch, type ZkAgentChallenge } from "../../src/agent";
 import { parseAuth } from "../../src/http-auth/scheme";
 import { call } from "../multinode/nodes";
+import { shopOptionsFromEnv } from "../../examples/shop/server";
 import { cli, startWorld, type World } from "./support";
 
 setDefaultTimeout(30_000);
@@ -71,9 +72,41 @@ describe("the challenge", () => {
       reason: "invalid_request",
       message: "amount must be a positive number or decimal string",
     });
+    const overflow = await post('{"amount": 1e400, "currency": "EUR"}', 'ZKAgent agent="shopper"');
+    expect(overflow.status).toBe(400);
+    expect((await overflow.json()).reason).toBe("invalid_request");
     const garbled = await post(order(20), 'ZKAgent agent="shopper", agent="other"');
     expect(garbled.status).toBe(400);
     expect((await garbled.json()).reason).toBe("invalid_credentials");
+  });
+});
+
+describe("groups", () => {
+  test("a shop started without ZKAGENT_GROUPS refuses every group claim (403) and creates no challenge for it", async () => {
+    const count = () => {
+      const db = new Database(world.db, { readonly: true });
+      try {
+        return (db.query("SELECT count(*) AS n FROM challenges").get() as { n: number }).n;
+      } finally {
+        db.close();
+      }
+    };
+    const before = count();
+    const response = await post(order(20), 'ZKAgent group="household"');
+    expect(response.status).toBe(403);
+    expect(await response.json()).toMatchObject({ error: "Group not accepted", reason: "group_not_accepted" });
+    expect(count()).toBe(before);
+  });
+
+  test("the shop's options from its environment: ZKAGENT_GROUPS comma-separated, ZKAGENT_ORIGIN", () => {
+    const required = (name: string) => `<${name}>`;
+    expect(shopOptionsFromEnv({ ZKAGENT_GROUPS: " household, team-b ,,", ZKAGENT_ORIGIN: "https://shop.example" }, required)).toEqual({
+      zkagentUrl: "<ZKAGENT_URL>",
+      apiKey: "<ZKAGENT_API_KEY>",
+      groups: ["household", "team-b"],
+      origin: "https://shop.example",
+    });
+    expect(shopOptionsFromEnv({}, required)).toEqual({ zkagentUrl: "<ZKAGENT_URL>", apiKey: "<ZKAGENT_API_KEY>", groups: [] });
   });
 });
 
@@ -88,7 +121,8 @@ describe("placing an order", () => {
     });
     expect(response.status).toBe(201);
     const placed = await response.json();
-    expect(placed).toMatchObject({ agent_id: "shopper", amount: "19.99", currency: "EUR" });
+    expect(placed).toMatchObject({ scheme: "zkagent", agent_id: "shopper", amount: "19.99", currency: "EUR" });
+    expect(placed.group_id).toBeUndefined();
     expect(placed.order_id).toMatch(/^ord_/);
     // plain, claim, credentials: three requests, one body
     expect(sent.map((r) => r.headers.get("authorization")?.split(/[ ,]/)[1]?.split("=")[0] ?? null)).toEqual([null, "agent", "agent"]);

@@ -25,11 +25,8 @@ export interface World {
   stop(): Promise<void>;
 }
 
-/**
- * `groups`: the groups the shop admits (ZKAGENT_GROUPS, read by the shop once the guard has its allow-list);
- * `env`: more environment for the shop (e.g. ZKAGENT_SIGNATURE_AGENTS).
- */
-export async function startWorld(name: string, options: { groups?: string[]; env?: Record<string, string> } = {}): Promise<World> {
+/** `shopEnv`: more of the example shop's environment (ZKAGENT_GROUPS, ZKAGENT_ORIGIN). */
+export async function startWorld(name: string, shopEnv: Record<string, string> = {}): Promise<World> {
   const tmp = mkdtempSync(join(tmpdir(), `zkagent-${name}-`));
   const db = join(tmp, "zkagent.db");
   const node = await startNode(db);
@@ -37,7 +34,7 @@ export async function startWorld(name: string, options: { groups?: string[]; env
   const port = freePort();
   const shop = Bun.spawn([process.execPath, join(ROOT, "examples/shop/server.ts")], {
     cwd: ROOT,
-    env: { ...process.env, PORT: String(port), ZKAGENT_URL: node.url, ZKAGENT_API_KEY: key, ZKAGENT_GROUPS: (options.groups ?? []).join(","), ...options.env },
+    env: { ...process.env, PORT: String(port), ZKAGENT_URL: node.url, ZKAGENT_API_KEY: key, ...shopEnv },
     stdin: "ignore",
     stdout: "pipe",
     stderr: "inherit",

@@ -19,7 +19,7 @@ test("a merchant handler and an agent call compile under tsc --strict, with no c
 
 test("the exports map names the entry points with their types", () => {
   const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
-  for (const entry of ["./agent", "./merchant", "./merchant/hono", "./merchant/elysia"]) {
+  for (const entry of ["./agent", "./merchant", "./merchant/hono", "./merchant/elysia", "./merchant/express"]) {
     expect(pkg.exports[entry].types).toMatch(/^\.\/src\/.+\.ts$/);
     expect(readFileSync(join(ROOT, pkg.exports[entry].types), "utf8").length).toBeGreaterThan(0);
   }

@@ -45,7 +45,7 @@ describe("adapters in front of the real service", () => {
     let served = 0;
     const shop = new Elysia().use(elysiaGuard(options)).post("/orders", ({ zkagent }) => {
       served++;
-      return { agent: zkagent.agent_id, amount: zkagent.context.amount, confidence: zkagent.confidence };
+      return { scheme: zkagent.scheme, agent: zkagent.agent_id, amount: zkagent.context.amount, confidence: zkagent.confidence };
     });
     const plain = await shop.handle(
       new Request("http://shop.test/orders", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(order) }),
@@ -60,7 +60,7 @@ describe("adapters in front of the real service", () => {
       body: JSON.stringify(order),
     });
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ agent: "bot", amount: "20", confidence: 0.999 });
+    expect(await response.json()).toEqual({ scheme: "zkagent", agent: "bot", amount: "20", confidence: 0.999 });
     expect(served).toBe(1);
   });
 
@@ -148,55 +148,58 @@ describe("adapters in front of the real service", () => {
   });
 });
 
-describe("a group claim (private verification), against a test double of the service", () => {
-  // What issue 24's service answers for a group challenge, as the guard must pass it through.
-  const GROUP_FIELDS = { group_id: "grp_1", merkle_tree_root: "123", merkle_tree_depth: 20, message: "456", scope: "789", circuit_id: "semaphore-v4" };
-  function double() {
-    const calls: { method: string; path: string; body: any; key: string | null }[] = [];
-    let decided = false;
-    const stored = { action: "", context: {} as Record<string, unknown> };
-    const fetch = async (request: Request) => {
-      const body = request.body ? await request.json() : undefined;
-      const path = new URL(request.url).pathname;
-      calls.push({ method: request.method, path, body, key: request.headers.get("x-api-key") });
-      const reply = (status: number, value: unknown) => Response.json(value, { status });
-      if (path === "/v1/verify/challenge") {
-        Object.assign(stored, { action: body.action, context: body.context });
-        // The message the service derives (the agent recomputes it and refuses any other).
-        const message = groupMessageOf({ nonce: "ab".repeat(31), action: body.action, context: body.context }).toString();
-        return reply(200, { challenge_id: "ch_group", nonce: "ab".repeat(31), expires_in: 300, timestamp: 1, ...GROUP_FIELDS, message });
-      }
-      if (path === "/v1/verify/status/ch_group") {
-        return reply(200, {
-          session_id: "ch_group",
-          status: decided ? "verified" : "pending",
-          agent_id: "pseud_9",
-          action: stored.action,
-          context_hash: contextHash(stored.context).toString(),
-        });
-      }
-      if (path === "/v1/verify/proof") {
-        decided = true;
-        return reply(200, {
-          verified: true,
-          agent_id: "pseud_9",
-          pseudonym: "pseud_9",
-          group_id: "grp_1",
-          action: stored.action,
-          confidence: 0.99,
-          timestamp: "t",
-          session_id: "ch_group",
-          receipt: "r.r.r",
-        });
-      }
-      return reply(404, { error: "Not found" });
-    };
-    return { calls, fetch };
-  }
+// What issue 24's service answers for a group challenge, as the guard must pass it through.
+const GROUP_FIELDS = { group_id: "grp_1", merkle_tree_root: "123", merkle_tree_depth: 20, message: "456", scope: "789", circuit_id: "semaphore-v4" };
+/** What the double's status and answer say of the group; by default the group the challenge was made for. */
+function double(say: { statusGroup?: string | null; answerGroup?: string } = {}) {
+  const calls: { method: string; path: string; body: any; key: string | null }[] = [];
+  let decided = false;
+  const stored = { action: "", context: {} as Record<string, unknown>, group: "" };
+  const fetch = async (request: Request) => {
+    const body = request.body ? await request.json() : undefined;
+    const path = new URL(request.url).pathname;
+    calls.push({ method: request.method, path, body, key: request.headers.get("x-api-key") });
+    const reply = (status: number, value: unknown) => Response.json(value, { status });
+    if (path === "/v1/verify/challenge") {
+      Object.assign(stored, { action: body.action, context: body.context, group: body.group_id });
+      // The message the service derives (the agent recomputes it and refuses any other).
+      const message = groupMessageOf({ nonce: "ab".repeat(31), action: body.action, context: body.context }).toString();
+      return reply(200, { challenge_id: "ch_group", nonce: "ab".repeat(31), expires_in: 300, timestamp: 1, ...GROUP_FIELDS, group_id: body.group_id, message });
+    }
+    if (path === "/v1/verify/status/ch_group") {
+      const group = say.statusGroup === undefined ? stored.group || "grp_1" : say.statusGroup;
+      return reply(200, {
+        session_id: "ch_group",
+        status: decided ? "verified" : "pending",
+        agent_id: decided ? "pseud_9" : "",
+        ...(group === null ? {} : { group_id: group, pseudonym: decided ? "pseud_9" : null }),
+        action: stored.action,
+        context_hash: contextHash(stored.context).toString(),
+      });
+    }
+    if (path === "/v1/verify/proof") {
+      decided = true;
+      return reply(200, {
+        verified: true,
+        agent_id: "pseud_9",
+        pseudonym: "pseud_9",
+        group_id: say.answerGroup ?? (stored.group || "grp_1"),
+        action: stored.action,
+        confidence: 0.99,
+        timestamp: "t",
+        session_id: "ch_group",
+        receipt: "r.r.r",
+      });
+    }
+    return reply(404, { error: "Not found" });
+  };
+  return { calls, fetch };
+}
 
+describe("a group claim (private verification), against a test double of the service", () => {
   test("the claim becomes group_id, the challenge's group fields reach the agent, the proof object passes through verbatim", async () => {
     const service = double();
-    const guard = zkagentGuard({ url: "http://zkagent.test", apiKey: "zka_merchant", action: "purchase", context, fetch: service.fetch });
+    const guard = zkagentGuard({ url: "http://zkagent.test", apiKey: "zka_merchant", action: "purchase", context, fetch: service.fetch, groups: ["grp_1"] });
     const shop = async (request: Request) => {
       const result = await guard.verify(request);
       return result.ok ? Response.json(result.session) : result.response;
@@ -225,7 +228,14 @@ describe("a group claim (private verification), against a test double of the ser
       body: JSON.stringify(order),
     });
     expect(response.status).toBe(200);
-    expect(await response.json()).toMatchObject({ agent_id: "pseud_9", pseudonym: "pseud_9", group_id: "grp_1", action: "purchase", context: order });
+    expect(await response.json()).toMatchObject({
+      scheme: "group",
+      agent_id: "pseud_9",
+      pseudonym: "pseud_9",
+      group_id: "grp_1",
+      action: "purchase",
+      context: order,
+    });
     expect(seen[0]).toMatchObject({ group_id: "grp_1", merkle_tree_root: "123", merkle_tree_depth: "20", scope: "789" });
     expect(seen[0]!.message).toBe(groupMessageOf({ nonce: "ab".repeat(31), action: "purchase", context: service.calls[0]!.body.context }).toString());
     expect(service.calls[0]!.body).toEqual({
@@ -240,7 +250,7 @@ describe("a group claim (private verification), against a test double of the ser
 
   test("a group identity without a groupProver cannot answer: ChallengeError, nothing sent", async () => {
     const service = double();
-    const guard = zkagentGuard({ url: "http://zkagent.test", apiKey: "k", action: "purchase", context, fetch: service.fetch });
+    const guard = zkagentGuard({ url: "http://zkagent.test", apiKey: "k", action: "purchase", context, fetch: service.fetch, groups: ["grp_1"] });
     const shop = async (request: Request) => {
       const result = await guard.verify(request);
       return result.ok ? new Response("served") : result.response;
@@ -250,6 +260,175 @@ describe("a group claim (private verification), against a test double of the ser
       agentFetch("http://shop.test/orders", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(order) }),
     ).rejects.toBeInstanceOf(ChallengeError);
     expect(service.calls.some((c) => c.path === "/v1/verify/proof")).toBe(false);
+  });
+});
+
+describe("the groups a merchant accepts (issue 34: any key can make a group and enrol its own identities)", () => {
+  const PROOF = Buffer.from('{"points":["1"]}').toString("base64url");
+  const orderRequest = (authorization: string, body = JSON.stringify(order)) =>
+    new Request("http://shop.test/orders", { method: "POST", headers: { "content-type": "application/json", authorization }, body });
+  const guardOn = (service: ReturnType<typeof double>, extra: Partial<GuardOptions> = {}) =>
+    zkagentGuard({ url: "http://zkagent.test", apiKey: "k", action: "purchase", context, fetch: service.fetch, ...extra });
+  async function refusal(result: Awaited<ReturnType<ReturnType<typeof zkagentGuard>["verify"]>>) {
+    if (result.ok) throw new Error(`served ${JSON.stringify(result.session)}`);
+    return { status: result.response.status, body: await result.response.json() };
+  }
+
+  test("a group not in `groups`, and any group when `groups` is not set: 403 group_not_accepted before any call to the service", async () => {
+    for (const [options, group] of [
+      [{ groups: ["grp_1"] }, "grp_attacker"],
+      [{}, "grp_1"],
+      [{ groups: [] }, "grp_1"],
+    ] as const) {
+      const service = double();
+      const refused = await refusal(await guardOn(service, options).verify(orderRequest(`ZKAgent group="${group}"`)));
+      expect(refused).toEqual({
+        status: 403,
+        body: { error: "Group not accepted", reason: "group_not_accepted", message: `members of group "${group}" are not accepted here` },
+      });
+      // With the proof's credentials too: no status read, no proof spent.
+      const answered = await refusal(
+        await guardOn(service, options).verify(orderRequest(`ZKAgent group="${group}", challenge_id="ch_group", proof="${PROOF}"`)),
+      );
+      expect(answered.body.reason).toBe("group_not_accepted");
+      expect(service.calls).toEqual([]);
+    }
+  });
+
+  test("a route that accepts only agents refuses a group claim (403 scheme_not_accepted) before any call; its 401 asks for an agent only", async () => {
+    const service = double();
+    const guard = guardOn(service, { groups: ["grp_1"], accept: ["zkagent"] });
+    expect(await refusal(await guard.verify(orderRequest('ZKAgent group="grp_1"')))).toMatchObject({ status: 403, body: { reason: "scheme_not_accepted" } });
+    expect(service.calls).toEqual([]);
+    const plain = await refusal(await guard.verify(new Request("http://shop.test/orders", { method: "POST" })));
+    expect(plain.body.message).toBe('repeat the request with Authorization: ZKAgent agent="<agent id>"');
+    expect(() => zkagentGuard({ url: "http://z", apiKey: "k", action: "a", accept: ["web" as "group"] })).toThrow(TypeError);
+  });
+
+  test("the challenge's group (its status) is checked before the proof is spent; the answer's after", async () => {
+    // The claim names an accepted group but presents a challenge made for another (another route of the same merchant key).
+    const other = double({ statusGroup: "grp_2" });
+    const guard = guardOn(other, { groups: ["grp_1", "grp_2"] });
+    expect(await refusal(await guard.verify(orderRequest('ZKAgent group="grp_1"')))).toMatchObject({ status: 401 });
+    const mismatch = await refusal(await guard.verify(orderRequest(`ZKAgent group="grp_1", challenge_id="ch_group", proof="${PROOF}"`)));
+    expect(mismatch).toMatchObject({ status: 403, body: { reason: "request_mismatch", message: "the challenge was issued for another group" } });
+    expect(other.calls.some((c) => c.path === "/v1/verify/proof")).toBe(false);
+
+    // Credentials with no claim present a challenge of a group this guard does not accept.
+    const foreign = double({ statusGroup: "grp_2" });
+    const strict = guardOn(foreign, { groups: ["grp_1"] });
+    await strict.verify(orderRequest('ZKAgent group="grp_1"'));
+    const claimless = await refusal(await strict.verify(orderRequest(`ZKAgent challenge_id="ch_group", proof="${PROOF}"`)));
+    expect(claimless).toMatchObject({ status: 403, body: { reason: "group_not_accepted" } });
+    expect(foreign.calls.some((c) => c.path === "/v1/verify/proof")).toBe(false);
+
+    // A group claim presenting an agent's challenge (no group_id in its status).
+    const agents = double({ statusGroup: null });
+    const byAgentChallenge = guardOn(agents, { groups: ["grp_1"] });
+    await byAgentChallenge.verify(orderRequest('ZKAgent group="grp_1"'));
+    const kind = await refusal(await byAgentChallenge.verify(orderRequest(`ZKAgent group="grp_1", challenge_id="ch_group", proof="${PROOF}"`)));
+    expect(kind).toMatchObject({ status: 403, body: { reason: "request_mismatch" } });
+    expect(agents.calls.some((c) => c.path === "/v1/verify/proof")).toBe(false);
+
+    // The service's verified answer names a group outside the list: not served.
+    const answered = double({ answerGroup: "grp_evil" });
+    const checked = guardOn(answered, { groups: ["grp_1"] });
+    await checked.verify(orderRequest('ZKAgent group="grp_1"'));
+    const outside = await refusal(await checked.verify(orderRequest(`ZKAgent group="grp_1", challenge_id="ch_group", proof="${PROOF}"`)));
+    expect(outside).toMatchObject({ status: 403, body: { reason: "group_not_accepted" } });
+
+    // And the same exchange with nothing wrong is served, as scheme "group".
+    const honest = double();
+    const guarded = guardOn(honest, { groups: ["grp_1"] });
+    await guarded.verify(orderRequest('ZKAgent group="grp_1"'));
+    const served = await guarded.verify(orderRequest(`ZKAgent group="grp_1", challenge_id="ch_group", proof="${PROOF}"`));
+    if (!served.ok) throw new Error(`refused ${served.response.status}`);
+    expect(served.session).toMatchObject({ scheme: "group", group_id: "grp_1", pseudonym: "pseud_9", agent_id: "pseud_9" });
+  });
+});
+
+describe("a context JSON cannot carry exactly (issue 34: 1e400 made a challenge, then a 500)", () => {
+  test("400 invalid_request naming the member, before any call to the service", async () => {
+    const calls: string[] = [];
+    const guard = zkagentGuard({
+      url: "http://zkagent.test",
+      apiKey: "k",
+      action: "purchase",
+      context: ({ body }) => ({ amount: (body as { amount: number }).amount, note: (body as { note?: string }).note ?? "" }),
+      fetch: (request) => (calls.push(new URL(request.url).pathname), Response.json({ error: "unexpected" }, { status: 500 })),
+    });
+    for (const [body, message] of [
+      ['{"amount": 1e400}', "context.amount is a number JSON cannot carry exactly (Infinity)"],
+      ['{"amount": -1e999}', "context.amount is a number JSON cannot carry exactly (-Infinity)"],
+      ['{"amount": 1, "note": "\\ud800"}', "context.note is not well-formed Unicode (a lone surrogate)"],
+    ]) {
+      const result = await guard.verify(
+        new Request("http://shop.test/orders", { method: "POST", headers: { "content-type": "application/json", authorization: 'ZKAgent agent="bot"' }, body }),
+      );
+      if (result.ok) throw new Error("served");
+      expect(result.response.status).toBe(400);
+      expect(await result.response.json()).toEqual({ error: "Invalid request", reason: "invalid_request", message });
+    }
+    expect(calls).toEqual([]);
+  });
+
+  test("bodyFields refuses a number that overflowed and a lone surrogate, by name", () => {
+    const request = new Request("http://shop.test/");
+    const fields = bodyFields(["amount", "currency"]);
+    expect(() => fields({ request, body: JSON.parse('{"amount": 1e400, "currency": "EUR"}') })).toThrow(
+      new BadRequest("amount is a number JSON cannot carry exactly (Infinity)"),
+    );
+    expect(() => fields({ request, body: JSON.parse('{"amount": "1", "currency": ["\\udc00"]}') })).toThrow(
+      new BadRequest("currency[0] is not well-formed Unicode (a lone surrogate)"),
+    );
+  });
+});
+
+describe("the origin a challenge binds (scheme version 2)", () => {
+  test("behind a proxy: a guard configured with origin https://shop.example on http://127.0.0.1:port binds https://shop.example, and serves it; behind one that keeps Host, no option is needed", async () => {
+    const { identity, options } = await service();
+    const shopFor = (origin?: string) => new Hono().post("/orders", honoGuard({ ...options, ...(origin ? { origin } : {}) }), (c) => c.json(c.get("zkagent")));
+    const proxied = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: shopFor("https://shop.example").fetch });
+    const direct = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: shopFor().fetch });
+    try {
+      const place = async (url: string) => {
+        const post = (authorization: string) =>
+          fetch(`${url}/orders`, { method: "POST", headers: { "content-type": "application/json", authorization }, body: JSON.stringify(order) });
+        const first = await post('ZKAgent agent="bot"');
+        expect(first.status).toBe(401);
+        const challenge = readChallenge(first);
+        if (challenge === null || challenge === "claim") throw new Error("no challenge");
+        const served = await post(await answerChallenge(challenge, { identity }));
+        expect(served.status).toBe(200);
+        return { bound: challenge.context["@request"], session: await served.json() };
+      };
+      const behindProxy = await place(`http://127.0.0.1:${proxied.port}`);
+      expect(behindProxy.bound).toEqual({ method: "POST", origin: "https://shop.example", target: "/orders" });
+      expect(behindProxy.session).toMatchObject({ scheme: "zkagent", agent_id: "bot", request: { origin: "https://shop.example" } });
+      const fromHost = await place(`http://127.0.0.1:${direct.port}`);
+      expect(fromHost.bound).toEqual({ method: "POST", origin: `http://127.0.0.1:${direct.port}`, target: "/orders" });
+      // A reverse proxy that passes Host on: with no option, the challenge binds the origin the agent addressed (the proxy's).
+      const keepsHost = Bun.serve({
+        port: 0,
+        hostname: "127.0.0.1",
+        fetch: (request) => {
+          const url = new URL(request.url);
+          return fetch(`http://127.0.0.1:${direct.port}${url.pathname}${url.search}`, { method: request.method, headers: request.headers, body: request.body });
+        },
+      });
+      try {
+        const throughProxy = await place(`http://127.0.0.1:${keepsHost.port}`);
+        expect(throughProxy.bound).toEqual({ method: "POST", origin: `http://127.0.0.1:${keepsHost.port}`, target: "/orders" });
+      } finally {
+        keepsHost.stop(true);
+      }
+    } finally {
+      proxied.stop(true);
+      direct.stop(true);
+    }
+    for (const origin of ["ftp://shop.example", "https://shop.example/shop", "shop.example"])
+      expect(() => zkagentGuard({ ...options, origin })).toThrow(TypeError);
+    expect(() => zkagentGuard({ ...options, origin: "https://Shop.Example:443/" })).not.toThrow();
   });
 });
 

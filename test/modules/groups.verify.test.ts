@@ -8,6 +8,7 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { Identity } from "@semaphore-protocol/identity";
 import { decodeProtectedHeader } from "jose";
+import { eventPayload } from "../../src/webhooks/events";
 import { createHarness, type Harness } from "../support/harness";
 import { type StockJob as Job, type StockResult, stockProofs } from "../support/semaphore";
 
@@ -100,6 +101,11 @@ describe("group challenges with a stock Semaphore v4 client", () => {
     expect(JSON.stringify(claims)).not.toContain(members[0]!);
     const status = await call("GET", `/v1/verify/status/${c.first.challenge_id}`, { key: platformA });
     expect(status.body).toMatchObject({ status: "verified", agent_id: pseudonym, pseudonym, group_id: "household" });
+    // The webhook event of this decision (the body the delivery worker sends) names the subject as the status does
+    // (it had agent_id "" and neither field), carries the bound order, and no commitment.
+    const event = eventPayload("session.verified", (await h.store.getChallenge(c.first.challenge_id))!, response.body.receipt);
+    expect(event.data).toMatchObject({ agent_id: pseudonym, pseudonym, group_id: "household", context: CONTEXT, amount: "20.00", currency: "EUR" });
+    for (const commitment of members) expect(JSON.stringify(event)).not.toContain(commitment);
   });
 
   test("the same member at the same platform has the same pseudonym and the same budget; another member has its own", async () => {

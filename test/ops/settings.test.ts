@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { systemClock } from "../../src/clock";
 import { loadConfig } from "../../src/config";
-import { localIssuerWarning, startServer } from "../../src/main";
+import { localIssuerWarning, privateWebhooksWarning, startServer } from "../../src/main";
 import { createKey } from "../../src/modules/keys/service";
 import { openSqlite } from "../../src/store/sqlite";
 
@@ -101,4 +101,27 @@ test("PUBLIC_URL unset on an address others reach: a warning that receipts carry
   expect(localIssuerWarning({ hostname: "10.0.0.7", publicUrl: "" }, "http://10.0.0.7:3000")).not.toBeNull();
   for (const hostname of ["127.0.0.1", "localhost", "::1"]) expect(localIssuerWarning({ hostname, publicUrl: "" }, "http://localhost:3000")).toBeNull();
   expect(localIssuerWarning({ hostname: "0.0.0.0", publicUrl: "https://zk.example.com" }, "https://zk.example.com")).toBeNull();
+});
+
+test("WEBHOOKS_ALLOW_PRIVATE=true: the start logs a warning saying webhooks may reach private addresses; off: no such line", async () => {
+  expect(privateWebhooksWarning({ webhooksAllowPrivate: "false" })).toBeNull();
+  const startLines = async (allow: string) => {
+    const lines: string[] = [];
+    const write = process.stderr.write;
+    process.stderr.write = ((chunk: string | Uint8Array) => (lines.push(String(chunk)), true)) as typeof process.stderr.write;
+    try {
+      const { databaseUrl } = await seeded(`private-${allow}`);
+      const config = loadConfig({ DATABASE_URL: databaseUrl, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "warn", WEBHOOKS_ALLOW_PRIVATE: allow });
+      const server = await startServer(config, { bootstrap: false });
+      await server.stop();
+    } finally {
+      process.stderr.write = write;
+    }
+    return lines.map((line) => JSON.parse(line) as { level: string; msg: string; setting?: string });
+  };
+  const on = await startLines("true");
+  expect(on.filter((line) => line.msg === "webhooks may reach private addresses")).toEqual([
+    expect.objectContaining({ level: "warn", setting: "WEBHOOKS_ALLOW_PRIVATE=true" }),
+  ]);
+  expect((await startLines("false")).filter((line) => line.msg === "webhooks may reach private addresses")).toEqual([]);
 });

@@ -3,13 +3,14 @@
 // what the built tables prove; a file that fails its checks is not used (the
 // tables are built again and the file rewritten); a link or FIFO planted at
 // the file's name is not followed or waited on; and a table altered with
-// its hash rewritten to match gives no proof at all (the self-check).
+// its hash rewritten to match is caught by the proof's self-check, dropped,
+// rebuilt and the proof retried once (issue 34).
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createHash } from "node:crypto";
-import { createProver, ProverError } from "../../src/prover";
+import { createProver } from "../../src/prover";
 import { Groth16Verifier } from "../../src/verifier";
 import { sevenInputs } from "./support";
 
@@ -90,21 +91,38 @@ describe("tableCache", () => {
     expect(readdirSync(dir)).toEqual([name]);
   });
 
-  test("a table altered and its hash rewritten to match: no proof leaves (unsatisfied), the self-check refuses it", async () => {
-    const bytes = new Uint8Array(readFileSync(path()));
-    const { header, payload } = split(bytes);
+  test("a table altered and its hash rewritten to match: the self-check catches it, the file is dropped and rebuilt, the proof retried once and said so", async () => {
+    const good = readFileSync(path());
+    const { header, payload } = split(new Uint8Array(good));
     const altered = payload.slice();
     // Every 8th byte of A's table: every entry 2^(c·j)·P moves off its value, whichever the proof uses.
     for (let i = 0; i < header.sizes[0]; i += 8) altered[i]! ^= 1;
     header.tables = createHash("sha256").update(altered).digest("hex");
     const line = new TextEncoder().encode(`${JSON.stringify(header)}\n`);
-    writeFileSync(path(), Buffer.concat([line, altered]));
-    const prover = await createProver(sevenInputs, { tableCache: dir });
-    const error = await prover.prove(input).then(
-      () => undefined,
-      (e) => e,
-    );
-    expect(error).toBeInstanceOf(ProverError);
-    expect((error as ProverError).code).toBe("unsatisfied");
+    const planted = Buffer.concat([line, altered]);
+    writeFileSync(path(), planted);
+
+    const warnings: string[] = [];
+    const warn = console.warn;
+    console.warn = (...args: unknown[]) => void warnings.push(args.join(" "));
+    try {
+      // Before the fix every proof of every process failed (unsatisfied) and the file stayed.
+      await provesAndVerifies({ tableCache: dir });
+    } finally {
+      console.warn = warn;
+    }
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain("failed its self-check");
+    expect(warnings[0]).toContain(path());
+    expect(readFileSync(path()).equals(planted)).toBe(false);
+    expect(readFileSync(path()).equals(good)).toBe(true);
+    // The next prover reads the rebuilt file and proves at once, without a word.
+    console.warn = (...args: unknown[]) => void warnings.push(args.join(" "));
+    try {
+      await provesAndVerifies({ tableCache: dir });
+    } finally {
+      console.warn = warn;
+    }
+    expect(warnings).toHaveLength(1);
   });
 });

@@ -670,6 +670,8 @@ export function storeContract(name: string, open: () => Promise<Store>, cleanup?
             result: "pending",
             reason: null,
             requestId: "req-create",
+            groupId: null,
+            commitment: null,
           },
           {
             at: T0 + 5,
@@ -681,6 +683,8 @@ export function storeContract(name: string, open: () => Promise<Store>, cleanup?
             result: "failed",
             reason: "proof_rejected",
             requestId: "req-decide",
+            groupId: null,
+            commitment: null,
           },
         ]);
         expect(entries[1]!.seq).toBeGreaterThan(entries[0]!.seq);

@@ -42,6 +42,39 @@ const run = async (argv: string[]) => {
   }
 };
 
+/** verifyCommand with --json: its exit code and the one JSON object it wrote on stdout (and nothing through console). */
+const runJson = async (argv: string[]) => {
+  const written: string[] = [];
+  const write = spyOn(process.stdout, "write").mockImplementation(((chunk: string, callback?: () => void) => {
+    written.push(String(chunk));
+    callback?.();
+    return true;
+  }) as typeof process.stdout.write);
+  const log = spyOn(console, "log");
+  const err = spyOn(console, "error");
+  try {
+    const code = await verifyCommand([...argv, "--json"]);
+    expect(log).not.toHaveBeenCalled();
+    expect(err).not.toHaveBeenCalled();
+    expect(written).toHaveLength(1);
+    return { code, json: JSON.parse(written[0]!) };
+  } finally {
+    write.mockRestore();
+    log.mockRestore();
+    err.mockRestore();
+  }
+};
+
+describe("zkagent verify --json", () => {
+  test("one JSON object: valid (exit 0), invalid with the reason (exit 1), a file error (exit 2)", async () => {
+    expect(await runJson(["--vk", vk, "--proof", proof, "--public", pub])).toEqual({ code: 0, json: { valid: true } });
+    expect(await runJson(["--vk", vk, "--proof", proof, "--public", wrongPub])).toEqual({ code: 1, json: { valid: false, reason: "proof_rejected" } });
+    const missing = await runJson(["--vk", join(dir, "missing.json"), "--proof", proof, "--public", pub]);
+    expect(missing.code).toBe(2);
+    expect(missing.json.error).toContain("cannot read input");
+  });
+});
+
 describe("zkagent verify", () => {
   test("valid proof: exit 0 and OK!", async () => {
     expect(await run(["--vk", vk, "--proof", proof, "--public", pub])).toEqual({ code: 0, out: "OK!" });

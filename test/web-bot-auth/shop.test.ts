@@ -26,7 +26,7 @@ beforeAll(async () => {
   const listed: { signing_key: string; signing_secret: string }[] = [];
   operator = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (request) => directoryResponse(listed, { origin: new URL(request.url).origin }) });
   operatorOrigin = `http://127.0.0.1:${operator.port}`;
-  world = await startWorld("web-bot-auth", { env: { ZKAGENT_SIGNATURE_AGENTS: operatorOrigin, ZKAGENT_ALLOW_INSECURE_LOOPBACK: "1" } });
+  world = await startWorld("web-bot-auth", { ZKAGENT_SIGNATURE_AGENTS: operatorOrigin, ZKAGENT_ALLOW_INSECURE_LOOPBACK: "1" });
   signed = await world.agent("signed-agent");
   unlisted = await world.agent("unlisted-agent");
   listed.push(signed.identity);

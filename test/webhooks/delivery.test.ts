@@ -47,6 +47,9 @@ for (const { name, open } of storesUnderTest()) {
         expect(event).toBeDefined();
         expect(answer.receipt).toMatch(/^ey/);
         expect(event.data.receipt).toBe(answer.receipt);
+        // The order the proof bound travels with the decision; an agent session names no group.
+        expect(event.data).toMatchObject({ context: { amount: 20, currency: "EUR", merchant: "shop-a" }, amount: 20, currency: "EUR" });
+        expect(event.data.group_id).toBeUndefined();
         if (answer.kind === "verified") expect(event).toMatchObject({ type: "session.verified", data: { status: "verified", reason: null } });
         if (answer.kind === "failed") expect(event).toMatchObject({ type: "session.failed", data: { status: "failed", reason: "proof_rejected" } });
         if (answer.kind === "refused")

@@ -60,6 +60,7 @@ describe("events", () => {
         status: "failed",
         agent_id: "agent-1",
         action: "login",
+        context: null,
         confidence: null,
         reason: "mandate_violation",
         detail: "max_total",
@@ -68,5 +69,52 @@ describe("events", () => {
       },
     });
     expect(() => eventPayload("session.verified", makeChallenge("k"), null)).toThrow("is not decided");
+  });
+
+  test("the body carries the context the proof bound, with its amount and currency copied out", () => {
+    const context = { amount: "20.00", currency: "EUR", merchant: "shop-a" };
+    const record = makeChallenge("k", {
+      action: "purchase",
+      context: JSON.stringify(context),
+      status: "verified",
+      decidedAt: Date.UTC(2026, 10, 25, 12),
+      confidence: 0.99,
+      evidence: { checks: ["proof"], identityCommitment: "1", vkHash: "sha256:00" },
+    });
+    const { data } = eventPayload("session.verified", record, null);
+    expect(data).toMatchObject({ agent_id: "agent-1", action: "purchase", context, amount: "20.00", currency: "EUR" });
+    // An agent session names no group.
+    expect(data).not.toHaveProperty("group_id");
+    expect(data).not.toHaveProperty("pseudonym");
+    // A number stays a number; a context without them has neither member.
+    const numeric = eventPayload("session.verified", { ...record, context: '{"amount":20,"currency":"EUR"}' }, null).data;
+    expect([numeric.amount, numeric.currency]).toEqual([20, "EUR"]);
+    const plain = eventPayload("session.verified", { ...record, context: '{"merchant":"shop-a"}' }, null).data;
+    expect(plain).not.toHaveProperty("amount");
+    expect(plain).not.toHaveProperty("currency");
+  });
+
+  test("a group session's event names the group and the pseudonym as its status does, never the commitment", () => {
+    const group = { id: "grp_1", root: "123", pseudonym: "987654321" };
+    const record = makeChallenge("k", {
+      agentId: "",
+      groupId: "grp_1",
+      groupRoot: "123",
+      groupDepth: 20,
+      status: "verified",
+      decidedAt: Date.UTC(2026, 10, 25, 12),
+      confidence: 0.9,
+      evidence: { checks: ["proof"], identityCommitment: null, vkHash: "sha256:00", group },
+    });
+    const { data } = eventPayload("session.verified", record, null);
+    expect(data).toMatchObject({ agent_id: "987654321", group_id: "grp_1", pseudonym: "987654321" });
+    expect(JSON.stringify(data)).not.toContain("identity_commitment");
+    // A failed proof gave no pseudonym: the group is named, the pseudonym is null, agent_id "".
+    const failed = eventPayload(
+      "session.failed",
+      { ...record, status: "failed", confidence: null, reason: "invalid_proof", evidence: { ...record.evidence!, group: { ...group, pseudonym: null } } },
+      null,
+    ).data;
+    expect(failed).toMatchObject({ agent_id: "", group_id: "grp_1", pseudonym: null });
   });
 });

@@ -5,7 +5,7 @@ import { beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { Webhook } from "standardwebhooks";
 import { openSqlite } from "../../src/store/sqlite";
 import type { Resolver } from "../../src/webhooks/policy";
-import { checkTarget, isPrivateAddress } from "../../src/webhooks/policy";
+import { checkTarget, embeddedIpv4, isPrivateAddress } from "../../src/webhooks/policy";
 import { signatureHeader } from "../../src/webhooks/signing";
 import { createHarness, type Harness } from "../support/harness";
 
@@ -129,6 +129,40 @@ describe("the policy itself", () => {
       expect([inside, isPrivateAddress(inside)]).toEqual([inside, true]);
     for (const outside of ["93.184.216.34", "8.8.8.8", "2606:4700:4700::1111", "172.32.0.1"])
       expect([outside, isPrivateAddress(outside)]).toEqual([outside, false]);
+  });
+
+  test("an IPv6 address that reaches an IPv4 one (NAT64, 6to4, mapped, compatible) is judged by that IPv4 address", () => {
+    for (const [address, v4] of [
+      ["64:ff9b::7f00:1", "127.0.0.1"],
+      ["64:ff9b::169.254.169.254", "169.254.169.254"],
+      ["::ffff:10.0.0.1", "10.0.0.1"],
+      ["::ffff:0:c0a8:101", "192.168.1.1"],
+      ["::127.0.0.1", "127.0.0.1"],
+      ["::a9fe:a9fe", "169.254.169.254"],
+      ["2002:7f00:1::", "127.0.0.1"],
+      ["2002:a9fe:a9fe:1::5", "169.254.169.254"],
+      ["2002:c0a8:0101::1", "192.168.1.1"],
+    ]) {
+      expect([address, embeddedIpv4(address!)]).toEqual([address, v4]);
+      expect([address, isPrivateAddress(address!)]).toEqual([address, true]);
+    }
+    // The same prefixes around a public IPv4 address reach the public Internet.
+    for (const outside of ["64:ff9b::8.8.8.8", "::ffff:8.8.8.8", "2002:0808:0808::1", "::93.184.216.34"])
+      expect([outside, isPrivateAddress(outside)]).toEqual([outside, false]);
+    expect(embeddedIpv4("2606:4700:4700::1111")).toBeNull();
+  });
+
+  test("site-local fec0::/10 and Teredo 2001::/32 are refused", () => {
+    for (const inside of ["fec0::1", "feff:ffff::1", "2001:0:4136:e378:8000:63bf:3fff:fdd2"])
+      expect([inside, isPrivateAddress(inside)]).toEqual([inside, true]);
+  });
+
+  test("a name resolving to a NAT64 address of the metadata service is refused", async () => {
+    const nat64: typeof resolve = async () => [{ address: "64:ff9b::a9fe:a9fe", family: 6 }];
+    expect(await checkTarget("https://hooks.example/in", false, nat64)).toMatchObject({
+      ok: false,
+      problem: expect.stringMatching(/^resolves to 64:ff9b::a9fe:a9fe/),
+    });
   });
 
   test("with WEBHOOKS_ALLOW_PRIVATE, http and private addresses pass, ftp still does not", async () => {

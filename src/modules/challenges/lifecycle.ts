@@ -2,6 +2,7 @@
 // their states"). The store keeps pending,
 // verified and failed; `expired` is derived from the clock, so a pending
 // challenge past its lifetime reads as expired whether or not anything ran.
+import { sessionSubject } from "../../identity/subject";
 import type { ChallengeRecord } from "../../store/interface";
 
 export const CHALLENGE_LIFETIME_MS = 300_000;
@@ -25,13 +26,10 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 export function sessionView(challenge: ChallengeRecord, now: number) {
   const verified = challenge.status === "verified";
-  // A group session names its member only by the pseudonym, once a verified proof gave one.
-  const group = challenge.groupId ? { group_id: challenge.groupId, pseudonym: challenge.evidence?.group?.pseudonym ?? null } : null;
   return {
     session_id: challenge.id,
     status: sessionStatus(challenge, now),
-    agent_id: group ? (group.pseudonym ?? "") : challenge.agentId,
-    ...(group ?? {}),
+    ...sessionSubject(challenge),
     action: challenge.action,
     created_at: iso(challenge.createdAt),
     verified_at: verified && challenge.decidedAt !== null ? iso(challenge.decidedAt) : null,

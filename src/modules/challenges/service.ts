@@ -130,6 +130,8 @@ export async function createChallenge(deps: ChallengeDeps, key: ApiKeyRecord, in
 export async function createGroupChallenge(deps: ChallengeDeps, key: ApiKeyRecord, input: GroupChallengeRequest, requestId: string | null = null) {
   const group = await deps.store.getGroup(input.group_id);
   if (!group) throw new ApiError("group_not_found");
+  // The owner's allow-list (issue 34), before anything else about the group is said.
+  if (group.challengers !== null && !group.challengers.includes(key.id)) throw new ApiError("group_challenger_forbidden");
   if (group.activeMembers === 0) throw new ApiError("group_empty");
   // A depth-0 tree (one leaf) is proved with the depth-1 circuit, as Semaphore's generateProof does.
   const depth = Math.max(1, group.depth);
@@ -150,6 +152,7 @@ export async function createGroupChallenge(deps: ChallengeDeps, key: ApiKeyRecor
       group_id: group.groupId,
       merkle_tree_root: group.root,
       merkle_tree_depth: depth,
+      size: group.size,
       message: groupMessage(challenge).toString(),
       scope: groupScope(key.id, group.groupId).toString(),
       anonymity_warning: anonymityWarning(group.activeMembers),

@@ -1,19 +1,25 @@
 // Groups (issue 24): create, change and read Semaphore v4 groups. The tree
 // arithmetic is the domain's (src/groups/); the store applies each change in
-// one transaction (Store.changeGroup) with this process's cached trees.
+// one transaction (Store.changeGroup) with this process's cached trees. The
+// bounds of issue 32 (groups per key, leaves per group, additions in flight
+// per key) and the owner's rules of issue 34 (no re-add, challengers) are
+// decided here and in the store's transaction.
 import type { Clock } from "../../clock";
 import { ApiError, invalidField } from "../../errors";
+import type { TreeCache } from "../../groups/cache";
+import { Queues } from "../../groups/cache";
 import { anonymityWarning } from "../../groups/roots";
-import type { GroupTrees } from "../../groups/tree";
 import { storedMandate } from "../../mandates/enforce";
 import { type Mandate, parseMandate } from "../../mandates/schema";
 import type { ApiKeyRecord, ChangeGroupResult, GroupRecord, Store } from "../../store/interface";
-import { MAX_MEMBERS_PAGE, type GroupRequest } from "./model";
+import { SETTINGS } from "../../config";
+import { encodeChanges, MAX_CHANGES_PAGE, MAX_MEMBERS_PAGE, type GroupRequest } from "./model";
 
 export interface GroupDeps {
   store: Store;
   clock: Clock;
-  groups: GroupTrees;
+  groups: TreeCache;
+  limits?: { groupMaxPerKey?: number; groupMaxMembers?: number; groupAdditionsInFlight?: number };
 }
 
 export const treeView = (group: GroupRecord) => ({
@@ -25,13 +31,25 @@ export const treeView = (group: GroupRecord) => ({
   anonymity_warning: anonymityWarning(group.activeMembers),
 });
 
-export const groupView = (group: GroupRecord) => ({
+/** The group as a key reads it: its challengers only to its owner (other tenants' key ids are theirs). */
+export const groupView = (group: GroupRecord, viewer: string) => ({
   ...treeView(group),
   mandate: group.mandate === null ? null : (JSON.parse(group.mandate) as Mandate),
+  ...(viewer === group.keyId ? { challengers: group.challengers } : {}),
   created_at: new Date(group.createdAt).toISOString(),
 });
 
-export async function createGroup({ store, clock }: GroupDeps, key: ApiKeyRecord, input: GroupRequest) {
+const limitOf = (deps: GroupDeps) => ({
+  maxPerKey: deps.limits?.groupMaxPerKey ?? SETTINGS.groupMaxPerKey.default,
+  maxMembers: deps.limits?.groupMaxMembers ?? SETTINGS.groupMaxMembers.default,
+  inFlight: deps.limits?.groupAdditionsInFlight ?? SETTINGS.groupAdditionsInFlight.default,
+});
+
+/** Key ids, each once, in the order given: duplicates say nothing more. */
+const distinct = (ids: string[]): string[] => [...new Set(ids)];
+
+export async function createGroup(deps: GroupDeps, key: ApiKeyRecord, input: GroupRequest) {
+  const { store, clock } = deps;
   const mandate = input.mandate ? storedMandate(input.mandate as Mandate).mandate : null;
   const group: GroupRecord = {
     groupId: input.group_id,
@@ -44,15 +62,27 @@ export async function createGroup({ store, clock }: GroupDeps, key: ApiKeyRecord
     root: "0",
     removedVersion: 0,
     mandate,
+    challengers: input.challengers ? distinct(input.challengers) : null,
   };
-  if (!(await store.createGroup(group))) throw new ApiError("group_exists");
-  return groupView(group);
+  const { maxPerKey } = limitOf(deps);
+  const created = await store.createGroup(group, maxPerKey);
+  if (created === "exists") throw new ApiError("group_exists");
+  if (created === "too_many")
+    throw new ApiError("too_many_groups", { message: `This key owns ${maxPerKey} groups, the most one key may own (GROUP_MAX_PER_KEY = ${maxPerKey}).` });
+  return groupView(group, key.id);
 }
 
-export async function readGroup({ store }: GroupDeps, groupId: string | null) {
+export async function readGroup({ store }: GroupDeps, key: ApiKeyRecord, groupId: string | null) {
   const group = groupId === null ? null : await store.getGroup(groupId);
   if (!group) throw new ApiError("group_not_found");
-  return groupView(group);
+  return groupView(group, key.id);
+}
+
+export async function setChallengers({ store }: GroupDeps, key: ApiKeyRecord, groupId: string | null, challengers: string[] | null) {
+  if (groupId === null) throw new ApiError("group_not_found");
+  const result = await store.setGroupChallengers(groupId, key.id, challengers === null ? null : distinct(challengers));
+  if (result.outcome === "set") return groupView(result.group, key.id);
+  throw new ApiError(result.outcome === "forbidden" ? "group_forbidden" : "group_not_found");
 }
 
 function changed(result: ChangeGroupResult) {
@@ -67,15 +97,144 @@ function changed(result: ChangeGroupResult) {
       throw new ApiError("member_not_found");
     case "invalid":
       throw invalidField("identity_commitments", `[${result.index}] ${result.problem}`);
+    case "removed_before":
+      throw new ApiError("member_removed_before", {
+        message: `identity_commitments[${result.index}] was removed from this group and cannot be added back to it: enrol a new identity (a new commitment).`,
+      });
+    case "full":
+      throw new ApiError("group_full", {
+        message: `The group holds ${result.size} leaves; this batch would take it past GROUP_MAX_MEMBERS = ${result.maxSize}.`,
+      });
   }
 }
 
-export async function addMembers(deps: GroupDeps, key: ApiKeyRecord, groupId: string | null, commitments: string[]) {
-  if (groupId === null) throw new ApiError("group_not_found");
-  return changed(await deps.store.changeGroup(groupId, key.id, { kind: "add", commitments }, deps.groups));
+/**
+ * Additions per key in this process: one runs at a time (a key's batches
+ * queue behind each other, never in front of another key's), and at most
+ * `inFlight` wait or run; past that the caller is told to come back.
+ */
+export class AdditionQueues {
+  private readonly queues = new Queues();
+  private readonly counts = new Map<string, number>();
+
+  async run<T>(keyId: string, inFlight: number, work: () => Promise<T>): Promise<T> {
+    const count = this.counts.get(keyId) ?? 0;
+    if (count >= inFlight)
+      throw new ApiError(
+        "group_additions_busy",
+        {
+          message: `This key has ${count} member additions running or queued, the most one key may have (GROUP_ADDITIONS_IN_FLIGHT = ${inFlight}); retry after one finishes.`,
+        },
+        { retryAfterSeconds: RETRY_AFTER_BUSY_SECONDS },
+      );
+    this.counts.set(keyId, count + 1);
+    try {
+      return await this.queues.run(keyId, work);
+    } finally {
+      const left = (this.counts.get(keyId) ?? 1) - 1;
+      if (left === 0) this.counts.delete(keyId);
+      else this.counts.set(keyId, left);
+    }
+  }
 }
 
-export async function removeMember(deps: GroupDeps, key: ApiKeyRecord, groupId: string | null, commitment: string | null) {
+/**
+ * Reads of the keyless members route per client address per minute in this
+ * process (fixed windows): anonymous readers cannot keep the event loop from
+ * other keys. 304s are not counted. Behind a proxy every client has the
+ * proxy's address: raise the limit or rate-limit at the proxy (docs/operations.md).
+ */
+export class ReaderWindows {
+  private window = 0;
+  private counts = new Map<string, number>();
+
+  constructor(
+    private readonly perMinute: number = SETTINGS.membersReadsPerMinute.default,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  admit(address: string): void {
+    if (this.perMinute <= 0) return;
+    const now = this.now();
+    const window = Math.floor(now / 60_000);
+    if (window !== this.window) {
+      this.window = window;
+      this.counts = new Map();
+    }
+    const count = (this.counts.get(address) ?? 0) + 1;
+    this.counts.set(address, count);
+    if (count > this.perMinute)
+      throw new ApiError(
+        "members_rate_limited",
+        {
+          message: `This address read group members ${this.perMinute} times this minute, the most allowed (GROUP_MEMBERS_READS_PER_MINUTE = ${this.perMinute}); 304 answers are not counted.`,
+        },
+        { retryAfterSeconds: Math.max(1, Math.ceil(((window + 1) * 60_000 - now) / 1000)) },
+      );
+  }
+}
+
+/**
+ * The members route's answers by (group, version, query), as sent (JSON
+ * text), least recently used dropped first past `budgetBytes` (32 MiB: the
+ * 20 pages of a 200,000-member group fit, so readers paging through it in
+ * turn do not evict each other's next page): readers of one version of a
+ * group read the same pages, and a page of 10,000 leaves
+ * costs milliseconds of the event loop to read and encode. An entry is never
+ * stale: its key holds the version, and the version is read first.
+ */
+export class PageCache {
+  private readonly pages = new Map<string, string>();
+  private bytes = 0;
+
+  constructor(private readonly budgetBytes = 32 * 2 ** 20) {}
+
+  static key(group: GroupRecord, request: ReturnType<typeof membersRequestOf>): string {
+    return `${group.groupId}\u0000${group.version}\u0000${request.since ?? "-"}\u0000${request.offset}\u0000${request.limit}`;
+  }
+
+  get(key: string): string | undefined {
+    const text = this.pages.get(key);
+    if (text !== undefined) {
+      this.pages.delete(key);
+      this.pages.set(key, text);
+    }
+    return text;
+  }
+
+  set(key: string, text: string): void {
+    // The pages are ASCII JSON, which the engine holds at one byte a character.
+    const size = text.length;
+    if (size > this.budgetBytes || this.pages.has(key)) return;
+    this.pages.set(key, text);
+    this.bytes += size;
+    for (const [old, value] of this.pages) {
+      if (this.bytes <= this.budgetBytes) break;
+      this.pages.delete(old);
+      this.bytes -= value.length;
+    }
+  }
+}
+
+/** A batch of 10,000 is hashed in about 1.3 s here (docs/performance.md): a retry in 2 s finds the queue moved. */
+const RETRY_AFTER_BUSY_SECONDS = 2;
+
+export async function addMembers(
+  deps: GroupDeps,
+  queues: AdditionQueues,
+  key: ApiKeyRecord,
+  groupId: string | null,
+  commitments: string[],
+  requestId: string | null = null,
+) {
+  if (groupId === null) throw new ApiError("group_not_found");
+  const { maxMembers, inFlight } = limitOf(deps);
+  return queues.run(key.id, inFlight, async () =>
+    changed(await deps.store.changeGroup(groupId, key.id, { kind: "add", commitments, maxSize: maxMembers, at: deps.clock.now(), requestId }, deps.groups)),
+  );
+}
+
+export async function removeMember(deps: GroupDeps, key: ApiKeyRecord, groupId: string | null, commitment: string | null, requestId: string | null = null) {
   if (groupId === null) throw new ApiError("group_not_found");
   // A path segment that is no commitment names no member.
   if (commitment === null || !/^[1-9][0-9]{0,77}$/.test(commitment)) {
@@ -84,7 +243,7 @@ export async function removeMember(deps: GroupDeps, key: ApiKeyRecord, groupId: 
     if (group.keyId !== key.id) throw new ApiError("group_forbidden");
     throw new ApiError("member_not_found");
   }
-  return changed(await deps.store.changeGroup(groupId, key.id, { kind: "remove", commitment }, deps.groups));
+  return changed(await deps.store.changeGroup(groupId, key.id, { kind: "remove", commitment, at: deps.clock.now(), requestId }, deps.groups));
 }
 
 /** A query parameter as a whole number in [min, max], or the default when absent. */
@@ -95,37 +254,81 @@ function queryInt(name: string, value: string | undefined, fallback: number, min
   return Number(value);
 }
 
-export async function listMembers({ store }: GroupDeps, groupId: string | null, query: { offset?: string; limit?: string }) {
-  const offset = queryInt("offset", query.offset, 0, 0, Number.MAX_SAFE_INTEGER);
-  const limit = queryInt("limit", query.limit, MAX_MEMBERS_PAGE, 1, MAX_MEMBERS_PAGE);
+/** The members route's strong validator: one per group version (and its root), the same for every page of that version. */
+export const membersEtag = (group: GroupRecord): string => `"${group.version}-${group.root}"`;
+
+/** Whether an If-None-Match header names `etag` (a list, or *). */
+export function matchesEtag(ifNoneMatch: string | null, etag: string): boolean {
+  if (ifNoneMatch === null) return false;
+  if (ifNoneMatch.trim() === "*") return true;
+  return ifNoneMatch.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag);
+}
+
+export type MembersQuery = { offset?: string; limit?: string; since?: string };
+
+/** The page a members query asks for, checked: a leaves page, or the changes since a version. */
+export function membersRequestOf(query: MembersQuery) {
+  const since = query.since === undefined ? null : queryInt("since", query.since, 0, 0, Number.MAX_SAFE_INTEGER);
+  const max = since === null ? MAX_MEMBERS_PAGE : MAX_CHANGES_PAGE;
+  return { since, offset: queryInt("offset", query.offset, 0, 0, Number.MAX_SAFE_INTEGER), limit: queryInt("limit", query.limit, max, 1, max) };
+}
+
+/** The group, or 404: what the members route reads first (its version decides the ETag). */
+export async function membersGroup({ store }: { store: Store }, groupId: string | null): Promise<GroupRecord> {
   const group = groupId === null ? null : await store.getGroup(groupId);
   if (!group) throw new ApiError("group_not_found");
-  const members = await store.groupMembers(group.groupId, offset, limit);
-  const end = offset + members.length;
-  return {
-    group_id: group.groupId,
-    size: group.size,
-    merkle_tree_root: group.root,
-    merkle_tree_depth: group.depth,
-    offset,
-    members,
-    next_offset: members.length === limit && end < group.size ? end : null,
-  };
+  return group;
+}
+
+/** How many times a page is read again when the group changed while it was read. */
+const PAGE_ATTEMPTS = 3;
+
+/**
+ * The members page (leaves) or the changes since a version, with the group
+ * it belongs to: read between two reads of the group row that agree on its
+ * version, so that the page is the group at `version` (its root and ETag)
+ * and not a mix of two versions.
+ */
+export async function readMembersPage(deps: { store: Store }, first: GroupRecord, request: ReturnType<typeof membersRequestOf>) {
+  let group = first;
+  for (let attempt = 1; ; attempt++) {
+    const page = await membersPage(deps, group, request);
+    const after = await membersGroup(deps, group.groupId);
+    if (after.version === group.version || attempt >= PAGE_ATTEMPTS) return { group, page };
+    group = after;
+  }
+}
+
+/** The members page (leaves) or the changes since a version, of `group` as read. */
+async function membersPage({ store }: { store: Store }, group: GroupRecord, request: ReturnType<typeof membersRequestOf>) {
+  const { since, offset, limit } = request;
+  const head = { group_id: group.groupId, version: group.version, size: group.size, merkle_tree_root: group.root, merkle_tree_depth: group.depth };
+  if (since === null) {
+    const members = await store.groupMembers(group.groupId, offset, limit);
+    const end = offset + members.length;
+    return { ...head, offset, members, next_offset: members.length === limit && end < group.size ? end : null };
+  }
+  if (since > group.version) throw invalidField("since", `must not be above the group's version ${group.version}`);
+  const leaves = await store.groupChanges(group.groupId, since, offset, limit);
+  const end = offset + leaves.length;
+  // Since 0 the changes are the leaves, so the last page is known; otherwise a full page may be followed by an empty one.
+  const more = leaves.length === limit && (since > 0 || end < group.size);
+  return { ...head, since, offset, count: leaves.length, changes: encodeChanges(leaves), next_offset: more ? end : null };
 }
 
 export async function putGroupMandate({ store }: GroupDeps, key: ApiKeyRecord, groupId: string | null, body: unknown) {
   if (groupId === null) throw new ApiError("group_not_found");
   const parsed = parseMandate(body);
   if (!parsed.ok) throw invalidField("mandate", parsed.error);
-  return mandateResult(await store.setGroupMandate(groupId, key.id, storedMandate(body as Mandate).mandate));
+  return mandateResult(await store.setGroupMandate(groupId, key.id, storedMandate(body as Mandate).mandate), key);
 }
 
 export async function deleteGroupMandate({ store }: GroupDeps, key: ApiKeyRecord, groupId: string | null) {
   if (groupId === null) throw new ApiError("group_not_found");
-  return mandateResult(await store.setGroupMandate(groupId, key.id, null));
+  return mandateResult(await store.setGroupMandate(groupId, key.id, null), key);
 }
 
-function mandateResult(result: Awaited<ReturnType<Store["setGroupMandate"]>>) {
-  if (result.outcome === "set") return groupView(result.group);
+function mandateResult(result: Awaited<ReturnType<Store["setGroupMandate"]>>, key: ApiKeyRecord) {
+  if (result.outcome === "set") return groupView(result.group, key.id);
   throw new ApiError(result.outcome === "forbidden" ? "group_forbidden" : "group_not_found");
 }

@@ -27,6 +27,7 @@ import type { Check } from "../../receipts/claims";
 import { type Receipts, receiptOrNull, signReceipt } from "../../receipts/service";
 import type { AgentRecord, ApiKeyRecord, ChallengeRecord, Decision, DecisionEvidence, Store } from "../../store/interface";
 import type { VerifyFailure } from "../../verifier/types";
+import { sessionSubject } from "../../identity/subject";
 import { isExpired, isRetained } from "../challenges/lifecycle";
 import { PROOF_STRING_REQUIREMENT, type ProofRequest } from "./model";
 import { groupMessage, groupScope } from "../../groups/derivation";
@@ -383,12 +384,19 @@ async function decide({ deps, key, input, requestId, challenge, agent }: Submiss
   }
   return {
     verified: true as const,
-    agent_id: group?.pseudonym ?? challenge.agentId,
-    ...(group?.pseudonym ? { pseudonym: group.pseudonym, group_id: group.id } : {}),
+    ...verifiedSubject(outcome.record),
     action: challenge.action,
     confidence: score!,
     timestamp: new Date(decision.decidedAt).toISOString(),
     session_id: challenge.id,
     receipt,
   };
+}
+
+/** A verified decision's subject (sessionSubject): a verified group proof always named its pseudonym. */
+function verifiedSubject(record: ChallengeRecord): { agent_id: string } | { agent_id: string; group_id: string; pseudonym: string } {
+  const subject = sessionSubject(record);
+  if (!("group_id" in subject)) return subject;
+  if (subject.pseudonym === null) throw new Error(`verified group session ${record.id} has no pseudonym`);
+  return { ...subject, pseudonym: subject.pseudonym };
 }

@@ -96,8 +96,19 @@ export const eventPayloadSchema = t.Object(
       {
         session_id: t.String(),
         status: t.Union([t.Literal("verified"), t.Literal("failed")]),
-        agent_id: t.String(),
+        agent_id: t.String({ description: 'The agent; for a group session the pseudonym once a proof gave one, else ""' }),
+        group_id: t.Optional(t.String({ description: "Group sessions only: the group the challenge was made for" })),
+        pseudonym: t.Optional(
+          t.Union([t.String(), t.Null()], {
+            description: "Group sessions only: the proof's nullifier (this member at this platform), null when no proof gave one",
+          }),
+        ),
         action: t.String(),
+        context: t.Union([t.Record(t.String(), t.Unknown()), t.Null()], {
+          description: "The context the proof bound, as the challenge fixed it; null when none",
+        }),
+        amount: t.Optional(t.Union([t.String(), t.Number()], { description: "The bound context's amount, copied when it has one" })),
+        currency: t.Optional(t.String({ description: "The bound context's currency, copied when it has one" })),
         confidence: t.Union([t.Number(), t.Null()]),
         reason: t.Union([t.String(), t.Null()], { description: "Why it failed (docs/protocol.md); null when verified" }),
         detail: t.Optional(t.String({ description: "The mandate constraint a mandate_violation broke" })),

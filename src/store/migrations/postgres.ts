@@ -299,7 +299,33 @@ export const postgresMigrations: string[] = [
    ALTER TABLE circuits ADD COLUMN ceremony TEXT;
    ALTER TABLE circuits ADD COLUMN transcript_refused TEXT;
    ALTER TABLE circuits ADD COLUMN transcript_original TEXT;`,
-  // 12: the thumbprint of an agent's signing key (issue 31): the keyid a Web
+  // 12: groups at scale and their owners' limits (see migrations/sqlite.ts):
+  // removed commitments kept per group, the challengers allow-list, and an
+  // audit row per membership change from a trigger on group_members.
+  `ALTER TABLE groups ADD COLUMN challengers TEXT, ADD COLUMN changed_at BIGINT, ADD COLUMN changed_request_id TEXT;
+   CREATE INDEX groups_by_key ON groups (key_id);
+   CREATE TABLE group_removed (
+     group_id    TEXT NOT NULL,
+     commitment  TEXT NOT NULL,
+     PRIMARY KEY (group_id, commitment)
+   );
+   ALTER TABLE audit_log ADD COLUMN group_id TEXT, ADD COLUMN commitment TEXT;
+   CREATE FUNCTION audit_group_member() RETURNS trigger LANGUAGE plpgsql AS $$
+   BEGIN
+     IF TG_OP = 'INSERT' AND NEW.commitment <> '0' THEN
+       INSERT INTO audit_log (at, key_id, event, session_id, agent_id, action, result, reason, request_id, group_id, commitment)
+       SELECT g.changed_at, g.key_id, 'group.member_added', '', '', '', 'added', NULL, g.changed_request_id, NEW.group_id, NEW.commitment
+       FROM groups g WHERE g.group_id = NEW.group_id;
+     ELSIF TG_OP = 'UPDATE' AND OLD.commitment <> '0' AND NEW.commitment = '0' THEN
+       INSERT INTO group_removed (group_id, commitment) VALUES (NEW.group_id, OLD.commitment) ON CONFLICT DO NOTHING;
+       INSERT INTO audit_log (at, key_id, event, session_id, agent_id, action, result, reason, request_id, group_id, commitment)
+       SELECT g.changed_at, g.key_id, 'group.member_removed', '', '', '', 'removed', NULL, g.changed_request_id, NEW.group_id, OLD.commitment
+       FROM groups g WHERE g.group_id = NEW.group_id;
+     END IF;
+     RETURN NULL;
+   END $$;
+   CREATE TRIGGER audit_group_member AFTER INSERT OR UPDATE OF commitment ON group_members FOR EACH ROW EXECUTE FUNCTION audit_group_member();`,
+  // 13: the thumbprint of an agent's signing key (issue 31): the keyid a Web
   // Bot Auth signature names, so the guard can ask which of its agents signed
   // (GET /v1/agents/by-keyid/{keyid}). Rows from before are filled by the
   // first start that finds them (SQL cannot hash a JWK: main.ts).

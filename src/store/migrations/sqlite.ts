@@ -290,7 +290,38 @@ export const sqliteMigrations: string[] = [
    ALTER TABLE circuits ADD COLUMN ceremony TEXT;
    ALTER TABLE circuits ADD COLUMN transcript_refused TEXT;
    ALTER TABLE circuits ADD COLUMN transcript_original TEXT;`,
-  // 11: the thumbprint of an agent's signing key (issue 31): the keyid a Web
+  // 11: groups at scale and their owners' limits (issues 32, 34). A removed
+  // commitment is kept per group (group_removed, never served) so that it
+  // cannot be added back; the group's owner may name which keys may challenge
+  // it (challengers, JSON array; NULL: any key). Every membership change is in
+  // the audit trail, written by triggers on group_members in the change's own
+  // transaction: the time and request come from the group row, which the
+  // change updates first (changed_at, changed_request_id). The removal trigger
+  // also fills group_removed, so no code path can forget either.
+  `ALTER TABLE groups ADD COLUMN challengers TEXT;
+   ALTER TABLE groups ADD COLUMN changed_at INTEGER;
+   ALTER TABLE groups ADD COLUMN changed_request_id TEXT;
+   CREATE INDEX groups_by_key ON groups (key_id);
+   CREATE TABLE group_removed (
+     group_id    TEXT NOT NULL,
+     commitment  TEXT NOT NULL,
+     PRIMARY KEY (group_id, commitment)
+   );
+   ALTER TABLE audit_log ADD COLUMN group_id TEXT;
+   ALTER TABLE audit_log ADD COLUMN commitment TEXT;
+   CREATE TRIGGER audit_group_member_added AFTER INSERT ON group_members WHEN NEW.commitment <> '0' BEGIN
+     INSERT INTO audit_log (at, key_id, event, session_id, agent_id, action, result, reason, request_id, group_id, commitment)
+     SELECT g.changed_at, g.key_id, 'group.member_added', '', '', '', 'added', NULL, g.changed_request_id, NEW.group_id, NEW.commitment
+     FROM groups g WHERE g.group_id = NEW.group_id;
+   END;
+   CREATE TRIGGER audit_group_member_removed AFTER UPDATE OF commitment ON group_members
+   WHEN OLD.commitment <> '0' AND NEW.commitment = '0' BEGIN
+     INSERT INTO group_removed (group_id, commitment) VALUES (NEW.group_id, OLD.commitment) ON CONFLICT DO NOTHING;
+     INSERT INTO audit_log (at, key_id, event, session_id, agent_id, action, result, reason, request_id, group_id, commitment)
+     SELECT g.changed_at, g.key_id, 'group.member_removed', '', '', '', 'removed', NULL, g.changed_request_id, NEW.group_id, OLD.commitment
+     FROM groups g WHERE g.group_id = NEW.group_id;
+   END;`,
+  // 12: the thumbprint of an agent's signing key (issue 31): the keyid a Web
   // Bot Auth signature names, so the guard can ask which of its agents signed
   // (GET /v1/agents/by-keyid/{keyid}). Rows from before are filled by the
   // first start that finds them (SQL cannot hash a JWK: main.ts).

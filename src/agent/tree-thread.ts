@@ -1,0 +1,20 @@
+// One share of a group tree's first build, on a thread (tree-build.ts starts
+// it): levels 1…upTo over a run of leaves, posted back as transferred buffers.
+import { buildLevels } from "./group-tree";
+
+declare const self: Worker;
+
+self.onmessage = (event: MessageEvent<{ leaves: Uint8Array; count: number; upTo: number }>) => {
+  const { leaves, count, upTo } = event.data;
+  try {
+    const levels = buildLevels(leaves, count, upTo);
+    self.postMessage(
+      { levels },
+      levels.map((level) => level.buffer as ArrayBuffer),
+    );
+  } catch (error) {
+    self.postMessage({ error: (error as Error).message });
+  }
+};
+// Loaded: the caller sends the share only to a thread that says so (a module that cannot load never answers).
+self.postMessage({ ready: true });

@@ -1,0 +1,28 @@
+// Whom a session is about (issue 34, "one rule names a session's subject"):
+// a domain rule, apart from the challenge module, because the receipts'
+// claims and the webhook events use it as well as the API answers, and the
+// agent's package carries the receipts' verifier but none of the service.
+import type { ChallengeRecord } from "../store/interface";
+
+/** Whom a session is about, as every answer, receipt and webhook event names it. */
+export type SessionSubject =
+  | { agent_id: string }
+  | {
+      /** The pseudonym, or "" while no proof gave one: clients written for agent sessions keep reading a string. */
+      agent_id: string;
+      group_id: string;
+      /** The proof's nullifier (this member at this platform); null until a proof was read that far. */
+      pseudonym: string | null;
+    };
+
+/**
+ * The one rule that names a session's subject: an agent session's agent id;
+ * for a group session the group and the member's pseudonym, never its
+ * commitment (the proof answer, the status, the receipt's `sub` and the
+ * webhook events all take it from here).
+ */
+export function sessionSubject(challenge: Pick<ChallengeRecord, "agentId" | "groupId" | "evidence">): SessionSubject {
+  if (!challenge.groupId) return { agent_id: challenge.agentId };
+  const pseudonym = challenge.evidence?.group?.pseudonym ?? null;
+  return { agent_id: pseudonym ?? "", group_id: challenge.groupId, pseudonym };
+}

@@ -1,0 +1,52 @@
+// The guard's answers other than a session: JSON `{error, reason, …}`, never
+// cached, a 401 with its WWW-Authenticate (docs/http-auth.md, "Failures").
+// Every refusal the guard sends is named here once, so its status, error
+// and reason stay the same whichever mode refuses.
+import { formatAuth } from "../http-auth/scheme";
+import type { Refusal } from "./types";
+
+const JSON_HEADERS = { "content-type": "application/json", "cache-control": "no-store" };
+
+/** An answer with `body`; a 401 carries `challenge` as `WWW-Authenticate: ZKAgent …`. */
+export function answer(status: number, body: Record<string, unknown>, challenge?: Record<string, string>): Refusal {
+  const headers: Record<string, string> = { ...JSON_HEADERS };
+  if (challenge) headers["www-authenticate"] = formatAuth(challenge);
+  return { ok: false, response: new Response(JSON.stringify(body), { status, headers }) };
+}
+
+export const refuse = (status: number, error: string, reason: string, extra: Record<string, unknown> = {}): Refusal =>
+  answer(status, { error, reason, ...extra });
+
+/** 401 asking for the claim (the accepted ones, in `message`). */
+export const claimRequired = (realm: string, message: string): Refusal =>
+  answer(401, { error: "ZKAgent authentication required", reason: "claim_required", message }, { realm });
+
+/** The credentials are not ZKAgent's grammar or make no sense together: the client's to fix. */
+export const invalidCredentials = (message: string): Refusal => refuse(400, "Invalid ZKAgent credentials", "invalid_credentials", { message });
+
+/** No context can be derived from this request (the context function's BadRequest, or a value JSON cannot bind). */
+export const invalidRequest = (message: string): Refusal => refuse(400, "Invalid request", "invalid_request", { message });
+
+/** The service refused to create a challenge for the claim (its `error` names the field). */
+export const invalidClaim = (message: string): Refusal => refuse(400, "Invalid ZKAgent claim", "invalid_claim", { message });
+
+/** The presented challenge is not this request's, or not this claim's: nothing is spent. */
+export const requestMismatch = (message: string): Refusal => refuse(403, "Request does not match the challenge", "request_mismatch", { message });
+
+/** A claim of a scheme this route does not admit. */
+export const schemeNotAccepted = (scheme: string): Refusal =>
+  refuse(403, "ZKAgent claim not accepted", "scheme_not_accepted", { message: `this resource does not accept ${scheme} claims` });
+
+/** A group (claimed, challenged or answered) that is not among the merchant's `groups`. */
+export const groupNotAccepted = (group: string): Refusal =>
+  refuse(403, "Group not accepted", "group_not_accepted", { message: `members of group "${group}" are not accepted here` });
+
+export const challengeUsed = (): Refusal => refuse(403, "Challenge already used", "challenge_used");
+
+export const proofFailed = (reason: string, detail?: string): Refusal =>
+  refuse(403, "Proof verification failed", reason, detail === undefined ? {} : { detail });
+
+export const verifierUnavailable = (): Refusal => refuse(502, "Verification service unavailable", "verifier_unavailable");
+
+/** A bug in the merchant's own functions: no detail leaves (no stack in any answer). */
+export const internalError = (): Refusal => refuse(500, "Internal server error", "internal_error");

@@ -1,0 +1,120 @@
+// The guard's public types: its options, what a handler receives, what the
+// guard answers. Apart from the code so that the modes (modes/) and the
+// entry point (index.ts) share them without importing each other.
+import type { JsonObject } from "../identity/encoding";
+import type { SignatureOptions, SignatureSession } from "./signatures";
+
+export type { JsonObject } from "../identity/encoding";
+
+/** What the context function gets: the request, and its body read once as JSON (undefined when it is not JSON). */
+export interface RequestInput {
+  request: Request;
+  body: unknown;
+}
+
+/**
+ * The ways a request can pass the guard, as the session's `scheme` names
+ * them: `zkagent`, a registered agent's proof (`Authorization: ZKAgent
+ * agent=…`); `group`, an anonymous member's proof of a group the merchant
+ * accepts (`group=…`); `web-bot-auth`, an agent of an operator the merchant
+ * trusts, by its HTTP message signature (docs/http-auth.md, "Signed agents").
+ */
+export type Scheme = "zkagent" | "group" | "web-bot-auth";
+
+/** The schemes a route admits by default: the two proofs (a signature needs `signatures`). */
+export type ProofScheme = "zkagent" | "group";
+
+/** The session a route's handler gets, by the schemes it accepts: a signature's only when "web-bot-auth" is among them. */
+export type SessionOf<M extends Scheme> = [M] extends ["web-bot-auth"]
+  ? SignatureSession
+  : "web-bot-auth" extends M
+    ? VerifiedSession | SignatureSession
+    : VerifiedSession;
+
+export interface GuardOptions<M extends Scheme = ProofScheme> {
+  /** The zkagent service, e.g. https://zkagent.example.com. */
+  url: string;
+  /** The merchant's API key for it. Sent only to `url`; never in a response. */
+  apiKey: string;
+  /** What the agent must prove it intends: an action name, or one derived from the request. */
+  action: string | ((input: RequestInput) => string | Promise<string>);
+  /**
+   * The context the proof is bound to, derived from the request (the body's
+   * fields the merchant declares). Throw BadRequest for a request it cannot
+   * derive one from (a 400 naming the problem). Default: `{}`.
+   */
+  context?: (input: RequestInput) => JsonObject | Promise<JsonObject>;
+  /** `realm` in the challenge (RFC 9110 §11.5). Default "zkagent". */
+  realm?: string;
+  /**
+   * This server's public origin as agents reach it (`https://shop.example`):
+   * what a challenge binds beside the method and the target. Default: the
+   * request URL's origin, which the server builds from the Host header: set
+   * it behind a proxy that terminates TLS or rewrites Host.
+   */
+  origin?: string;
+  /**
+   * The groups whose members may pass (group ids at the zkagent service). A
+   * group claim for any other group is refused (403 `group_not_accepted`)
+   * before a challenge is created; none (the default) refuses every group
+   * claim. A group's owner decides who its members are: list only groups
+   * whose owner you trust to admit agents for you.
+   */
+  groups?: readonly string[];
+  /** Which schemes this route admits. Default: the proofs, `zkagent` and `group` (`group` still needs `groups`). */
+  accept?: readonly M[];
+  /** The `web-bot-auth` scheme's trust: required when `accept` names it. */
+  signatures?: SignatureOptions;
+  /** The service's URL as agents reach it, for the circuit's URL in a challenge. Default `url`. */
+  publicUrl?: string;
+  /** For tests and custom transports: the global fetch by default. */
+  fetch?: (input: Request) => Response | Promise<Response>;
+  /** How long a call to the service may take, ms. Default 10 000. */
+  timeoutMs?: number;
+}
+
+/** What every verified ZKAgent session carries, whichever the claim. */
+interface ProvedSession {
+  /** The challenge id: GET /v1/verify/status/{session_id} reads it back. */
+  session_id: string;
+  /** The verified agent; for a group challenge, the pseudonym (as the service returns it). */
+  agent_id: string;
+  action: string;
+  /** The context as the merchant declared it (without the request member): what the proof binds. Serve from this. */
+  context: JsonObject;
+  /** The method, origin and request target the proof binds. */
+  request: { method: string; origin: string; target: string };
+  confidence: number;
+  /** The service's signed receipt (compact JWS), or null when it could not be stored. */
+  receipt: string | null;
+}
+
+/** A registered agent proved it is `agent_id` and means this request. */
+export interface AgentSession extends ProvedSession {
+  scheme: "zkagent";
+  pseudonym?: undefined;
+  group_id?: undefined;
+}
+
+/** A member of `group_id` proved it means this request, named only by its pseudonym (also `agent_id`). */
+export interface GroupSession extends ProvedSession {
+  scheme: "group";
+  /** The agent's pseudonym in this scope. */
+  pseudonym: string;
+  /** The group it proved membership of: one of the guard's `groups`. */
+  group_id: string;
+}
+
+/** What the handler receives once a proof is verified: who passed, by which scheme. */
+export type VerifiedSession = AgentSession | GroupSession;
+
+export type { SignatureSession } from "./signatures";
+
+export type GuardResult<S = VerifiedSession> = { ok: true; session: S } | { ok: false; response: Response };
+
+/** A guard's answer other than a session. */
+export type Refusal = Extract<GuardResult, { ok: false }>;
+
+export interface Guard<S = VerifiedSession> {
+  verify(request: Request): Promise<GuardResult<S>>;
+}
