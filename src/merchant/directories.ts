@@ -1,10 +1,10 @@
 // The guard's cache of the trusted operators' key directories (Web Bot
 // Auth, docs/http-auth.md "Trust configuration"): fetched with the rules
-// every fetch of the project follows (src/agent/bounded.ts: https, or http to
+// every fetch of the project follows (src/bounded-fetch.ts: https, or http to
 // loopback only when allowed; bounded size; a timeout; no cross-origin
 // redirect), read and checked by src/web-bot-auth/directory.ts, kept per
 // Cache-Control within bounds.
-import { acceptedSource, readBounded } from "../agent/bounded";
+import { acceptedSource, readBounded } from "../bounded-fetch";
 import { DIRECTORY_PATH, DIRECTORY_TYPE, DirectoryError, type DirectoryKeys, readDirectory } from "../web-bot-auth/directory";
 
 export interface DirectoryCacheOptions {

@@ -19,8 +19,13 @@ export function publicJwk(signingKey: string): Ed25519Jwk {
   return { kty: "OKP", crv: "Ed25519", x: signingKey };
 }
 
+/** An Ed25519 private key as a JWK (RFC 8037): the public members and `d`. */
+export interface Ed25519PrivateJwk extends Ed25519Jwk {
+  d: string;
+}
+
 /** The private JWK of a key pair, for the signer (WebCrypto imports it). Never leaves the process. */
-export function privateJwk(signingKey: string, signingSecret: string): JsonWebKey {
+export function privateJwk(signingKey: string, signingSecret: string): Ed25519PrivateJwk {
   return { ...publicJwk(signingKey), d: signingSecret };
 }
 
