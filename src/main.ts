@@ -11,6 +11,7 @@ import { IDEMPOTENCY_RETENTION_MS } from "./http/idempotency";
 import { Lifecycle } from "./lifecycle";
 import { RETENTION_MS } from "./modules/challenges/lifecycle";
 import { bootstrapKey } from "./modules/keys/service";
+import { fillSigningKeyIds } from "./modules/agents/service";
 import { createMetrics } from "./observability/metrics";
 import type { Receipts } from "./receipts/service";
 import { ReceiptSigner } from "./receipts/signer";
@@ -114,6 +115,9 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     // Rows stored before listings were: re-checked and rebuilt once (a no-op on every later start).
     const rebuilt = await rebuildCircuitListings(store);
     for (const { id, reason } of rebuilt.refused) logger.warn("circuit not served: its stored transcript failed the checks", { circuit_id: id, reason });
+    // Agents registered before their signing key's thumbprint was stored: filled once (a no-op on every later start).
+    const filled = await fillSigningKeyIds(store);
+    if (filled > 0) logger.info("stored the signing key thumbprints of agents registered before", { agents: filled });
   } catch (error) {
     await store.close();
     throw error;

@@ -4,6 +4,20 @@
 // amount, currency and merchant, and the order is made from what the proof
 // bound (the session's context), never from the body read again.
 //
+// GET /catalog admits any of the three modes (docs/http-auth.md): a signed
+// agent of an operator listed in ZKAGENT_SIGNATURE_AGENTS (Web Bot Auth) or
+// one of the shop's registered agents signing with its registered key, an
+// agent's proof, or a group member's; it answers the products and who was
+// verified. Browsing needs no intent; ordering does, so POST /orders still
+// takes a proof only.
+//
+//   PORT=8080 ZKAGENT_URL=http://127.0.0.1:3000 ZKAGENT_API_KEY=zka_… \
+//   ZKAGENT_SIGNATURE_AGENTS=https://agents.operator.example bun examples/shop/server.ts
+//
+// ZKAGENT_SIGNATURE_AGENTS: the operators' origins, comma-separated.
+// ZKAGENT_ALLOW_INSECURE_LOOPBACK=1: read their directories over http from
+// this machine (development, tests).
+//
 //   PORT=8080 ZKAGENT_URL=http://127.0.0.1:3000 ZKAGENT_API_KEY=zka_… bun examples/shop/server.ts
 //
 // Optional: ZKAGENT_GROUPS=household,team-b (the groups whose members may
@@ -26,31 +40,74 @@ function env(name: string): string {
   return value;
 }
 
+const PRODUCTS = [
+  { sku: "tea-001", name: "Sencha, 100 g", price: "12.50", currency: "EUR" },
+  { sku: "cup-002", name: "Stoneware cup", price: "18.00", currency: "EUR" },
+];
+
 export interface ShopOptions {
   zkagentUrl: string;
   apiKey: string;
-  /** The groups whose members may order. */
+  /** The groups whose members may order (and browse). */
   groups?: string[];
   /** The shop's public origin. */
   origin?: string;
+  /** The operators whose signed agents may browse the catalog. */
+  signatureAgents?: string[];
+  /** Read the operators' directories over http from this machine (development, tests). */
+  allowInsecureLoopback?: boolean;
 }
+
+const list = (text: string | undefined): string[] =>
+  (text ?? "")
+    .split(",")
+    .map((item) => item.trim())
+    .filter((item) => item !== "");
 
 /** The shop's options from its environment (`env` is process.env when run). */
 export function shopOptionsFromEnv(env: Record<string, string | undefined>, required: (name: string) => string): ShopOptions {
-  const groups = (env.ZKAGENT_GROUPS ?? "")
-    .split(",")
-    .map((group) => group.trim())
-    .filter((group) => group !== "");
   return {
     zkagentUrl: required("ZKAGENT_URL"),
     apiKey: required("ZKAGENT_API_KEY"),
-    groups,
+    groups: list(env.ZKAGENT_GROUPS),
+    signatureAgents: list(env.ZKAGENT_SIGNATURE_AGENTS),
+    allowInsecureLoopback: ["1", "true"].includes(env.ZKAGENT_ALLOW_INSECURE_LOOPBACK ?? ""),
     ...(env.ZKAGENT_ORIGIN ? { origin: env.ZKAGENT_ORIGIN } : {}),
   };
 }
 
 export function createShop(options: ShopOptions) {
   const app = new Hono();
+  app.get(
+    "/catalog",
+    zkagent({
+      url: options.zkagentUrl,
+      apiKey: options.apiKey,
+      realm: MERCHANT,
+      action: "browse",
+      accept: ["web-bot-auth", "zkagent", "group"],
+      groups: options.groups ?? [],
+      ...(options.origin ? { origin: options.origin } : {}),
+      // The shop's own registered agents may browse by their signature too (their keyid looked up at the service).
+      signatures: { signatureAgents: options.signatureAgents ?? [], allowInsecureLoopback: options.allowInsecureLoopback, registeredAgents: true },
+    }),
+    (c) => {
+      const session = c.get("zkagent");
+      // Who was verified: the operator (and its key) for a signature; the agent, or the group and pseudonym, for a proof.
+      const verified =
+        session.scheme === "web-bot-auth"
+          ? {
+              scheme: session.scheme,
+              signature_agent: session.signature_agent,
+              keyid: session.keyid,
+              ...(session.agent_id ? { agent_id: session.agent_id } : {}),
+            }
+          : session.scheme === "group"
+            ? { scheme: "group", group_id: session.group_id, pseudonym: session.pseudonym }
+            : { scheme: "zkagent", agent_id: session.agent_id };
+      return c.json({ products: PRODUCTS, verified });
+    },
+  );
   app.post(
     "/orders",
     zkagent({

@@ -24,7 +24,7 @@
 // asked), never redirected to another origin. The cache is keyed by the
 // service's origin and the validated id, so nothing lands outside it and one
 // service cannot plant entries for another.
-import { acceptedSource, readBounded } from "./bounded";
+import { acceptedSource, readBounded } from "../bounded-fetch";
 import { createHash, randomUUID } from "node:crypto";
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";

@@ -21,6 +21,7 @@ import { ChallengeError, checkChallenge, checkGroupMessage, type MaxAmount, outg
 import { CircuitSourceError, type LoadedCircuit, loadCircuit } from "./circuit";
 import { parseGroupChallenge, proveGroupChallenge } from "./group";
 import { prove, sign } from "./index";
+import { type RequestSigner, requestSigner } from "../web-bot-auth/sign";
 
 /**
  * What the agent proves with: the JSON `zkagent identity new --json` prints
@@ -119,6 +120,13 @@ export interface AgentFetchOptions {
   treeCache?: string | false;
   /** The fetch underneath (default the global one). */
   fetch?: (request: Request) => Response | Promise<Response>;
+  /**
+   * Sign every request sent (each retry afresh) the Web Bot Auth way with the
+   * identity's Ed25519 key, naming this origin (the operator's, whose
+   * /.well-known/http-message-signatures-directory lists the key: see
+   * directoryResponse). Needs signing_key and signing_secret.
+   */
+  signatureAgent?: string;
 }
 
 export { ChallengeError, type ChallengeErrorCode, type MaxAmount } from "./checks";
@@ -267,6 +275,10 @@ export async function answerChallenge(challenge: ZkAgentChallenge, options: Agen
  */
 export function zkagentFetch(options: AgentFetchOptions) {
   const send = options.fetch ?? ((request: Request) => fetch(request));
+  let signer: Promise<RequestSigner> | undefined;
+  const signatureAgent = options.signatureAgent;
+  const signed = async (request: Request): Promise<Request> =>
+    signatureAgent === undefined ? request : (await (signer ??= requestSigner(options.identity, signatureAgent))).sign(request);
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   if (!(timeoutMs > 0)) throw new TypeError("timeoutMs must be a positive number of milliseconds");
   if (options.maxAmount) parseMaxAmount(options.maxAmount); // a malformed limit fails here, not at the first challenge
@@ -279,7 +291,8 @@ export function zkagentFetch(options: AgentFetchOptions) {
       if (authorization !== undefined) headers.set("authorization", authorization);
       const timer = AbortSignal.timeout(timeoutMs);
       try {
-        return await send(new Request(original, { headers, body, signal: AbortSignal.any([original.signal, timer]) }));
+        // Signed afresh on every attempt (a new nonce): a verifier accepts a nonce once.
+        return await send(await signed(new Request(original, { headers, body, signal: AbortSignal.any([original.signal, timer]) })));
       } catch (error) {
         if (!timer.aborted) throw error;
         throw new ChallengeError("timeout", `${original.method} ${original.url}: no answer within ${timeoutMs / 1000} s`, undefined, original.url);

@@ -19,7 +19,7 @@
 // a sync from 0 that does not give the served root is refused. A service that
 // does not know `since` (an answer without `changes`) is read the older way:
 // every leaf, from the paged member list.
-import { acceptedSource, readBounded } from "./bounded";
+import { acceptedSource, readBounded } from "../bounded-fetch";
 import { defaultTreeCacheDir, dropTree, readTree, treePath, writeTree } from "./group-cache";
 import { GroupProofError } from "./group-error";
 import type { AgentTree, LeafChange } from "./group-tree";

@@ -174,6 +174,17 @@ export {
   syncGroupTree,
 } from "./group";
 export { createPrincipal, type PrincipalKeyPair, signMandate, type SignMandateRequest } from "./mandate";
+// Web Bot Auth for operators: sign agents' requests, publish their key directory (docs/http-auth.md, "Signed agents").
+export {
+  DIRECTORY_PATH,
+  DIRECTORY_TYPE,
+  directoryResponse,
+  type KeyDirectory,
+  keyDirectory,
+  keyIdOf,
+  type RequestSigner,
+  requestSigner,
+} from "../web-bot-auth";
 /** The checks the agent runs before a proof (docs/http-auth.md, "What the agent checks before it proves"), for code that handles a 401 itself. */
 export { type CheckedChallenge, checkChallenge, checkGroupMessage, type Expectation, outgoingRequest } from "./checks";
 

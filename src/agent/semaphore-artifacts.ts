@@ -27,7 +27,7 @@ import { createRequire } from "node:module";
 import { setPriority } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { acceptedSource, readBounded as readBoundedBody } from "./bounded";
+import { acceptedSource, readBounded as readBoundedBody } from "../bounded-fetch";
 import { SEMAPHORE_ARTIFACTS_VERSION, SEMAPHORE_MAX_DEPTH, SEMAPHORE_PINS } from "../groups/semaphore-pins";
 import { cachedTablesPath, createProver, type Prover } from "../prover";
 import { proverThreads, tableOptions } from "./prover-tables";

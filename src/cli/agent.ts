@@ -6,6 +6,7 @@
 // service's.
 import { ConfigError, loadConfig } from "../config";
 import { outputWritten, say, shown, UsageError, warn } from "./args";
+import { directoryCommand, directoryHelp } from "./directory";
 import { fetchCommand, fetchHelp } from "./fetch";
 import { identityCommand, identityHelp } from "./identity";
 import { mcpCommand, mcpHelp } from "./mcp";
@@ -22,6 +23,7 @@ Usage: zkagent <command> [options]     (zkagent <command> --help for details)
   sign                   sign a challenge with the agent's Ed25519 key
   fetch                  an HTTP request that answers ZKAgent challenges (a curl for agents)
   mcp                    an MCP server (stdio) with the agent's tools: identity, fetch, prove
+  directory              the Web Bot Auth key directory (public keys) of agents' identities
   receipt verify         check a signed verification receipt against a JWKS
   verify                 verify a snarkjs Groth16 proof (drop-in for snarkjs groth16 verify)
 
@@ -33,6 +35,7 @@ const commands: Record<string, { help: string; run: (argv: string[]) => Promise<
   sign: { help: signHelp, run: signCommand },
   fetch: { help: fetchHelp, run: fetchCommand },
   mcp: { help: mcpHelp, run: mcpCommand },
+  directory: { help: directoryHelp, run: directoryCommand },
   receipt: { help: receiptHelp, run: receiptCommand },
   verify: { help: verifyHelp, run: verifyCommand },
 };

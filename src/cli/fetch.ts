@@ -39,7 +39,7 @@ export const agentOptionsHelp = `  --action NAME
                how long each request (to the merchant, and to the zkagent
                service for circuits and members) may take; default 30`;
 
-export const fetchHelp = `zkagent fetch URL [-X METHOD] [-H 'Name: value']... [-d BODY] --identity FILE [--action NAME] [--max-amount AMOUNT --currency C] [--timeout SECONDS] [--trust URL]... [--allow-insecure-loopback] [--announce] [--unsigned] [--min-anonymity N] [--table-cache DIR | --no-table-cache] [--threads N]
+export const fetchHelp = `zkagent fetch URL [-X METHOD] [-H 'Name: value']... [-d BODY] --identity FILE [--action NAME] [--max-amount AMOUNT --currency C] [--timeout SECONDS] [--trust URL]... [--allow-insecure-loopback] [--announce] [--unsigned] [--min-anonymity N] [--signature-agent ORIGIN] [--table-cache DIR | --no-table-cache] [--threads N]
   A curl for agents: sends the request and answers a ZKAgent challenge
   (docs/http-auth.md) by itself: claims the identity's agent_id, proves for
   the challenge's nonce, action and exact context, signs it, repeats once.
@@ -64,6 +64,10 @@ export const fetchHelp = `zkagent fetch URL [-X METHOD] [-H 'Name: value']... [-
   --announce   claim the agent on the first request (one round trip fewer;
                every URL then learns the agent id)
   --unsigned   do not sign (the agent registered no signing_key)
+  --signature-agent ORIGIN
+               also sign every request sent (Web Bot Auth, RFC 9421) with the
+               identity's Ed25519 key, naming ORIGIN, the operator whose key
+               directory lists it (\`zkagent directory\`)
 ${agentOptionsHelp}
 ${groupOptionsHelp}
 ${tableOptionsHelp}`;
@@ -136,6 +140,17 @@ export function readIdentityFile(path: string): FetchIdentity {
   return { ...common, secret: secret!, signing_key: text("signing_key"), signing_secret: text("signing_secret") };
 }
 
+/** `--signature-agent ORIGIN`: an http(s) origin, and an identity that can sign. */
+export function signatureAgentOption(value: string | undefined, identity: FetchIdentity): { signatureAgent?: string } {
+  if (value === undefined) return {};
+  const url = httpUrl(value);
+  if (url.pathname !== "/" || url.search !== "" || url.hash !== "")
+    throw new UsageError(`--signature-agent must be an origin (https://host[:port]), not ${value}`);
+  if (!identity.signing_key || !identity.signing_secret)
+    throw new UsageError("--signature-agent: the identity has no signing_key and signing_secret to sign with");
+  return { signatureAgent: url.origin };
+}
+
 /** http(s) only: a confused caller must not make the agent read file: or data: URLs. */
 export function httpUrl(text: string): URL {
   if (!URL.canParse(text)) throw new UsageError(`not a URL: ${text}`);
@@ -157,6 +172,7 @@ export async function fetchCommand(argv: string[]): Promise<number> {
       "cache-dir": { type: "string" },
       announce: { type: "boolean" },
       unsigned: { type: "boolean" },
+      "signature-agent": { type: "string" },
       ...AGENT_OPTIONS,
       ...GROUP_OPTIONS,
       ...TABLE_OPTIONS,
@@ -183,6 +199,7 @@ export async function fetchCommand(argv: string[]): Promise<number> {
   const method = values.request ?? (body === undefined ? "GET" : "POST");
   for (const service of values.trust ?? []) httpUrl(service);
   const send = zkagentFetch({
+    ...signatureAgentOption(values["signature-agent"], identity),
     identity,
     trustedServices: values.trust,
     allowInsecureLoopback: values["allow-insecure-loopback"] === true,

@@ -7,6 +7,7 @@ import { auditCommand, auditHelp } from "./audit";
 import { ceremonyCommand, ceremonyHelp } from "./ceremony";
 import { circuitsCommand, circuitsHelp } from "./circuits";
 import { demoCommand, demoHelp } from "./demo";
+import { directoryCommand, directoryHelp } from "./directory";
 import { fetchCommand, fetchHelp } from "./fetch";
 import { groupsCommand, groupsHelp } from "./groups";
 import { identityCommand, identityHelp } from "./identity";
@@ -39,6 +40,7 @@ Usage: zkagent <command> [options]     (zkagent <command> --help for details)
   sign                   sign a challenge with the agent's Ed25519 key
   fetch                  an HTTP request that answers ZKAgent challenges (a curl for agents)
   mcp                    an MCP server (stdio) with the agent's tools: identity, fetch, prove
+  directory              the Web Bot Auth key directory (public keys) of agents' identities
   principal new          create a principal's Ed25519 key pair (signs the agent's mandates)
   mandate sign           sign a mandate for an agent with the principal's key
   verify                 verify a snarkjs Groth16 proof (drop-in for snarkjs groth16 verify)
@@ -55,6 +57,7 @@ const helps: Record<string, string> = {
   sign: signHelp,
   fetch: fetchHelp,
   mcp: mcpHelp,
+  directory: directoryHelp,
   demo: demoHelp,
   audit: auditHelp,
   verify: verifyHelp,
@@ -93,6 +96,8 @@ async function main(argv: string[]): Promise<number> {
       return fetchCommand(rest);
     case "mcp":
       return mcpCommand(rest);
+    case "directory":
+      return directoryCommand(rest);
     case "verify":
       return verifyCommand(rest);
     case "principal":

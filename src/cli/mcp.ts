@@ -13,9 +13,9 @@
 // ever echo them. Standard output is the protocol's; nothing else is written
 // there.
 import { GROUP_OPTIONS, groupChoice, groupOptionsHelp, parse, say, TABLE_OPTIONS, tableChoice, tableOptionsHelp, UsageError } from "./args";
-import { AGENT_OPTIONS, agentChoice, agentOptionsHelp, httpUrl, readIdentityFile } from "./fetch";
+import { AGENT_OPTIONS, agentChoice, agentOptionsHelp, httpUrl, readIdentityFile, signatureAgentOption } from "./fetch";
 
-export const mcpHelp = `zkagent mcp --identity FILE [--action NAME] [--max-amount AMOUNT --currency C] [--timeout SECONDS] [--trust URL]... [--allow-insecure-loopback] [--unsigned] [--min-anonymity N] [--table-cache DIR | --no-table-cache] [--threads N]
+export const mcpHelp = `zkagent mcp --identity FILE [--action NAME] [--max-amount AMOUNT --currency C] [--timeout SECONDS] [--trust URL]... [--allow-insecure-loopback] [--unsigned] [--min-anonymity N] [--signature-agent ORIGIN] [--table-cache DIR | --no-table-cache] [--threads N]
   An MCP server on standard input and output (the official MCP SDK) for
   agent runtimes, acting as the agent in FILE (the JSON that \`zkagent
   identity new --json\` prints with "agent_id" added). Tools:
@@ -30,7 +30,8 @@ export const mcpHelp = `zkagent mcp --identity FILE [--action NAME] [--max-amoun
   tool error naming the field: nothing is proved. \`proved\` names the
   challenge id, action and context a proof was made for.
   Secrets are read from FILE only; no tool takes a path or returns a secret.
-  --trust, --allow-insecure-loopback and --unsigned as for \`zkagent fetch\`.
+  --trust, --allow-insecure-loopback, --unsigned and --signature-agent
+  (sign every request zkagent_fetch sends, Web Bot Auth) as for \`zkagent fetch\`.
 ${agentOptionsHelp}
 ${groupOptionsHelp}
 ${tableOptionsHelp}`;
@@ -44,6 +45,7 @@ export async function mcpCommand(argv: string[]): Promise<number> {
       "allow-insecure-loopback": { type: "boolean" },
       "cache-dir": { type: "string" },
       unsigned: { type: "boolean" },
+      "signature-agent": { type: "string" },
       ...AGENT_OPTIONS,
       ...GROUP_OPTIONS,
       ...TABLE_OPTIONS,
@@ -57,6 +59,7 @@ export async function mcpCommand(argv: string[]): Promise<number> {
   for (const service of values.trust ?? []) httpUrl(service);
   const options = {
     identity,
+    ...signatureAgentOption(values["signature-agent"], identity),
     trustedServices: values.trust,
     allowInsecureLoopback: values["allow-insecure-loopback"] === true,
     cacheDir: values["cache-dir"],

@@ -16,15 +16,17 @@
 // This file holds the options and the dispatch: each mode (modes/) decides
 // the requests that present its credentials; a request that presents none
 // is asked for a claim. The ZKAgent exchange is one mode, with one claim
-// kind per claim (modes/agent.ts, modes/group.ts).
+// kind per claim (modes/agent.ts, modes/group.ts); Web Bot Auth signatures
+// are another (modes/web-bot-auth.ts), admitted where `accept` names them.
 import { originOf } from "../http-auth/statement";
 import { agentClaim } from "./modes/agent";
 import { zkagentExchange } from "./modes/exchange";
 import { groupClaim } from "./modes/group";
 import type { ClaimKind, Mode } from "./modes/types";
+import { signatureRequired, webBotAuth } from "./modes/web-bot-auth";
 import { claimRequired, internalError } from "./respond";
 import { serviceClient } from "./service";
-import type { Guard, GuardOptions, Scheme } from "./types";
+import type { Guard, GuardOptions, GuardResult, ProofScheme, Scheme, SessionOf } from "./types";
 
 export { SCHEME } from "../http-auth/scheme";
 export { REQUEST_MEMBER } from "../http-auth/statement";
@@ -36,38 +38,56 @@ export type {
   GuardResult,
   GroupSession,
   JsonObject,
+  ProofScheme,
   RequestInput,
   Scheme,
+  SessionOf,
+  SignatureSession,
   VerifiedSession,
 } from "./types";
+/** The schemes a route may name in `accept` (the name the Web Bot Auth work gave it). */
+export type { Scheme as GuardMode } from "./types";
+export type { SignatureOptions } from "./signatures";
+export { MemoryNonceStore, type NonceStore, type SignatureReason } from "../web-bot-auth";
+export { DirectoryCache, type DirectoryCacheOptions } from "./directories";
 
-const SCHEMES: readonly Scheme[] = ["zkagent", "group"];
+const SCHEMES: readonly Scheme[] = ["zkagent", "group", "web-bot-auth"];
+const PROOF_SCHEMES: readonly ProofScheme[] = ["zkagent", "group"];
 
 /** The options a guard cannot work with are refused when it is made, not on a request (a 500 each time). */
-function checkOptions(options: GuardOptions): void {
+function checkOptions(options: GuardOptions<Scheme>): void {
   // Only scheme and authority are bound: a path here (a prefix the proxy adds) would be silently dropped, so it is refused.
   if (options.origin !== undefined && (originOf(options.origin) === null || !/^[a-z]+:\/\/[^/?#]+\/?$/i.test(options.origin)))
     throw new TypeError(`origin must be an http(s) origin (scheme://host[:port]), not ${options.origin}`);
   if (options.groups !== undefined && !(Array.isArray(options.groups) && options.groups.every((g) => typeof g === "string" && g !== "")))
     throw new TypeError("groups must be a list of group ids");
   for (const scheme of options.accept ?? []) if (!SCHEMES.includes(scheme)) throw new TypeError(`accept: unknown scheme ${scheme}`);
+  if (options.accept?.length === 0) throw new TypeError("accept must name at least one scheme");
+  if (options.accept?.includes("web-bot-auth") && !options.signatures)
+    throw new TypeError('accept names "web-bot-auth": give signatures.signatureAgents, the operators trusted');
 }
 
-export function zkagentGuard(options: GuardOptions): Guard {
-  checkOptions(options);
+export function zkagentGuard<const M extends Scheme = ProofScheme>(options: GuardOptions<M>): Guard<SessionOf<M>> {
+  const all = options as GuardOptions<Scheme>;
+  checkOptions(all);
   const realm = options.realm ?? "zkagent";
-  const accepted = new Set<Scheme>(options.accept ?? SCHEMES);
+  const accepted = new Set<Scheme>(options.accept ?? PROOF_SCHEMES);
   const groups = options.groups ?? [];
+  const service = serviceClient(options);
   const accepts = (kind: ClaimKind) => accepted.has(kind.scheme);
-  const modes: Mode[] = [zkagentExchange({ options, service: serviceClient(options), kinds: [agentClaim(), groupClaim(groups)], accepts })];
+  const proofs =
+    accepted.has("zkagent") || accepted.has("group") ? zkagentExchange({ options, service, kinds: [agentClaim(), groupClaim(groups)], accepts }) : null;
+  const modes: Mode[] = [];
+  if (accepted.has("web-bot-auth") && all.signatures) modes.push(webBotAuth({ ...all, signatures: all.signatures }, service, proofs, realm));
+  if (proofs) modes.push(proofs);
   const claims = [...(accepted.has("zkagent") ? ['agent="<agent id>"'] : []), ...(accepted.has("group") && groups.length > 0 ? ['group="<group id>"'] : [])];
   const askForClaim = `repeat the request with Authorization: ZKAgent ${claims.join(" or ZKAgent ") || "…: this resource accepts no claim"}`;
 
   return {
     async verify(request) {
       try {
-        for (const mode of modes) if (mode.presented(request)) return await mode.decide(request);
-        return claimRequired(realm, askForClaim);
+        for (const mode of modes) if (mode.presented(request)) return (await mode.decide(request)) as GuardResult<SessionOf<M>>;
+        return proofs ? claimRequired(realm, askForClaim) : signatureRequired();
       } catch {
         // A context function that threw, a bug: no detail leaves (no stack in any answer).
         return internalError();

@@ -2,6 +2,7 @@
 // guard answers. Apart from the code so that the modes (modes/) and the
 // entry point (index.ts) share them without importing each other.
 import type { JsonObject } from "../identity/encoding";
+import type { SignatureOptions, SignatureSession } from "./signatures";
 
 export type { JsonObject } from "../identity/encoding";
 
@@ -15,11 +16,22 @@ export interface RequestInput {
  * The ways a request can pass the guard, as the session's `scheme` names
  * them: `zkagent`, a registered agent's proof (`Authorization: ZKAgent
  * agent=…`); `group`, an anonymous member's proof of a group the merchant
- * accepts (`group=…`).
+ * accepts (`group=…`); `web-bot-auth`, an agent of an operator the merchant
+ * trusts, by its HTTP message signature (docs/http-auth.md, "Signed agents").
  */
-export type Scheme = "zkagent" | "group";
+export type Scheme = "zkagent" | "group" | "web-bot-auth";
 
-export interface GuardOptions {
+/** The schemes a route admits by default: the two proofs (a signature needs `signatures`). */
+export type ProofScheme = "zkagent" | "group";
+
+/** The session a route's handler gets, by the schemes it accepts: a signature's only when "web-bot-auth" is among them. */
+export type SessionOf<M extends Scheme> = [M] extends ["web-bot-auth"]
+  ? SignatureSession
+  : "web-bot-auth" extends M
+    ? VerifiedSession | SignatureSession
+    : VerifiedSession;
+
+export interface GuardOptions<M extends Scheme = ProofScheme> {
   /** The zkagent service, e.g. https://zkagent.example.com. */
   url: string;
   /** The merchant's API key for it. Sent only to `url`; never in a response. */
@@ -49,8 +61,10 @@ export interface GuardOptions {
    * whose owner you trust to admit agents for you.
    */
   groups?: readonly string[];
-  /** Which schemes this route admits. Default: every scheme (`group` still needs `groups`). */
-  accept?: readonly Scheme[];
+  /** Which schemes this route admits. Default: the proofs, `zkagent` and `group` (`group` still needs `groups`). */
+  accept?: readonly M[];
+  /** The `web-bot-auth` scheme's trust: required when `accept` names it. */
+  signatures?: SignatureOptions;
   /** The service's URL as agents reach it, for the circuit's URL in a challenge. Default `url`. */
   publicUrl?: string;
   /** For tests and custom transports: the global fetch by default. */
@@ -91,14 +105,16 @@ export interface GroupSession extends ProvedSession {
   group_id: string;
 }
 
-/** What the handler receives once a request is verified: who passed, by which scheme. */
+/** What the handler receives once a proof is verified: who passed, by which scheme. */
 export type VerifiedSession = AgentSession | GroupSession;
 
-export type GuardResult = { ok: true; session: VerifiedSession } | { ok: false; response: Response };
+export type { SignatureSession } from "./signatures";
+
+export type GuardResult<S = VerifiedSession> = { ok: true; session: S } | { ok: false; response: Response };
 
 /** A guard's answer other than a session. */
 export type Refusal = Extract<GuardResult, { ok: false }>;
 
-export interface Guard {
-  verify(request: Request): Promise<GuardResult>;
+export interface Guard<S = VerifiedSession> {
+  verify(request: Request): Promise<GuardResult<S>>;
 }

@@ -50,6 +50,8 @@ export interface AgentRecord {
   agentId: string;
   identityCommitment: string;
   signingKey: string | null;
+  /** The signing key's RFC 7638 thumbprint (the keyid a Web Bot Auth signature names); null without a signing key. */
+  signingKeyId?: string | null;
   createdAt: number;
   revokedAt: number | null;
   /** Ed25519 key (base64url) of the principal whose signed mandates alone bind this agent. */
@@ -422,6 +424,12 @@ export interface Store {
   /** Sets the key's agent registrations per minute (null: back to the configured default). */
   setAgentRateLimit(id: string, perMinute: number | null): Promise<boolean>;
   getAgent(keyId: string, agentId: string): Promise<AgentRecord | null>;
+  /** The key's agents (active or revoked) whose signing key has this thumbprint, at most `limit`, oldest first. */
+  agentsBySigningKeyId(keyId: string, signingKeyId: string, limit: number): Promise<AgentRecord[]>;
+  /** Agents with a signing key but no thumbprint stored (registered before it was): at most `limit`. */
+  agentsMissingSigningKeyId(limit: number): Promise<AgentRecord[]>;
+  /** Stores the thumbprint of the agent's signing key, when its signing key is still `signingKey`. */
+  setSigningKeyId(keyId: string, agentId: string, signingKey: string, signingKeyId: string): Promise<boolean>;
   revokeAgent(keyId: string, agentId: string, at: number): Promise<AgentRecord | null>;
   /**
    * Replaces (or with null, removes) an active agent's mandate, in one

@@ -200,6 +200,7 @@ export class PostgresStore implements Store {
 
   async registerAgent(agent: AgentRecord, quota?: AgentQuota): Promise<RegisterAgentResult> {
     const { keyId, agentId, identityCommitment, signingKey, createdAt } = agent;
+    const signingKeyId = agent.signingKeyId ?? null;
     const [principalKey, mandate, mandateJws, mandateIat] = [
       agent.principalKey ?? null,
       agent.mandate ?? null,
@@ -226,10 +227,10 @@ export class PostgresStore implements Store {
       }
       // An active agent stays as it is; a revoked one is registered afresh.
       await tx`
-        INSERT INTO agents (key_id, agent_id, identity_commitment, signing_key, created_at, revoked_at, principal_key, mandate, mandate_jws, mandate_iat)
-        VALUES (${keyId}, ${agentId}, ${identityCommitment}, ${signingKey}, ${createdAt}, NULL, ${principalKey}, ${mandate}, ${mandateJws}, ${mandateIat})
+        INSERT INTO agents (key_id, agent_id, identity_commitment, signing_key, signing_key_id, created_at, revoked_at, principal_key, mandate, mandate_jws, mandate_iat)
+        VALUES (${keyId}, ${agentId}, ${identityCommitment}, ${signingKey}, ${signingKeyId}, ${createdAt}, NULL, ${principalKey}, ${mandate}, ${mandateJws}, ${mandateIat})
         ON CONFLICT (key_id, agent_id) DO UPDATE SET
-          identity_commitment = excluded.identity_commitment, signing_key = excluded.signing_key,
+          identity_commitment = excluded.identity_commitment, signing_key = excluded.signing_key, signing_key_id = excluded.signing_key_id,
           created_at = excluded.created_at, revoked_at = NULL, principal_key = excluded.principal_key,
           mandate = excluded.mandate, mandate_jws = excluded.mandate_jws, mandate_iat = excluded.mandate_iat
         WHERE agents.revoked_at IS NOT NULL`;
@@ -241,6 +242,24 @@ export class PostgresStore implements Store {
     if (hasNul(keyId, agentId)) return null;
     const [row] = await this.sql`SELECT * FROM agents WHERE key_id = ${keyId} AND agent_id = ${agentId}`;
     return row ? toAgent(row) : null;
+  }
+
+  async agentsBySigningKeyId(keyId: string, signingKeyId: string, limit: number): Promise<AgentRecord[]> {
+    if (hasNul(keyId, signingKeyId)) return [];
+    const rows = await this.sql`
+      SELECT * FROM agents WHERE key_id = ${keyId} AND signing_key_id = ${signingKeyId} ORDER BY created_at, agent_id LIMIT ${limit}`;
+    return rows.map(toAgent);
+  }
+
+  async agentsMissingSigningKeyId(limit: number): Promise<AgentRecord[]> {
+    const rows = await this.sql`SELECT * FROM agents WHERE signing_key IS NOT NULL AND signing_key_id IS NULL LIMIT ${limit}`;
+    return rows.map(toAgent);
+  }
+
+  async setSigningKeyId(keyId: string, agentId: string, signingKey: string, signingKeyId: string): Promise<boolean> {
+    const rows = await this.sql`
+      UPDATE agents SET signing_key_id = ${signingKeyId} WHERE key_id = ${keyId} AND agent_id = ${agentId} AND signing_key = ${signingKey} RETURNING agent_id`;
+    return rows.length > 0;
   }
 
   async revokeAgent(keyId: string, agentId: string, at: number): Promise<AgentRecord | null> {

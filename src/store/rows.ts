@@ -46,6 +46,7 @@ export const toAgent = (row: any): AgentRecord => ({
   agentId: row.agent_id,
   identityCommitment: row.identity_commitment,
   signingKey: row.signing_key ?? null,
+  signingKeyId: row.signing_key_id ?? null,
   createdAt: int(row.created_at),
   revokedAt: intOrNull(row.revoked_at),
   principalKey: row.principal_key ?? null,

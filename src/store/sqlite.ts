@@ -128,10 +128,10 @@ export class SqliteStore implements Store {
       revokeKey: db.query("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL"),
       setRateLimit: db.query("UPDATE api_keys SET rate_limit = ? WHERE id = ?"),
       insertAgent: db.query(
-        `INSERT INTO agents (key_id, agent_id, identity_commitment, signing_key, created_at, revoked_at, principal_key, mandate, mandate_jws, mandate_iat)
-         VALUES ($keyId, $agentId, $identityCommitment, $signingKey, $createdAt, NULL, $principalKey, $mandate, $mandateJws, $mandateIat)
+        `INSERT INTO agents (key_id, agent_id, identity_commitment, signing_key, signing_key_id, created_at, revoked_at, principal_key, mandate, mandate_jws, mandate_iat)
+         VALUES ($keyId, $agentId, $identityCommitment, $signingKey, $signingKeyId, $createdAt, NULL, $principalKey, $mandate, $mandateJws, $mandateIat)
          ON CONFLICT (key_id, agent_id) DO UPDATE SET
-           identity_commitment = excluded.identity_commitment, signing_key = excluded.signing_key,
+           identity_commitment = excluded.identity_commitment, signing_key = excluded.signing_key, signing_key_id = excluded.signing_key_id,
            created_at = excluded.created_at, revoked_at = NULL, principal_key = excluded.principal_key,
            mandate = excluded.mandate, mandate_jws = excluded.mandate_jws, mandate_iat = excluded.mandate_iat
          WHERE agents.revoked_at IS NOT NULL`,
@@ -198,6 +198,9 @@ export class SqliteStore implements Store {
          WHERE r.group_id = ? AND r.root = ? AND r.version >= g.removed_version AND r.root <> '0' LIMIT 1`,
       ),
       getAgent: db.query("SELECT * FROM agents WHERE key_id = ? AND agent_id = ?"),
+      agentsBySigningKeyId: db.query("SELECT * FROM agents WHERE key_id = ? AND signing_key_id = ? ORDER BY created_at, agent_id LIMIT ?"),
+      agentsMissingSigningKeyId: db.query("SELECT * FROM agents WHERE signing_key IS NOT NULL AND signing_key_id IS NULL LIMIT ?"),
+      setSigningKeyId: db.query("UPDATE agents SET signing_key_id = ? WHERE key_id = ? AND agent_id = ? AND signing_key = ?"),
       revokeAgent: db.query("UPDATE agents SET revoked_at = ? WHERE key_id = ? AND agent_id = ? AND revoked_at IS NULL RETURNING *"),
       setAgentRateLimit: db.query("UPDATE api_keys SET agent_rate_limit = ? WHERE id = ?"),
       countAgentWindow: db.query(
@@ -405,7 +408,7 @@ export class SqliteStore implements Store {
         mandateJws: agent.mandateJws ?? null,
         mandateIat: agent.mandateIat ?? null,
       };
-      this.q.insertAgent.run({ keyId, agentId, identityCommitment, signingKey, createdAt, ...mandate });
+      this.q.insertAgent.run({ keyId, agentId, identityCommitment, signingKey, signingKeyId: agent.signingKeyId ?? null, createdAt, ...mandate });
       return "created";
     });
   }
@@ -413,6 +416,18 @@ export class SqliteStore implements Store {
   async getAgent(keyId: string, agentId: string): Promise<AgentRecord | null> {
     const row = this.q.getAgent.get(keyId, agentId);
     return row ? toAgent(row) : null;
+  }
+
+  async agentsBySigningKeyId(keyId: string, signingKeyId: string, limit: number): Promise<AgentRecord[]> {
+    return this.q.agentsBySigningKeyId.all(keyId, signingKeyId, limit).map(toAgent);
+  }
+
+  async agentsMissingSigningKeyId(limit: number): Promise<AgentRecord[]> {
+    return this.q.agentsMissingSigningKeyId.all(limit).map(toAgent);
+  }
+
+  async setSigningKeyId(keyId: string, agentId: string, signingKey: string, signingKeyId: string): Promise<boolean> {
+    return this.immediate("set signing key id", () => this.q.setSigningKeyId.run(signingKeyId, keyId, agentId, signingKey).changes > 0);
   }
 
   async revokeAgent(keyId: string, agentId: string, at: number): Promise<AgentRecord | null> {

@@ -98,15 +98,29 @@ describe("groups", () => {
     expect(count()).toBe(before);
   });
 
-  test("the shop's options from its environment: ZKAGENT_GROUPS comma-separated, ZKAGENT_ORIGIN", () => {
+  test("the shop's options from its environment: ZKAGENT_GROUPS and ZKAGENT_SIGNATURE_AGENTS comma-separated, ZKAGENT_ORIGIN, ZKAGENT_ALLOW_INSECURE_LOOPBACK", () => {
     const required = (name: string) => `<${name}>`;
-    expect(shopOptionsFromEnv({ ZKAGENT_GROUPS: " household, team-b ,,", ZKAGENT_ORIGIN: "https://shop.example" }, required)).toEqual({
+    const env = {
+      ZKAGENT_GROUPS: " household, team-b ,,",
+      ZKAGENT_ORIGIN: "https://shop.example",
+      ZKAGENT_SIGNATURE_AGENTS: "https://a.example, https://b.example",
+      ZKAGENT_ALLOW_INSECURE_LOOPBACK: "1",
+    };
+    expect(shopOptionsFromEnv(env, required)).toEqual({
       zkagentUrl: "<ZKAGENT_URL>",
       apiKey: "<ZKAGENT_API_KEY>",
       groups: ["household", "team-b"],
+      signatureAgents: ["https://a.example", "https://b.example"],
+      allowInsecureLoopback: true,
       origin: "https://shop.example",
     });
-    expect(shopOptionsFromEnv({}, required)).toEqual({ zkagentUrl: "<ZKAGENT_URL>", apiKey: "<ZKAGENT_API_KEY>", groups: [] });
+    expect(shopOptionsFromEnv({}, required)).toEqual({
+      zkagentUrl: "<ZKAGENT_URL>",
+      apiKey: "<ZKAGENT_API_KEY>",
+      groups: [],
+      signatureAgents: [],
+      allowInsecureLoopback: false,
+    });
   });
 });
 

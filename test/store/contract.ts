@@ -27,6 +27,7 @@ export const makeAgent = (keyId: string, overrides: Partial<AgentRecord> = {}): 
   agentId: "agent-1",
   identityCommitment: "1234567890123456789012345678901234567890",
   signingKey: null,
+  signingKeyId: null,
   createdAt: T0,
   revokedAt: null,
   principalKey: null,
@@ -159,6 +160,27 @@ export function storeContract(name: string, open: () => Promise<Store>, cleanup?
     });
 
     describe("agents", () => {
+      test("agentsBySigningKeyId finds the key's agents by their signing key's thumbprint, no other key's; the fill sets rows missing it once", async () => {
+        const key = makeKey();
+        const other = makeKey({ hash: "f".repeat(64) });
+        await store.createKey(key);
+        await store.createKey(other);
+        const signed = makeAgent(key.id, { agentId: "signed", signingKey: "A".repeat(43), signingKeyId: "T".repeat(43) });
+        await store.registerAgent(signed);
+        await store.registerAgent(makeAgent(other.id, { agentId: "theirs", signingKey: "A".repeat(43), signingKeyId: "T".repeat(43) }));
+        expect(await store.agentsBySigningKeyId(key.id, "T".repeat(43), 2)).toEqual([signed]);
+        expect(await store.agentsBySigningKeyId(key.id, "U".repeat(43), 2)).toEqual([]);
+        // A row stored without its thumbprint (as before migration 11) is listed until set, and set only for its current key.
+        const legacy = makeAgent(key.id, { agentId: "legacy", signingKey: "B".repeat(43) });
+        await store.registerAgent(legacy);
+        const missing = await store.agentsMissingSigningKeyId(10);
+        expect(missing.map((agent) => agent.agentId)).toEqual(["legacy"]);
+        expect(await store.setSigningKeyId(key.id, "legacy", "C".repeat(43), "V".repeat(43))).toBe(false);
+        expect(await store.setSigningKeyId(key.id, "legacy", "B".repeat(43), "V".repeat(43))).toBe(true);
+        expect(await store.agentsMissingSigningKeyId(10)).toEqual([]);
+        expect(await store.agentsBySigningKeyId(key.id, "V".repeat(43), 2)).toEqual([{ ...legacy, signingKeyId: "V".repeat(43) }]);
+      });
+
       test("registerAgent creates; getAgent round-trips every field", async () => {
         const key = makeKey();
         await store.createKey(key);

@@ -5,9 +5,9 @@
 //   new Elysia().use(zkagent({ url, apiKey, action: "purchase", context }))
 //     .post("/orders", ({ zkagent }) => ({ agent: zkagent.agent_id }));
 import { Elysia } from "elysia";
-import { type GuardOptions, zkagentGuard } from "../index";
+import { type GuardMode, type GuardOptions, zkagentGuard } from "../index";
 
-export function zkagent(options: GuardOptions) {
+export function zkagent<const M extends GuardMode = "zkagent" | "group">(options: GuardOptions<M>) {
   const guard = zkagentGuard(options);
   return new Elysia().resolve({ as: "scoped" }, async ({ request }) => {
     const result = await guard.verify(request);

@@ -27,11 +27,11 @@ import {
   verifierUnavailable,
 } from "../respond";
 import { type ServiceCall, Unavailable } from "../service";
-import type { GuardOptions, GuardResult, Refusal } from "../types";
+import type { GuardOptions, GuardResult, Refusal, Scheme } from "../types";
 import type { ClaimKind, Mode } from "./types";
 
 export interface ExchangeConfig {
-  options: GuardOptions;
+  options: GuardOptions<Scheme>;
   service: ServiceCall;
   /** Every claim kind the scheme knows, in the order they are looked for. */
   kinds: readonly ClaimKind[];

@@ -1,17 +1,16 @@
 // How the guard's modes plug in. A Mode decides the requests that present
 // its credentials; the guard (index.ts) asks each accepted mode in turn and
-// answers 401 asking for a claim when none is presented. Today one Mode
-// speaks the ZKAgent scheme (exchange.ts) and, inside it, one ClaimKind per
-// claim (agent.ts, group.ts) holds that claim's own checks. A mode that
-// reads other headers (an HTTP message signature, say) is one more Mode
-// beside it, yielding its own kind of session.
+// answers 401 asking for a claim when none is presented. One Mode speaks the
+// ZKAgent scheme (exchange.ts) and, inside it, one ClaimKind per claim
+// (agent.ts, group.ts) holds that claim's own checks; another reads HTTP
+// message signatures (web-bot-auth.ts), yielding its own kind of session.
 import type { ServiceAnswer } from "../service";
-import type { GuardResult, Refusal, VerifiedSession } from "../types";
+import type { GuardResult, Refusal, SignatureSession, VerifiedSession } from "../types";
 
 export interface Mode {
   /** Whether the request presents this mode's credentials: it is then this mode's to decide, refusals included. */
   presented(request: Request): boolean;
-  decide(request: Request): Promise<GuardResult>;
+  decide(request: Request): Promise<GuardResult<VerifiedSession | SignatureSession>>;
 }
 
 /** The session's members that a verified ZKAgent answer gives whatever the claim. */

@@ -6,7 +6,7 @@ import { describe, JSON_BODY_ERRORS } from "../../http/docs";
 import { pathParam } from "../../http/params";
 import { validate } from "../../http/validate";
 import { agentExplanations, agentRefinements, agentRequest, agentResponse } from "./model";
-import { getAgent, registerAgent, revokeAgent } from "./service";
+import { getAgent, getAgentByKeyId, registerAgent, revokeAgent } from "./service";
 
 export const agents = (deps: AppDeps) =>
   new Elysia({ name: "agents" })
@@ -40,6 +40,19 @@ export const agents = (deps: AppDeps) =>
         tag: "Agents",
         summary: "Read an agent",
         params: { agentId: "The agent_id" },
+        ok: { status: 200, schema: agentResponse, description: "The agent" },
+        errors: ["agent_not_found"],
+      }),
+    })
+    .get("/v1/agents/by-keyid/:keyId", ({ key, params }) => getAgentByKeyId(deps, key, pathParam(params.keyId)), {
+      auth: true,
+      detail: describe({
+        operationId: "getAgentByKeyId",
+        tag: "Agents",
+        summary: "Find an agent by its signing key's thumbprint",
+        params: { keyId: "The RFC 7638 thumbprint (SHA-256, base64url) of the agent's Ed25519 signing_key: the keyid of a Web Bot Auth signature" },
+        description:
+          "The calling key's agent whose signing_key has this thumbprint, revoked or not (status says which): what a merchant's guard asks to admit a registered agent's Web Bot Auth signature without a key directory. Only the calling key's agents are searched. A signing key several of its agents share names none (404).",
         ok: { status: 200, schema: agentResponse, description: "The agent" },
         errors: ["agent_not_found"],
       }),

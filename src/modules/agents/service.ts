@@ -4,6 +4,7 @@
 import type { Clock } from "../../clock";
 import { ApiError } from "../../errors";
 import type { AgentRecord, ApiKeyRecord, Store } from "../../store/interface";
+import { keyIdOf } from "../../web-bot-auth/keys";
 import { mandateForRegistration, mandateViewOf, spendForView, type ViewSpend } from "../mandates/service";
 import type { AgentRequest } from "./model";
 
@@ -64,6 +65,7 @@ export async function registerAgent({ store, clock, limits }: Deps, key: ApiKeyR
     agentId: input.agent_id,
     identityCommitment: input.identity_commitment,
     signingKey: input.signing_key ?? null,
+    signingKeyId: input.signing_key ? await keyIdOf(input.signing_key) : null,
     createdAt: now,
     revokedAt: null,
     principalKey,
@@ -93,6 +95,34 @@ export async function getAgent({ store, clock }: Deps, key: ApiKeyRecord, agentI
   const agent = agentId === null ? null : await store.getAgent(key.id, agentId);
   if (!agent) throw new ApiError("agent_not_found");
   return agentView(store, agent, clock.now());
+}
+
+const KEY_ID = /^[A-Za-z0-9_-]{43}$/;
+
+/**
+ * The calling key's agent whose signing key has this RFC 7638 thumbprint
+ * (the keyid of a Web Bot Auth signature), revoked ones included (the view
+ * says so). None, or a signing key several of the key's agents share (it
+ * names no one agent): agent_not_found.
+ */
+export async function getAgentByKeyId({ store, clock }: Deps, key: ApiKeyRecord, keyId: string | null) {
+  const found = keyId !== null && KEY_ID.test(keyId) ? await store.agentsBySigningKeyId(key.id, keyId, 2) : [];
+  if (found.length > 1) throw new ApiError("agent_not_found", { message: "Several of this key's agents share this signing key: it names no one agent." });
+  if (found.length === 0) throw new ApiError("agent_not_found");
+  return agentView(store, found[0]!, clock.now());
+}
+
+/** Fills the thumbprint of agents registered before it was stored (a no-op once done): what GET /v1/agents/by-keyid reads. */
+export async function fillSigningKeyIds(store: Store): Promise<number> {
+  let filled = 0;
+  for (;;) {
+    const batch = await store.agentsMissingSigningKeyId(500);
+    let changed = 0;
+    for (const agent of batch) if (await store.setSigningKeyId(agent.keyId, agent.agentId, agent.signingKey!, await keyIdOf(agent.signingKey!))) changed++;
+    filled += changed;
+    // Rows re-registered meanwhile carry their own thumbprint; a batch that changed nothing cannot loop.
+    if (batch.length < 500 || changed === 0) return filled;
+  }
 }
 
 export async function revokeAgent({ store, clock }: Deps, key: ApiKeyRecord, agentId: string | null) {

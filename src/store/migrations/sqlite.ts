@@ -321,4 +321,10 @@ export const sqliteMigrations: string[] = [
      SELECT g.changed_at, g.key_id, 'group.member_removed', '', '', '', 'removed', NULL, g.changed_request_id, NEW.group_id, OLD.commitment
      FROM groups g WHERE g.group_id = NEW.group_id;
    END;`,
+  // 12: the thumbprint of an agent's signing key (issue 31): the keyid a Web
+  // Bot Auth signature names, so the guard can ask which of its agents signed
+  // (GET /v1/agents/by-keyid/{keyid}). Rows from before are filled by the
+  // first start that finds them (SQL cannot hash a JWK: main.ts).
+  `ALTER TABLE agents ADD COLUMN signing_key_id TEXT;
+   CREATE INDEX agents_by_signing_key_id ON agents (key_id, signing_key_id);`,
 ];

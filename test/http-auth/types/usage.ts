@@ -5,7 +5,7 @@
 import { Elysia } from "elysia";
 import { Hono } from "hono";
 import { type FetchIdentity, fetch as agentFetch, zkagentFetch } from "zkagent/agent";
-import { BadRequest, type GuardOptions, type VerifiedSession, zkagentGuard } from "zkagent/merchant";
+import { BadRequest, type GuardOptions, type SignatureSession, type VerifiedSession, zkagentGuard } from "zkagent/merchant";
 import { zkagent as elysiaGuard } from "zkagent/merchant/elysia";
 import { zkagent as honoGuard } from "zkagent/merchant/hono";
 
@@ -57,3 +57,40 @@ const guardReadme = honoGuard({ url: "https://zkagent.example.com", apiKey: "zka
 export const readme = new Hono().post("/orders", guardReadme, (c) =>
   c.json({ agent: c.get("zkagent").agent_id, amount: c.get("zkagent").context.amount }, 201),
 );
+
+// A route that admits signed agents (Web Bot Auth) beside proofs: the session is either, told apart by its members.
+export const catalog = new Hono().get(
+  "/catalog",
+  honoGuard({
+    url: "https://zkagent.example.com",
+    apiKey: "zka_x",
+    action: "browse",
+    accept: ["web-bot-auth", "zkagent", "group"],
+    signatures: { signatureAgents: ["https://agents.operator.example"] },
+  }),
+  (c) => {
+    const session = c.get("zkagent");
+    if ("signature_agent" in session) {
+      const signed: SignatureSession = session;
+      return c.json({ operator: signed.signature_agent, keyid: signed.keyid });
+    }
+    const proved: VerifiedSession = session;
+    return c.json({ agent: proved.agent_id });
+  },
+);
+
+// A signature-only route: its session is a SignatureSession, with no narrowing.
+const signaturesOnly = zkagentGuard({
+  url: "https://zkagent.example.com",
+  apiKey: "zka_x",
+  action: "browse",
+  accept: ["web-bot-auth"],
+  signatures: { signatureAgents: [] },
+});
+export async function operatorOf(request: Request): Promise<string | null> {
+  const result = await signaturesOnly.verify(request);
+  return result.ok ? result.session.signature_agent : null;
+}
+
+// The agent signing every request for its operator.
+export const signedFetch = zkagentFetch({ identity, signatureAgent: "https://agents.operator.example" });

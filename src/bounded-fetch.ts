@@ -1,6 +1,8 @@
-// Bodies the agent reads from a service are bounded while they stream: a
-// hostile service cannot make the agent buffer more than the limit before it
-// is refused (docs/trust.md, "What the agent pins").
+// The rules for everything the project's clients fetch from a party they do
+// not control (the agent from a zkagent service, the merchant's guard from an
+// operator's key directory): which URLs are read at all, and bodies bounded
+// while they stream, so a hostile server cannot make the reader buffer more
+// than the limit before it is refused (docs/trust.md, "What the agent pins").
 import { createHash } from "node:crypto";
 
 const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;

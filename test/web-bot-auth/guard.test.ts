@@ -1,0 +1,356 @@
+// The guard's Web Bot Auth mode against Cloudflare's reference package:
+// requests `web-bot-auth` signs are admitted when their operator is trusted
+// and its directory (served signed on a loopback port) holds the key, and
+// refused 401 with the reason otherwise; never a 5xx, whatever the headers.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import fc from "fast-check";
+import { component, createSignature, webcrypto } from "http-message-sig";
+import { jwkToKeyID, signatureHeaders } from "web-bot-auth";
+import { Ed25519Signer, helpers } from "web-bot-auth/crypto";
+import { type AgentIdentity, createIdentity } from "../../src/agent";
+import { type GuardOptions, type GuardMode, zkagentGuard } from "../../src/merchant";
+import { DirectoryCache } from "../../src/merchant/directories";
+import { directoryResponse, MemoryNonceStore } from "../../src/web-bot-auth";
+import { fuzzParams } from "../fuzz/support";
+
+const SHOP = "https://shop.example";
+let operator: AgentIdentity;
+let stranger: AgentIdentity;
+let server: ReturnType<typeof Bun.serve>;
+let operatorOrigin: string;
+let directories: DirectoryCache;
+
+/** The key id as the reference package computes it (jsonwebkey-thumbprint). */
+const referenceKeyId = (identity: AgentIdentity) =>
+  jwkToKeyID({ kty: "OKP", crv: "Ed25519", x: identity.signing_key }, helpers.WEBCRYPTO_SHA256, helpers.BASE64URL_DECODE);
+const jwkOf = (identity: AgentIdentity) => ({ kty: "OKP", crv: "Ed25519", x: identity.signing_key, d: identity.signing_secret });
+
+beforeAll(async () => {
+  operator = await createIdentity();
+  stranger = await createIdentity();
+  server = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    fetch: async (request) => {
+      const url = new URL(request.url);
+      if (url.pathname !== "/.well-known/http-message-signatures-directory") return new Response("no", { status: 404 });
+      return directoryResponse([operator], { origin: url.origin });
+    },
+  });
+  operatorOrigin = `http://127.0.0.1:${server.port}`;
+});
+afterAll(() => server.stop(true));
+
+function guardFor(extra: Partial<GuardOptions<GuardMode>> = {}) {
+  directories = new DirectoryCache({ allowInsecureLoopback: true });
+  return zkagentGuard({
+    url: "http://zkagent.invalid",
+    apiKey: "zka_unused",
+    action: "browse",
+    origin: SHOP,
+    accept: ["web-bot-auth"],
+    signatures: { signatureAgents: [operatorOrigin], nonces: new MemoryNonceStore(), directories },
+    // No call to the zkagent service is made for a signature.
+    fetch: () => {
+      throw new Error("the service must not be called");
+    },
+    ...extra,
+  });
+}
+
+interface SignOptions {
+  identity?: AgentIdentity;
+  url?: string;
+  agent?: string;
+  created?: Date;
+  expires?: Date;
+}
+
+/** A request signed by the reference package, with Signature-Agent in the form it writes (a quoted string). */
+async function referenceSigned(options: SignOptions = {}): Promise<Request> {
+  const url = options.url ?? `${SHOP}/catalog`;
+  const headers = new Headers({ "signature-agent": JSON.stringify(options.agent ?? operatorOrigin) });
+  const created = options.created ?? new Date();
+  const signer = await Ed25519Signer.fromJWK(jwkOf(options.identity ?? operator));
+  const signed = await signatureHeaders({ method: "GET", url, headers: Object.fromEntries(headers) }, signer, {
+    created,
+    expires: options.expires ?? new Date(created.getTime() + 60_000),
+  });
+  headers.set("signature", signed.Signature);
+  headers.set("signature-input", signed["Signature-Input"]);
+  return new Request(url.replace(/^https:\/\/[^/]+/, SHOP), { headers });
+}
+
+async function reason(response: Response): Promise<string> {
+  return ((await response.json()) as { reason: string }).reason;
+}
+
+async function refused(request: Request, guard = guardFor()): Promise<string> {
+  const result = await guard.verify(request);
+  expect(result.ok).toBe(false);
+  if (result.ok) return "";
+  expect(result.response.status).toBe(401);
+  return reason(result.response);
+}
+
+describe("requests signed by the reference package (web-bot-auth 0.1)", () => {
+  test("a trusted operator's agent whose key is in its directory is admitted, named by operator and keyid", async () => {
+    const guard = guardFor();
+    const result = await guard.verify(await referenceSigned());
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.session).toEqual({
+      scheme: "web-bot-auth",
+      signature_agent: operatorOrigin,
+      keyid: await referenceKeyId(operator),
+      request: { method: "GET", origin: SHOP, target: "/catalog" },
+    });
+  });
+
+  test("a key the operator's directory does not hold: 401 unknown_key", async () => {
+    expect(await refused(await referenceSigned({ identity: stranger }))).toBe("unknown_key");
+  });
+
+  test("an operator the merchant does not trust: 401 untrusted_agent, and its directory is never fetched", async () => {
+    const guard = guardFor();
+    expect(await refused(await referenceSigned({ agent: "https://operator.elsewhere.example" }), guard)).toBe("untrusted_agent");
+    expect(directories.fetches).toBe(0);
+  });
+
+  test("an expired signature: 401 expired", async () => {
+    const created = new Date(Date.now() - 600_000);
+    expect(await refused(await referenceSigned({ created, expires: new Date(created.getTime() + 300_000) }))).toBe("expired");
+  });
+
+  test("a signature made for another authority: 401 bad_signature", async () => {
+    expect(await refused(await referenceSigned({ url: "https://other-shop.example/catalog" }))).toBe("bad_signature");
+  });
+
+  test("a signature that verifies for the request URL's authority but not the guard's origin: 401 wrong_authority", async () => {
+    const request = await referenceSigned({ url: "http://127.0.0.1:9/catalog" });
+    const direct = new Request("http://127.0.0.1:9/catalog", { headers: request.headers });
+    expect(await refused(direct)).toBe("wrong_authority");
+  });
+
+  test("a changed signature or signature input: 401 bad_signature", async () => {
+    const request = await referenceSigned();
+    const changedInput = new Headers(request.headers);
+    changedInput.set(
+      "signature-input",
+      request.headers.get("signature-input")!.replace(/created=(\d+)/, (_, n) => `created=${Number(n) - 1}`),
+    );
+    expect(await refused(new Request(request.url, { headers: changedInput }))).toBe("bad_signature");
+    const changedSignature = new Headers(request.headers);
+    const bytes = Buffer.from(/:([^:]+):/.exec(request.headers.get("signature")!)![1]!, "base64");
+    bytes[10]! ^= 1;
+    changedSignature.set("signature", `sig1=:${bytes.toString("base64")}:`);
+    expect(await refused(new Request(request.url, { headers: changedSignature }))).toBe("bad_signature");
+  });
+
+  test("a nonce is accepted once: the same request again is 401 replayed_nonce, on the same route and on another route of the process", async () => {
+    const guard = guardFor();
+    const request = await referenceSigned();
+    expect((await guard.verify(request.clone())).ok).toBe(true);
+    expect(await refused(request.clone(), guard)).toBe("replayed_nonce");
+    // Two guards given no store share the process's: a signature covers the authority, not the route.
+    const routes = [1, 2].map(() =>
+      guardFor({ signatures: { signatureAgents: [operatorOrigin], directories: new DirectoryCache({ allowInsecureLoopback: true }) } }),
+    );
+    const again = await referenceSigned();
+    expect((await routes[0]!.verify(again.clone())).ok).toBe(true);
+    expect(await refused(again.clone(), routes[1])).toBe("replayed_nonce");
+  });
+
+  test("a header the signature does not cover, even one that is not ASCII, does not get in the way", async () => {
+    const request = await referenceSigned();
+    const headers = new Headers(request.headers);
+    headers.set("user-agent", "Agent/1.0 (caf\u00e9)");
+    headers.set("x-trace", "a\tb");
+    const result = await guardFor().verify(new Request(request.url, { headers }));
+    expect(result.ok).toBe(true);
+  });
+
+  test("the directory is fetched once for many requests (cached)", async () => {
+    const guard = guardFor();
+    for (let i = 0; i < 3; i++) expect((await guard.verify(await referenceSigned())).ok).toBe(true);
+    expect(directories.fetches).toBe(1);
+  });
+});
+
+describe("the signature rules", () => {
+  /** A signature made with http-message-sig 0.3 directly, to shape what the reference would not write. */
+  async function crafted(options: { tag?: string; created?: number; expires?: number; dictionary?: boolean; nonce?: string | null }) {
+    const headers = new Headers({ "signature-agent": options.dictionary ? `sig1="${operatorOrigin}"` : JSON.stringify(operatorOrigin) });
+    const key = await crypto.subtle.importKey("jwk", jwkOf(operator), { name: "Ed25519" }, false, ["sign"]);
+    const now = Math.floor(Date.now() / 1000);
+    const created = options.created ?? now;
+    const parameters: Record<string, string | number> = {
+      created,
+      keyid: await referenceKeyId(operator),
+      alg: "ed25519",
+      expires: options.expires ?? created + 60,
+      tag: options.tag ?? "web-bot-auth",
+    };
+    if (options.nonce !== null) parameters.nonce = options.nonce ?? crypto.randomUUID();
+    const fields = await createSignature(
+      { kind: "request", method: "GET", targetUri: `${SHOP}/catalog`, fields: [...headers].map(([name, value]) => ({ name, value })) },
+      {
+        components: ["@authority", options.dictionary ? component("signature-agent", { key: "sig1" }) : "signature-agent"],
+        parameters,
+        signer: webcrypto.signer(key),
+      },
+    );
+    headers.set("signature", fields.signature);
+    headers.set("signature-input", fields.signatureInput);
+    return new Request(`${SHOP}/catalog`, { headers });
+  }
+
+  test('the IETF draft\'s dictionary form of Signature-Agent (sig1="…", covered with ;key="sig1") is admitted', async () => {
+    const result = await guardFor().verify(await crafted({ dictionary: true }));
+    expect(result.ok).toBe(true);
+    if (result.ok && "signature_agent" in result.session) expect(result.session.signature_agent).toBe(operatorOrigin);
+  });
+
+  test("another tag: 401 wrong_tag", async () => {
+    expect(await refused(await crafted({ tag: "http-message-signatures-directory" }))).toBe("wrong_tag");
+  });
+
+  test("created in the future beyond the 60 s skew: 401 not_yet_valid; within it: admitted", async () => {
+    const now = Math.floor(Date.now() / 1000);
+    expect(await refused(await crafted({ created: now + 300 }))).toBe("not_yet_valid");
+    expect((await guardFor().verify(await crafted({ created: now + 20 }))).ok).toBe(true);
+  });
+
+  test("a window longer than an hour: 401 window_too_long", async () => {
+    const now = Math.floor(Date.now() / 1000);
+    expect(await refused(await crafted({ created: now, expires: now + 7200 }))).toBe("window_too_long");
+  });
+
+  test("no nonce: 401 malformed_signature", async () => {
+    expect(await refused(await crafted({ nonce: null }))).toBe("malformed_signature");
+  });
+
+  test("a route that does not accept web-bot-auth ignores the signature: 401 claim_required", async () => {
+    const guard = guardFor({ accept: ["zkagent", "group"] });
+    const result = await guard.verify(await referenceSigned());
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(await reason(result.response)).toBe("claim_required");
+  });
+
+  test("an unsigned request to a signature-only route: 401 signature_required", async () => {
+    expect(await refused(new Request(`${SHOP}/catalog`))).toBe("signature_required");
+  });
+
+  test("a route that also accepts proofs offers the ZKAgent challenge beside the signature's reason", async () => {
+    const guard = guardFor({ accept: ["web-bot-auth", "zkagent"] });
+    const result = await guard.verify(await referenceSigned({ identity: stranger }));
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.response.status).toBe(401);
+    expect(result.response.headers.get("www-authenticate")).toMatch(/^ZKAgent realm=/);
+    expect(await reason(result.response)).toBe("unknown_key");
+  });
+});
+
+describe("registered agents' keys (signatures.registeredAgents)", () => {
+  /** A stand-in for the zkagent service's GET /v1/agents/by-keyid/{keyid}: the merchant's agents by keyid. */
+  async function registry(agents: { agent_id: string; identity: AgentIdentity; status: string }[], down = false) {
+    const byKeyId = new Map<string, { agent_id: string; signing_key: string; status: string }>();
+    for (const agent of agents)
+      byKeyId.set(await referenceKeyId(agent.identity), { agent_id: agent.agent_id, signing_key: agent.identity.signing_key, status: agent.status });
+    const asked: string[] = [];
+    const fetch = (request: Request) => {
+      asked.push(new URL(request.url).pathname);
+      if (down) return new Response("down", { status: 503 });
+      const found = byKeyId.get(new URL(request.url).pathname.split("/").pop()!);
+      return found ? Response.json(found) : Response.json({ error: "Agent not found" }, { status: 404 });
+    };
+    return { fetch, asked };
+  }
+  const registeredGuard = (fetch: (request: Request) => Response) =>
+    guardFor({ fetch, signatures: { signatureAgents: [operatorOrigin], registeredAgents: true, nonces: new MemoryNonceStore(), directories } });
+
+  /** Signed by the reference with no Signature-Agent at all (it then covers @authority only). */
+  async function withoutSignatureAgent(identity: AgentIdentity): Promise<Request> {
+    const signer = await Ed25519Signer.fromJWK(jwkOf(identity));
+    const created = new Date();
+    const signed = await signatureHeaders({ method: "GET", url: `${SHOP}/catalog`, headers: {} }, signer, {
+      created,
+      expires: new Date(created.getTime() + 60_000),
+    });
+    return new Request(`${SHOP}/catalog`, { headers: { signature: signed.Signature, "signature-input": signed["Signature-Input"] } });
+  }
+
+  test("a registered agent's signature, with no Signature-Agent or an untrusted one, is admitted and names the agent", async () => {
+    const service = await registry([{ agent_id: "own", identity: stranger, status: "active" }]);
+    const guard = registeredGuard(service.fetch);
+    for (const request of [await withoutSignatureAgent(stranger), await referenceSigned({ identity: stranger, agent: "https://platform.example" })]) {
+      const result = await guard.verify(request);
+      expect(result.ok).toBe(true);
+      if (result.ok && "keyid" in result.session) expect(result.session.agent_id).toBe("own");
+    }
+    expect(service.asked).toEqual([`/v1/agents/by-keyid/${await referenceKeyId(stranger)}`, `/v1/agents/by-keyid/${await referenceKeyId(stranger)}`]);
+  });
+
+  test("revoked: 401 agent_revoked; unknown: the operator's reason; the service down: 401 agent_lookup_unavailable, not a 5xx", async () => {
+    const revoked = await registry([{ agent_id: "own", identity: stranger, status: "revoked" }]);
+    expect(await refused(await withoutSignatureAgent(stranger), registeredGuard(revoked.fetch))).toBe("agent_revoked");
+    const empty = await registry([]);
+    expect(await refused(await withoutSignatureAgent(stranger), registeredGuard(empty.fetch))).toBe("missing_signature_agent");
+    expect(await refused(await referenceSigned({ identity: stranger, agent: "https://platform.example" }), registeredGuard(empty.fetch))).toBe(
+      "untrusted_agent",
+    );
+    const down = await registry([], true);
+    expect(await refused(await withoutSignatureAgent(stranger), registeredGuard(down.fetch))).toBe("agent_lookup_unavailable");
+  });
+
+  test("a registered agent's key cannot pass for another: the signature is checked with the key the service answers", async () => {
+    // The service says the keyid is `operator`'s key while `stranger` signed: the signature does not verify.
+    const service = await registry([{ agent_id: "own", identity: operator, status: "active" }]);
+    const request = await withoutSignatureAgent(stranger);
+    const forged = new Headers(request.headers);
+    forged.set("signature-input", request.headers.get("signature-input")!.replace(/keyid="[^"]+"/, `keyid="${await referenceKeyId(operator)}"`));
+    expect(await refused(new Request(request.url, { headers: forged }), registeredGuard(service.fetch))).toBe("bad_signature");
+  });
+
+  test("without the option, a signature with no Signature-Agent is malformed and the service is never asked", async () => {
+    const service = await registry([{ agent_id: "own", identity: stranger, status: "active" }]);
+    expect(await refused(await withoutSignatureAgent(stranger), guardFor({ fetch: service.fetch }))).toBe("malformed_signature");
+    expect(service.asked).toEqual([]);
+  });
+});
+
+test("random Signature, Signature-Input and Signature-Agent values get a 4xx, never a 5xx", async () => {
+  const guard = guardFor();
+  const valid = await referenceSigned();
+  const pieces = [
+    valid.headers.get("signature")!,
+    valid.headers.get("signature-input")!,
+    valid.headers.get("signature-agent")!,
+    'sig1=("@authority" "signature-agent");created=1;expires=2;keyid="x";nonce="n";tag="web-bot-auth"',
+    "sig1=:AAAA:",
+    `sig1="${operatorOrigin}"`,
+  ];
+  const value = fc.oneof(
+    fc.string({ maxLength: 200 }).map((text) => text.replace(/[\r\n\0]/g, " ")),
+    fc.constantFrom(...pieces),
+    fc.tuple(fc.constantFrom(...pieces), fc.string({ maxLength: 8 })).map(([piece, noise]) => piece + noise.replace(/[\r\n\0]/g, "")),
+  );
+  await fc.assert(
+    fc.asyncProperty(fc.option(value), fc.option(value), fc.option(value), async (signature, input, agent) => {
+      const headers = new Headers();
+      try {
+        if (signature !== null) headers.set("signature", signature);
+        if (input !== null) headers.set("signature-input", input);
+        if (agent !== null) headers.set("signature-agent", agent);
+      } catch {
+        return; // not a value a header can carry
+      }
+      const result = await guard.verify(new Request(`${SHOP}/catalog`, { headers }));
+      if (result.ok) return;
+      expect(result.response.status).toBeGreaterThanOrEqual(400);
+      expect(result.response.status).toBeLessThan(500);
+    }),
+    fuzzParams(300),
+  );
+});
