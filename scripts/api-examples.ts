@@ -187,9 +187,9 @@ export async function recordExamples(wrap: <T extends App>(app: T) => T = (app) 
   await call("getAgent", "Agent not found", "GET", "/v1/agents/nobody");
   await authFailures("getAgent", "GET", "/v1/agents/shopper-1");
   const shopperKeyId = await keyIdOf(agent.signing_key);
-  await call("getAgentByKeyId", "The agent", "GET", `/v1/agents/by-keyid/${shopperKeyId}`);
-  await call("getAgentByKeyId", "Agent not found", "GET", `/v1/agents/by-keyid/${"A".repeat(43)}`);
-  await authFailures("getAgentByKeyId", "GET", `/v1/agents/by-keyid/${shopperKeyId}`);
+  await call("getAgentByKeyId", "The agent", "GET", `/v1/signing-keys/${shopperKeyId}`);
+  await call("getAgentByKeyId", "Agent not found", "GET", `/v1/signing-keys/${"A".repeat(43)}`);
+  await authFailures("getAgentByKeyId", "GET", `/v1/signing-keys/${shopperKeyId}`);
   await call("setMandate", "Set", "PUT", "/v1/agents/shopper-1/mandate", { body: mandate });
   await call("setMandate", "Invalid field", "PUT", "/v1/agents/shopper-1/mandate", { body: { max_totl: "1" } });
   await call("setMandate", "Agent not found", "PUT", "/v1/agents/nobody/mandate", { body: mandate });

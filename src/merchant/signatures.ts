@@ -27,7 +27,7 @@ export interface SignatureOptions {
    * Also admit signatures by the merchant's own registered agents, without a
    * directory: a signature whose Signature-Agent is absent or untrusted is
    * looked up at the zkagent service by its keyid (GET
-   * /v1/agents/by-keyid/{keyid}, the merchant's API key: only its agents),
+   * /v1/signing-keys/{keyid}, the merchant's API key: only its agents),
    * verified with that agent's signing_key, refused when the agent is
    * revoked. One call to the service per such request. Default false.
    */

@@ -1,4 +1,4 @@
-// GET /v1/agents/by-keyid/{keyid}: which of the calling key's agents a Web
+// GET /v1/signing-keys/{keyid}: which of the calling key's agents a Web
 // Bot Auth signature's keyid (the RFC 7638 thumbprint of the agent's signing
 // key, as the reference package computes it) names; revocation shows; no key
 // sees another's agents; rows stored before the thumbprint was are filled.
@@ -30,22 +30,22 @@ beforeAll(async () => {
   expect(registered.status).toBe(201);
 });
 
-describe("GET /v1/agents/by-keyid/{keyid}", () => {
+describe("GET /v1/signing-keys/{keyid}", () => {
   test("the keyid of the agent's signing key names the agent", async () => {
-    const response = await h.call("GET", `/v1/agents/by-keyid/${keyid}`, { key });
+    const response = await h.call("GET", `/v1/signing-keys/${keyid}`, { key });
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ agent_id: "signer", signing_key: agent.signing_key, status: "active" });
   });
 
   test("another key's lookup finds nothing: 404", async () => {
-    const response = await h.call("GET", `/v1/agents/by-keyid/${keyid}`, { key: otherKey });
+    const response = await h.call("GET", `/v1/signing-keys/${keyid}`, { key: otherKey });
     expect(response.status).toBe(404);
     expect(response.body.error).toBe("Agent not found");
   });
 
   test("an unknown or malformed keyid: 404", async () => {
-    expect((await h.call("GET", `/v1/agents/by-keyid/${"A".repeat(43)}`, { key })).status).toBe(404);
-    expect((await h.call("GET", "/v1/agents/by-keyid/not%20a%20keyid", { key })).status).toBe(404);
+    expect((await h.call("GET", `/v1/signing-keys/${"A".repeat(43)}`, { key })).status).toBe(404);
+    expect((await h.call("GET", "/v1/signing-keys/not%20a%20keyid", { key })).status).toBe(404);
   });
 
   test("a signing key two of the key's agents share names neither: 404 saying so", async () => {
@@ -57,7 +57,7 @@ describe("GET /v1/agents/by-keyid/{keyid}", () => {
       });
       expect(registered.status).toBe(201);
     }
-    const response = await h.call("GET", `/v1/agents/by-keyid/${await referenceKeyId(shared.signing_key)}`, { key });
+    const response = await h.call("GET", `/v1/signing-keys/${await referenceKeyId(shared.signing_key)}`, { key });
     expect(response.status).toBe(404);
     expect(response.body.message).toContain("share");
   });
@@ -66,7 +66,7 @@ describe("GET /v1/agents/by-keyid/{keyid}", () => {
     const other = await createIdentity();
     await h.call("POST", "/v1/agents", { key, body: { agent_id: "gone", identity_commitment: other.identity_commitment, signing_key: other.signing_key } });
     expect((await h.call("DELETE", "/v1/agents/gone", { key })).status).toBe(200);
-    const response = await h.call("GET", `/v1/agents/by-keyid/${await referenceKeyId(other.signing_key)}`, { key });
+    const response = await h.call("GET", `/v1/signing-keys/${await referenceKeyId(other.signing_key)}`, { key });
     expect(response.status).toBe(200);
     expect(response.body.status).toBe("revoked");
   });
@@ -77,10 +77,10 @@ describe("GET /v1/agents/by-keyid/{keyid}", () => {
     const record = (await h.store.getAgent(keyId!, "signer"))!;
     await h.store.registerAgent({ ...record, agentId: "legacy", signingKey: legacy.signing_key, signingKeyId: null });
     const legacyKeyId = await referenceKeyId(legacy.signing_key);
-    expect((await h.call("GET", `/v1/agents/by-keyid/${legacyKeyId}`, { key })).status).toBe(404);
+    expect((await h.call("GET", `/v1/signing-keys/${legacyKeyId}`, { key })).status).toBe(404);
     expect(await fillSigningKeyIds(h.store)).toBe(1);
     expect(await fillSigningKeyIds(h.store)).toBe(0);
-    const response = await h.call("GET", `/v1/agents/by-keyid/${legacyKeyId}`, { key });
+    const response = await h.call("GET", `/v1/signing-keys/${legacyKeyId}`, { key });
     expect(response.status).toBe(200);
     expect(response.body.agent_id).toBe("legacy");
   });

@@ -253,7 +253,7 @@ describe("the signature rules", () => {
 });
 
 describe("registered agents' keys (signatures.registeredAgents)", () => {
-  /** A stand-in for the zkagent service's GET /v1/agents/by-keyid/{keyid}: the merchant's agents by keyid. */
+  /** A stand-in for the zkagent service's GET /v1/signing-keys/{keyid}: the merchant's agents by keyid. */
   async function registry(agents: { agent_id: string; identity: AgentIdentity; status: string }[], down = false) {
     const byKeyId = new Map<string, { agent_id: string; signing_key: string; status: string }>();
     for (const agent of agents)
@@ -289,7 +289,7 @@ describe("registered agents' keys (signatures.registeredAgents)", () => {
       expect(result.ok).toBe(true);
       if (result.ok && "keyid" in result.session) expect(result.session.agent_id).toBe("own");
     }
-    expect(service.asked).toEqual([`/v1/agents/by-keyid/${await referenceKeyId(stranger)}`, `/v1/agents/by-keyid/${await referenceKeyId(stranger)}`]);
+    expect(service.asked).toEqual([`/v1/signing-keys/${await referenceKeyId(stranger)}`, `/v1/signing-keys/${await referenceKeyId(stranger)}`]);
   });
 
   test("revoked: 401 agent_revoked; unknown: the operator's reason; the service down: 401 agent_lookup_unavailable, not a 5xx", async () => {

@@ -16,7 +16,7 @@ import type { Mode } from "./types";
 export function registeredKeys(service: ServiceCall): RegisteredKeyLookup {
   return async (keyid) => {
     if (!/^[A-Za-z0-9_-]{43}$/.test(keyid)) return null;
-    const found = await service("GET", `/v1/agents/by-keyid/${keyid}`);
+    const found = await service("GET", `/v1/signing-keys/${keyid}`);
     if (found.status === 404) return null;
     const { agent_id, signing_key, status } = found.body;
     if (found.status !== 200 || typeof agent_id !== "string" || typeof signing_key !== "string") throw new Unavailable();

@@ -44,7 +44,7 @@ export const agents = (deps: AppDeps) =>
         errors: ["agent_not_found"],
       }),
     })
-    .get("/v1/agents/by-keyid/:keyId", ({ key, params }) => getAgentByKeyId(deps, key, pathParam(params.keyId)), {
+    .get("/v1/signing-keys/:keyId", ({ key, params }) => getAgentByKeyId(deps, key, pathParam(params.keyId)), {
       auth: true,
       detail: describe({
         operationId: "getAgentByKeyId",

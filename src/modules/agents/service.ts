@@ -112,7 +112,7 @@ export async function getAgentByKeyId({ store, clock }: Deps, key: ApiKeyRecord,
   return agentView(store, found[0]!, clock.now());
 }
 
-/** Fills the thumbprint of agents registered before it was stored (a no-op once done): what GET /v1/agents/by-keyid reads. */
+/** Fills the thumbprint of agents registered before it was stored (a no-op once done): what GET /v1/signing-keys reads. */
 export async function fillSigningKeyIds(store: Store): Promise<number> {
   let filled = 0;
   for (;;) {

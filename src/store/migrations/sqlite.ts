@@ -323,7 +323,7 @@ export const sqliteMigrations: string[] = [
    END;`,
   // 12: the thumbprint of an agent's signing key (issue 31): the keyid a Web
   // Bot Auth signature names, so the guard can ask which of its agents signed
-  // (GET /v1/agents/by-keyid/{keyid}). Rows from before are filled by the
+  // (GET /v1/signing-keys/{keyid}). Rows from before are filled by the
   // first start that finds them (SQL cannot hash a JWK: main.ts).
   `ALTER TABLE agents ADD COLUMN signing_key_id TEXT;
    CREATE INDEX agents_by_signing_key_id ON agents (key_id, signing_key_id);`,
