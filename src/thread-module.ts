@@ -20,3 +20,46 @@ export function threadModule(from: string, dir: string, starter: string, name: s
   }
   return new URL(`./${dir}/${name}.ts`, from).href;
 }
+
+/** How long a thread may take to load its module and answer `{ready: true}`. */
+const START_TIMEOUT_MS = 30_000;
+
+/**
+ * Starts a Worker on `module` and sends it `init`. The worker is returned at
+ * once (messages posted before it is ready wait in its queue); `started`
+ * settles when it answers `{ready: true}`, or fails when it errs or stays
+ * silent for START_TIMEOUT_MS. After that, its other messages go to
+ * `message`, and an error to `died` (the owner restarts it). The thread alone
+ * does not keep the process alive.
+ */
+export function spawnThread<T>(
+  module: string,
+  what: string,
+  init: unknown,
+  handlers: { message(data: T): void; died(error: Error): void },
+): { worker: Worker; started: Promise<void> } {
+  const worker = new Worker(module);
+  const started = new Promise<void>((ready, failed) => {
+    let up = false;
+    const timer = setTimeout(() => {
+      worker.terminate();
+      failed(new Error(`${what} did not start within ${START_TIMEOUT_MS / 1000} s (${module})`));
+    }, START_TIMEOUT_MS);
+    worker.onmessage = (event: MessageEvent<T & { ready?: true }>) => {
+      if (!up && event.data.ready) {
+        up = true;
+        clearTimeout(timer);
+        return ready();
+      }
+      handlers.message(event.data);
+    };
+    worker.onerror = (event) => {
+      if (up) return handlers.died(new Error(`${what} died: ${event.message}`));
+      clearTimeout(timer);
+      failed(new Error(`${what} failed to start: ${event.message}`));
+    };
+  });
+  (worker as Worker & { unref(): void }).unref();
+  worker.postMessage(init);
+  return { worker, started };
+}

@@ -10,12 +10,10 @@
 // other, and another key's change behind at most one of them.
 import type { Leaf } from "./tree";
 import { Queues, type TreeCache, type TreeChange, type TreePlan, type TreeSnapshot } from "./cache";
-import { threadModule } from "../thread-module";
+import { spawnThread, threadModule } from "../thread-module";
 
 /** The thread's module, wherever this code runs (src/thread-module.ts). */
 const THREAD_MODULE = threadModule(import.meta.url, "groups", "thread.ts", "thread-main");
-
-const START_TIMEOUT_MS = 30_000;
 
 /** A call to the thread, by method; answered in order (the thread is one loop). */
 export type ThreadCall =
@@ -45,35 +43,22 @@ export class ThreadTreeCache implements TreeCache {
   }
 
   private spawn(): Promise<void> {
-    return new Promise((ready, failed) => {
-      const worker = new Worker(THREAD_MODULE);
-      let started = false;
-      const timer = setTimeout(() => {
-        worker.terminate();
-        failed(new Error(`group tree thread did not start within ${START_TIMEOUT_MS / 1000} s (${THREAD_MODULE})`));
-      }, START_TIMEOUT_MS);
-      worker.onmessage = (event: MessageEvent<{ ready?: true; id?: number; result?: unknown; error?: string }>) => {
-        if (event.data.ready) {
-          started = true;
-          clearTimeout(timer);
-          return ready();
-        }
-        const call = this.pending.get(event.data.id!);
-        this.pending.delete(event.data.id!);
-        if (event.data.error !== undefined) call?.reject(new Error(`group tree thread: ${event.data.error}`));
-        else call?.resolve(event.data.result);
-      };
-      worker.onerror = (event) => {
-        if (!started) {
-          clearTimeout(timer);
-          return failed(new Error(`group tree thread failed to start: ${event.message}`));
-        }
-        this.restart(new Error(`group tree thread died: ${event.message}`));
-      };
-      (worker as Worker & { unref(): void }).unref();
-      this.worker = worker;
-      worker.postMessage({ budgetBytes: this.budgetBytes });
-    });
+    const { worker, started } = spawnThread<{ id?: number; result?: unknown; error?: string }>(
+      THREAD_MODULE,
+      "group tree thread",
+      { budgetBytes: this.budgetBytes },
+      {
+        message: (data) => {
+          const call = this.pending.get(data.id!);
+          this.pending.delete(data.id!);
+          if (data.error !== undefined) call?.reject(new Error(`group tree thread: ${data.error}`));
+          else call?.resolve(data.result);
+        },
+        died: (error) => this.restart(error),
+      },
+    );
+    this.worker = worker;
+    return started;
   }
 
   /**

@@ -5,13 +5,12 @@
 import type { BatchItem, VerifyEngine } from "./batching";
 import { verificationKey } from "./circuit-key";
 import type { SnarkjsProof, SnarkjsVerificationKey, VerifyResult } from "./types";
-import { threadModule } from "../thread-module";
+import { spawnThread, threadModule } from "../thread-module";
 
 /** The thread's module, wherever this code runs (src/thread-module.ts). */
 const THREAD_MODULE = threadModule(import.meta.url, "verifier", "thread.ts", "thread-main");
 
 /** A thread that has not loaded its verifier by then will not; start-up fails rather than hang. */
-const START_TIMEOUT_MS = 30_000;
 
 interface Call {
   items: BatchItem[];
@@ -35,36 +34,21 @@ export class ThreadEngine implements VerifyEngine {
   }
 
   private spawn(): Promise<void> {
-    return new Promise((ready, failed) => {
-      const worker = new Worker(THREAD_MODULE);
-      let started = false;
-      const timer = setTimeout(() => {
-        worker.terminate();
-        failed(new Error(`verifier thread did not start within ${START_TIMEOUT_MS / 1000} s (${THREAD_MODULE})`));
-      }, START_TIMEOUT_MS);
-      worker.onmessage = (event: MessageEvent<{ ready?: true; id?: number; results?: VerifyResult[] }>) => {
-        if (event.data.ready) {
-          started = true;
-          clearTimeout(timer);
-          ready();
-          return;
-        }
-        const call = this.calls.get(event.data.id!);
-        this.calls.delete(event.data.id!);
-        call?.resolve(event.data.results!);
-      };
-      worker.onerror = (event) => {
-        if (!started) {
-          clearTimeout(timer);
-          return failed(new Error(`verifier thread failed to start: ${event.message}`));
-        }
-        this.restart();
-      };
-      // The thread alone does not keep the process alive; the server's listener does.
-      (worker as Worker & { unref(): void }).unref();
-      this.worker = worker;
-      worker.postMessage({ key: this.key });
-    });
+    const { worker, started } = spawnThread<{ id?: number; results?: VerifyResult[] }>(
+      THREAD_MODULE,
+      "verifier thread",
+      { key: this.key },
+      {
+        message: (data) => {
+          const call = this.calls.get(data.id!);
+          this.calls.delete(data.id!);
+          call?.resolve(data.results!);
+        },
+        died: () => this.restart(),
+      },
+    );
+    this.worker = worker;
+    return started;
   }
 
   /** A thread that died takes its calls with it: start a new one and send them again. */
