@@ -4,8 +4,9 @@
 // no Bun). Nothing here reaches the server or the store; the full CLI
 // (src/cli/index.ts, the `zkagent` package) has these commands and the
 // service's.
-import { ConfigError, loadConfig } from "../config";
-import { outputWritten, say, shown, UsageError, warn } from "./args";
+import { loadConfig } from "../config";
+import { say, UsageError } from "./args";
+import { runCli } from "./run";
 import { directoryCommand, directoryHelp } from "./directory";
 import { fetchCommand, fetchHelp } from "./fetch";
 import { identityCommand, identityHelp } from "./identity";
@@ -52,17 +53,4 @@ async function main(argv: string[]): Promise<number> {
   return chosen.run(rest);
 }
 
-// process.exit does not wait for a pipe to take what was written (src/cli/args.ts, outputWritten).
-const exit = async (code: number) => {
-  await outputWritten();
-  process.exit(code);
-};
-
-main(process.argv.slice(2)).then(exit, (error) => {
-  if (error instanceof UsageError || error instanceof ConfigError) {
-    warn(`zkagent: ${shown(error.message)}\n(zkagent --help for usage)`);
-    return exit(2);
-  }
-  warn(`zkagent: ${shown(error instanceof Error ? error.message : String(error))}`);
-  return exit(1);
-});
+runCli(main);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bun
 // zkagent — one entry point for the server, key management and the agent side.
-import { ConfigError, loadConfig } from "../config";
-import { inCliTerms, outputWritten, say, shown, UsageError, warn } from "./args";
+import { loadConfig } from "../config";
+import { say, UsageError } from "./args";
 import { agentsCommand, agentsHelp } from "./agents";
 import { auditCommand, auditHelp } from "./audit";
 import { ceremonyCommand, ceremonyHelp } from "./ceremony";
@@ -18,7 +18,7 @@ import { principalCommand, principalHelp } from "./principal";
 import { proveCommand, proveHelp, signCommand, signHelp } from "./prove";
 import { receiptCommand, receiptHelp, receiptsCommand, receiptsHelp } from "./receipts";
 import { serveCommand, serveHelp } from "./serve";
-import { EXIT_UNREACHABLE, unreachable } from "./unreachable";
+import { runCli } from "./run";
 import { verifyCommand, verifyHelp } from "./verify";
 import { webhooksCommand, webhooksHelp } from "./webhooks";
 
@@ -123,24 +123,4 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-// process.exit does not wait for a pipe to take what was written: a --json
-// object larger than the pipe's 64 KiB was cut (src/cli/args.ts, outputWritten).
-const exit = async (code: number) => {
-  await outputWritten();
-  process.exit(code);
-};
-
-main(process.argv.slice(2)).then(exit, (error) => {
-  if (error instanceof UsageError || error instanceof ConfigError) {
-    warn(`zkagent: ${shown(error.message)}\n(zkagent --help for usage)`);
-    return exit(2);
-  }
-  // A service that could not be reached (demo's server, a circuit or members download): its URL and exit 3.
-  const down = unreachable(error);
-  if (down) {
-    warn(`zkagent: ${shown(down.message)}`);
-    return exit(EXIT_UNREACHABLE);
-  }
-  warn(`zkagent: ${shown(inCliTerms(error instanceof Error ? error.message : String(error)))}`);
-  return exit(1);
-});
+runCli(main);
