@@ -1,8 +1,8 @@
 // `zkagent agents register|show|revoke`: an agent under the merchant's API key,
 // through the service's API (src/cli/remote.ts).
 import type { Config } from "../config";
-import { parse, printJson, say, shown, UsageError } from "./args";
-import { REMOTE_OPTIONS, type Remote, readJsonObjectFile, remoteCall, remoteHelp, remoteOf } from "./remote";
+import { parse, printJson, readJsonObjectFile, say, shown, UsageError } from "./args";
+import { REMOTE_OPTIONS, type Remote, remoteCall, remoteHelp, remoteOf } from "./remote";
 
 export const agentsHelp = `zkagent agents — agents registered under an API key, through the service
 

@@ -171,3 +171,16 @@ export function groupChoice(values: { "min-anonymity"?: string }): { minAnonymit
   if (!/^[1-9][0-9]{0,6}$/.test(text)) throw new UsageError("--min-anonymity must be a whole number of members, at least 1");
   return { minAnonymity: Number(text) };
 }
+
+/** A JSON object from a file, for an option; anything else is a usage error naming the option. */
+export function readJsonObjectFile(path: string, option: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(path, "utf8"));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(`--${option}: cannot read ${path}${code ? ` (${code})` : ": not JSON"}`);
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new UsageError(`--${option}: ${path} is not a JSON object`);
+  return value as Record<string, unknown>;
+}

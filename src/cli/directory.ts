@@ -1,10 +1,9 @@
 // `zkagent directory`: the Web Bot Auth key directory of an operator's
 // agents (docs/http-auth.md, "Signed agents"), from their identity files:
 // their public keys only, the key id each signature will name beside each.
-import { readFileSync } from "node:fs";
 import { keyDirectory, keyIdOf } from "../web-bot-auth";
 import { DIRECTORY_PATH } from "../web-bot-auth/directory";
-import { parse, printJson, say, UsageError } from "./args";
+import { parse, printJson, readJsonObjectFile, say, UsageError } from "./args";
 
 export const directoryHelp = `zkagent directory --identity FILE [--identity FILE]... [--json]
   The key directory (a JWKS) of these agents' Ed25519 public keys, for an
@@ -17,14 +16,7 @@ export const directoryHelp = `zkagent directory --identity FILE [--identity FILE
   --json      the directory document itself, as served`;
 
 function signingKeyOf(path: string): string {
-  let value: unknown;
-  try {
-    value = JSON.parse(readFileSync(path, "utf8"));
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(`--identity: cannot read ${path}${code ? ` (${code})` : ": not JSON"}`);
-  }
-  const key = (value as { signing_key?: unknown } | null)?.signing_key;
+  const key = readJsonObjectFile(path, "identity").signing_key;
   if (typeof key !== "string" || key === "") throw new UsageError(`--identity: ${path} has no "signing_key"`);
   return key;
 }

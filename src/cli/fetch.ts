@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import {
   type AgentFetchOptions,
   ChallengeError,
@@ -25,6 +24,7 @@ import {
   warn,
   writeStdout,
   readStdin,
+  readJsonObjectFile,
 } from "./args";
 import { EXIT_UNREACHABLE, unreachable } from "./unreachable";
 
@@ -114,15 +114,7 @@ export function agentChoice(values: {
 
 /** The identity file: secrets are read here and never printed, even in an error. */
 export function readIdentityFile(path: string): FetchIdentity {
-  let value: unknown;
-  try {
-    value = JSON.parse(readFileSync(path, "utf8"));
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(`--identity: cannot read ${path}${code ? ` (${code})` : ": not JSON"}`);
-  }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new UsageError(`--identity: ${path} is not a JSON object`);
-  const identity = value as Record<string, unknown>;
+  const identity = readJsonObjectFile(path, "identity");
   const text = (name: string) => (typeof identity[name] === "string" && identity[name] !== "" ? (identity[name] as string) : undefined);
   const agent_id = text("agent_id");
   const group_id = text("group_id");

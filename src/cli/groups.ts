@@ -2,8 +2,8 @@
 // verification, docs/privacy.md) owned by an API key, through the service's
 // API (src/cli/remote.ts).
 import type { Config } from "../config";
-import { parse, printJson, say, shown, UsageError } from "./args";
-import { REMOTE_OPTIONS, readJsonObjectFile, remoteCall, remoteHelp, remoteOf } from "./remote";
+import { parse, printJson, readJsonObjectFile, say, shown, UsageError } from "./args";
+import { REMOTE_OPTIONS, remoteCall, remoteHelp, remoteOf } from "./remote";
 
 export const groupsHelp = `zkagent groups — groups owned by an API key, through the service
 

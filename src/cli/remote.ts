@@ -3,7 +3,6 @@
 // if the platform had called the API itself (the same validation, limits,
 // ownership and audit trail). Exit 0 done, 1 the service refused (its answer
 // shown), 2 usage, 3 the service out of reach.
-import { readFileSync } from "node:fs";
 import type { Config } from "../config";
 import { printJson, secretOption, shown, UsageError, warn } from "./args";
 import { reach } from "./unreachable";
@@ -66,17 +65,4 @@ export async function remoteCall(remote: Remote, method: string, path: string, b
   if (remote.json) printJson({ status: response.status, ...answer });
   else warn(`zkagent: ${method} ${shown(target)}: HTTP ${response.status}${typeof answer.error === "string" ? ` ${shown(answer.error)}` : ""}`);
   return null;
-}
-
-/** A JSON object from a file, for an option; anything else is a usage error naming the option. */
-export function readJsonObjectFile(path: string, option: string): Record<string, unknown> {
-  let value: unknown;
-  try {
-    value = JSON.parse(readFileSync(path, "utf8"));
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(`--${option}: cannot read ${path}${code ? ` (${code})` : ": not JSON"}`);
-  }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new UsageError(`--${option}: ${path} is not a JSON object`);
-  return value as Record<string, unknown>;
 }
