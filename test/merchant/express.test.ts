@@ -5,33 +5,15 @@
 import { expect, setDefaultTimeout, test } from "bun:test";
 import type { AddressInfo } from "node:net";
 import express from "express";
-import { createIdentity, zkagentFetch } from "../../src/agent";
+import { zkagentFetch } from "../../src/agent";
 import { BodyAlreadyReadError, zkagent, zkagentSession } from "../../src/merchant/adapters/express";
-import { bodyFields, type GuardOptions } from "../../src/merchant";
-import { createHarness } from "../support/harness";
+import { bodyFields } from "../../src/merchant";
+import { merchantService } from "./support";
 
 // The first proof of the process builds the prover (seconds on a loaded machine).
 setDefaultTimeout(30_000);
 
-/** The real zkagent app in process, a merchant key, a registered agent "bot", and the guard's options for them. */
-async function service() {
-  const harness = await createHarness();
-  const apiKey = await harness.newKey();
-  const identity = { ...(await createIdentity()), agent_id: "bot" };
-  const registered = await harness.call("POST", "/v1/agents", {
-    key: apiKey,
-    body: { agent_id: "bot", identity_commitment: identity.identity_commitment, signing_key: identity.signing_key },
-  });
-  expect(registered.status).toBe(201);
-  const options: GuardOptions = {
-    url: "http://zkagent.test",
-    apiKey,
-    action: "purchase",
-    context: bodyFields(["amount", "currency"]),
-    fetch: (request) => harness.app.handle(request),
-  };
-  return { identity, options };
-}
+const service = () => merchantService(bodyFields(["amount", "currency"]));
 
 /** The app on a loopback port for the length of `run`, closed after it (a server left listening stalled bun test's next test). */
 async function serving(app: express.Express, run: (url: string) => Promise<void>): Promise<void> {

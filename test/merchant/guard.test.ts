@@ -14,7 +14,7 @@ import { contextHash } from "../../src/identity/encoding";
 import { zkagent as elysiaGuard } from "../../src/merchant/adapters/elysia";
 import { zkagent as honoGuard } from "../../src/merchant/adapters/hono";
 import { BadRequest, bodyFields, type GuardOptions, zkagentGuard } from "../../src/merchant";
-import { createHarness } from "../support/harness";
+import { merchantService } from "./support";
 
 // The first proof of the process builds the prover (seconds on a loaded machine).
 setDefaultTimeout(30_000);
@@ -26,18 +26,7 @@ const context: GuardOptions["context"] = ({ body }) => {
   return { amount, currency };
 };
 
-async function service() {
-  const harness = await createHarness();
-  const apiKey = await harness.newKey();
-  const identity = { ...(await createIdentity()), agent_id: "bot" };
-  const registered = await harness.call("POST", "/v1/agents", {
-    key: apiKey,
-    body: { agent_id: "bot", identity_commitment: identity.identity_commitment, signing_key: identity.signing_key },
-  });
-  expect(registered.status).toBe(201);
-  const options: GuardOptions = { url: "http://zkagent.test", apiKey, action: "purchase", context, fetch: (request) => harness.app.handle(request) };
-  return { harness, identity, options };
-}
+const service = () => merchantService(context);
 
 describe("adapters in front of the real service", () => {
   test("Elysia: the handler receives the verified session; a plain request is refused before it runs", async () => {
