@@ -31,7 +31,7 @@ import { GroupTrees } from "../src/groups/cache";
 import { createKey } from "../src/modules/keys/service";
 import { openStore } from "../src/store";
 import { freePort, waitHealthy } from "./support";
-import type { GroupRecord, Store } from "../src/store/interface";
+import { type GroupRecord, newGroupRecord, type Store } from "../src/store/interface";
 import { openPostgres } from "../src/store/postgres";
 import { openSqlite } from "../src/store/sqlite";
 import { createTestDatabase, postgresTestUrl } from "../test/support/postgres";
@@ -76,19 +76,7 @@ function commitment(i: number): string {
 }
 
 function group(groupId: string): GroupRecord {
-  return {
-    groupId,
-    keyId: "bench",
-    createdAt: Date.now(),
-    version: 0,
-    size: 0,
-    activeMembers: 0,
-    depth: 0,
-    root: "0",
-    removedVersion: 0,
-    mandate: null,
-    challengers: null,
-  };
+  return newGroupRecord({ groupId, keyId: "bench", createdAt: Date.now(), mandate: null, challengers: null });
 }
 
 async function measure(name: string, store: Store, members: number): Promise<Row> {

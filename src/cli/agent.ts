@@ -7,6 +7,7 @@
 import { loadConfig } from "../config";
 import { say, UsageError } from "./args";
 import { runCli } from "./run";
+import { agentCommandsSummary } from "./agent-commands";
 import { directoryCommand, directoryHelp } from "./directory";
 import { fetchCommand, fetchHelp } from "./fetch";
 import { identityCommand, identityHelp } from "./identity";
@@ -19,14 +20,7 @@ const help = `zkagent — the agent's side of zkagent (the @zkagent/agent packag
 
 Usage: zkagent <command> [options]     (zkagent <command> --help for details)
 
-  identity new           create an agent identity (secret, commitment, signing keys; --semaphore: for groups)
-  prove                  prove an identity for a challenge (nonce, action, context), or group membership (--group-challenge)
-  sign                   sign a challenge with the agent's Ed25519 key
-  fetch                  an HTTP request that answers ZKAgent challenges (a curl for agents)
-  mcp                    an MCP server (stdio) with the agent's tools: identity, fetch, prove
-  directory              the Web Bot Auth key directory (public keys) of agents' identities
-  receipt verify         check a signed verification receipt against a JWKS
-  verify                 verify a snarkjs Groth16 proof (drop-in for snarkjs groth16 verify)
+${agentCommandsSummary}
 
 The service and its administration (serve, keys, circuits, …) are in the zkagent package.`;
 

@@ -19,6 +19,7 @@ import { proveCommand, proveHelp, signCommand, signHelp } from "./prove";
 import { receiptCommand, receiptHelp, receiptsCommand, receiptsHelp } from "./receipts";
 import { serveCommand, serveHelp } from "./serve";
 import { runCli } from "./run";
+import { agentCommandsSummary } from "./agent-commands";
 import { verifyCommand, verifyHelp } from "./verify";
 import { webhooksCommand, webhooksHelp } from "./webhooks";
 
@@ -34,16 +35,9 @@ Usage: zkagent <command> [options]     (zkagent <command> --help for details)
   ceremony init|contribute|beacon|verify    phase 2 of the trusted setup (docs/trust.md)
   circuits list|add|activate|retire         manage the circuit versions agents prove with
   webhooks list|deliveries|redeliver        webhook endpoints and deliveries (docs/webhooks.md)
-  receipt verify         check a signed verification receipt against a JWKS
-  identity new           create an agent identity (secret, commitment, signing keys; --semaphore: for groups)
-  prove                  prove an identity for a challenge (nonce, action, context), or group membership (--group-challenge)
-  sign                   sign a challenge with the agent's Ed25519 key
-  fetch                  an HTTP request that answers ZKAgent challenges (a curl for agents)
-  mcp                    an MCP server (stdio) with the agent's tools: identity, fetch, prove
-  directory              the Web Bot Auth key directory (public keys) of agents' identities
+${agentCommandsSummary}
   principal new          create a principal's Ed25519 key pair (signs the agent's mandates)
   mandate sign           sign a mandate for an agent with the principal's key
-  verify                 verify a snarkjs Groth16 proof (drop-in for snarkjs groth16 verify)
   demo                   run the whole flow against a running server
   audit                  export the audit trail as JSON lines`;
 

@@ -144,6 +144,17 @@ export interface GroupRecord {
   challengers: string[] | null;
 }
 
+/** A group as created: version 0, no leaves, root "0". */
+export const newGroupRecord = (fields: Pick<GroupRecord, "groupId" | "keyId" | "createdAt" | "mandate" | "challengers">): GroupRecord => ({
+  ...fields,
+  version: 0,
+  size: 0,
+  activeMembers: 0,
+  depth: 0,
+  root: "0",
+  removedVersion: 0,
+});
+
 /**
  * A membership change. `at` and `requestId` go to the audit trail (one entry
  * per commitment added or removed); `maxSize` bounds the leaves the group may

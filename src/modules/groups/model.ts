@@ -167,13 +167,18 @@ export const membersQuery = {
 
 const versionField = Type.Integer({ minimum: 0, description: "The group's version this page belongs to: every page of one read must carry the same" });
 
+/** What every answer of the members route says of the group: the version its page belongs to. */
+const pageHead = {
+  group_id: t.String(),
+  version: versionField,
+  size: Type.Integer({ minimum: 0 }),
+  merkle_tree_root: decimal("The root at version"),
+  merkle_tree_depth: Type.Integer({ minimum: 0, maximum: 32 }),
+};
+
 export const membersChanges = t.Object(
   {
-    group_id: t.String(),
-    version: versionField,
-    size: Type.Integer({ minimum: 0 }),
-    merkle_tree_root: decimal("The root at version"),
-    merkle_tree_depth: Type.Integer({ minimum: 0, maximum: 32 }),
+    ...pageHead,
     since: Type.Integer({ minimum: 0 }),
     offset: Type.Integer({ minimum: 0 }),
     count: Type.Integer({ minimum: 0, maximum: MAX_CHANGES_PAGE }),
@@ -187,11 +192,7 @@ export const membersChanges = t.Object(
 
 export const membersPage = t.Object(
   {
-    group_id: t.String(),
-    version: versionField,
-    size: Type.Integer({ minimum: 0 }),
-    merkle_tree_root: decimal("The root now"),
-    merkle_tree_depth: Type.Integer({ minimum: 0, maximum: 32 }),
+    ...pageHead,
     offset: Type.Integer({ minimum: 0 }),
     members: t.Array(decimal('A leaf: an identity commitment, or "0" for a removed member'), { description: "Leaves from offset, in leaf order" }),
     next_offset: t.Union([Type.Integer({ minimum: 0 }), t.Null()], { description: "The offset of the next page; null on the last" }),

@@ -11,7 +11,7 @@ import { Queues } from "../../groups/cache";
 import { anonymityWarning } from "../../groups/roots";
 import { storedMandate } from "../../mandates/enforce";
 import { type Mandate, parseMandate } from "../../mandates/schema";
-import type { ApiKeyRecord, ChangeGroupResult, GroupRecord, Store } from "../../store/interface";
+import { type ApiKeyRecord, type ChangeGroupResult, type GroupRecord, newGroupRecord, type Store } from "../../store/interface";
 import { SETTINGS } from "../../config";
 import { encodeChanges, MAX_CHANGES_PAGE, MAX_MEMBERS_PAGE, type GroupRequest } from "./model";
 
@@ -51,19 +51,13 @@ const distinct = (ids: string[]): string[] => [...new Set(ids)];
 export async function createGroup(deps: GroupDeps, key: ApiKeyRecord, input: GroupRequest) {
   const { store, clock } = deps;
   const mandate = input.mandate ? storedMandate(input.mandate as Mandate).mandate : null;
-  const group: GroupRecord = {
+  const group = newGroupRecord({
     groupId: input.group_id,
     keyId: key.id,
     createdAt: clock.now(),
-    version: 0,
-    size: 0,
-    activeMembers: 0,
-    depth: 0,
-    root: "0",
-    removedVersion: 0,
     mandate,
     challengers: input.challengers ? distinct(input.challengers) : null,
-  };
+  });
   const { maxPerKey } = limitOf(deps);
   const created = await store.createGroup(group, maxPerKey);
   if (created === "exists") throw new ApiError("group_exists");
