@@ -156,11 +156,17 @@ export class GroupTrees implements TreeCache {
 
   /**
    * Drops the least recently used trees until the rest fit the budget; the
-   * one just used goes last, and also goes when it alone is over the budget
-   * (its group's next change loads it from the store).
+   * one just used is kept, unless it alone is over the budget: then it alone
+   * goes (its group's next change loads it from the store) and the others stay.
    */
   private evict(current: string): void {
     if (this.budgetBytes <= 0) return;
+    const own = this.trees.get(current);
+    // A tree over the budget by itself goes alone: dropping every other tree first would not make it fit.
+    if (own !== undefined && own.tree.size * TREE_BYTES_PER_LEAF > this.budgetBytes) {
+      this.trees.delete(current);
+      return;
+    }
     let total = this.bytes;
     for (const [groupId, tree] of this.trees) {
       if (total <= this.budgetBytes) return;
@@ -168,6 +174,5 @@ export class GroupTrees implements TreeCache {
       this.trees.delete(groupId);
       total -= tree.tree.size * TREE_BYTES_PER_LEAF;
     }
-    if (total > this.budgetBytes) this.trees.delete(current);
   }
 }

@@ -254,13 +254,18 @@ describe("the tree cache", () => {
     expect(trees.has("b")).toBe(false);
   });
 
-  test("a tree over the budget on its own is dropped after its change and reloaded the next time", async () => {
+  test("a tree over the budget on its own is dropped alone after its change (the others stay) and reloaded the next time", async () => {
     const trees = new GroupTrees(5 * TREE_BYTES_PER_LEAF);
     const h = await createHarness(undefined, { groups: trees });
     const owner = await h.newKey("owner");
+    // A small group cached first: the oversized one goes alone, the small one stays.
+    await h.call("POST", "/v1/groups", { key: owner, body: { group_id: "small" } });
+    await h.call("POST", "/v1/groups/small/members", { key: owner, body: { identity_commitments: commitments(100, 3) } });
+    expect(trees.has("small")).toBe(true);
     await h.call("POST", "/v1/groups", { key: owner, body: { group_id: "big" } });
     await h.call("POST", "/v1/groups/big/members", { key: owner, body: { identity_commitments: commitments(0, 8) } });
     expect(trees.has("big")).toBe(false);
+    expect(trees.has("small")).toBe(true);
     const more = await h.call("POST", "/v1/groups/big/members", { key: owner, body: { identity_commitments: commitments(8, 1) } });
     expect(more.body.merkle_tree_root).toBe(stock(commitments(0, 9)).root.toString());
   });

@@ -72,9 +72,9 @@ export const groupMembersPublic = (deps: ModuleDeps) => {
         cacheHeaders(etag);
         return new Response(cached, { headers: { "content-type": JSON_CONTENT_TYPE } });
       }
-      const { group: at, page } = await readMembersPage(deps, group, asked);
+      const { group: at, page, consistent } = await readMembersPage(deps, group, asked);
       const text = JSON.stringify(page);
-      pages.set(PageCache.key(at, asked), text);
+      if (consistent) pages.set(PageCache.key(at, asked), text);
       cacheHeaders(membersEtag(at));
       return new Response(text, { headers: { "content-type": JSON_CONTENT_TYPE } });
     },

@@ -288,7 +288,8 @@ export async function readMembersPage(deps: { store: Store }, first: GroupRecord
   for (let attempt = 1; ; attempt++) {
     const page = await membersPage(deps, group, request);
     const after = await membersGroup(deps, group.groupId);
-    if (after.version === group.version || attempt >= PAGE_ATTEMPTS) return { group, page };
+    // Still moving after the last attempt: the page is served as read (a reader's root check catches a mix) but marked, so no cache keeps it.
+    if (after.version === group.version || attempt >= PAGE_ATTEMPTS) return { group, page, consistent: after.version === group.version };
     group = after;
   }
 }
