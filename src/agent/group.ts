@@ -26,6 +26,7 @@ import { parseSemaphoreValue, semaphoreHash, semaphoreNullifier, semaphorePublic
 import { FIELD_ORDER_R, parseFieldElement } from "../identity/field";
 import type { CircuitInput, ProofResult, Prover } from "../prover";
 import type { JsonObject } from "../identity/encoding";
+import { checkGroupMessage } from "./checks";
 import { defaultTreeCacheDir } from "./group-cache";
 import { GroupProofError } from "./group-error";
 import { forgetGroupTree, type SyncOptions, syncGroupTree } from "./group-sync";
@@ -337,6 +338,8 @@ export interface GroupChallengeRequest {
  */
 export async function proveGroupChallenge(request: GroupChallengeRequest, options: GroupProveOptions & SyncOptions = {}): Promise<SemaphoreProof> {
   const challenge = parseGroupChallenge(request.challenge);
+  // The message is what the proof binds: it must be the one the challenge's nonce, action and context give, whoever calls.
+  checkGroupMessage({ ...challenge, context: challenge.context ?? {} });
   const identity = importSemaphoreIdentity(request.privateKey); // refuse a bad key before any request is made
   const cacheDir = options.treeCache === undefined ? defaultTreeCacheDir() : options.treeCache;
   // The service that names the group also serves the depth's pinned artifacts (GET /v1/circuits/{circuit_id}/wasm, /zkey): asked only when no local source has them.

@@ -44,7 +44,8 @@ test("a member proves and is verified after members were added to the group afte
   expect(added.body.merkle_tree_root).not.toBe(challenge.body.merkle_tree_root);
 
   const proof = await proveGroupChallenge(
-    { privateKey: member.private_key, challenge: challenge.body, service: node.url },
+    // The action and context the platform asked for: the service's answer does not repeat them, and the SDK checks the message against them.
+    { privateKey: member.private_key, challenge: { ...challenge.body, action: "purchase", context: { amount: 5 } }, service: node.url },
     { allowInsecureLoopback: true, treeCache: join(tmp, "trees"), precompute: false },
   );
   // Today's service names no size: the agent proves against the current root it synced and checked.

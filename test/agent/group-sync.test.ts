@@ -10,7 +10,15 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createHash } from "node:crypto";
-import { createSemaphoreIdentity, type GroupChallenge, GroupProofError, proveGroupChallenge, type SemaphoreIdentityKeys, syncGroupTree } from "../../src/agent";
+import {
+  ChallengeError,
+  createSemaphoreIdentity,
+  type GroupChallenge,
+  GroupProofError,
+  proveGroupChallenge,
+  type SemaphoreIdentityKeys,
+  syncGroupTree,
+} from "../../src/agent";
 import { AgentTree } from "../../src/agent/group-tree";
 import { treePath } from "../../src/agent/group-cache";
 import { groupMessageOf } from "../../src/groups/derivation";
@@ -45,7 +53,8 @@ const challengeNow = (group: string, extra: Partial<GroupChallenge> = {}): Group
     group_id: group,
     merkle_tree_root: state.root.toString(),
     merkle_tree_depth: 10,
-    message: "4242",
+    // The message a service derives from the nonce, action and context: the SDK refuses any other.
+    message: groupMessageOf({ nonce: "5a".repeat(31), action: "purchase", context: {} }).toString(),
     scope: "77",
     circuit_id: "semaphore-test",
     size: state.size,
@@ -132,6 +141,21 @@ describe("syncing instead of rebuilding", () => {
 });
 
 describe("never proved with", () => {
+  test("a challenge whose message is not the one its nonce, action and context give: refused before any member is read", async () => {
+    feed.add("forged", [commitment(0), commitment(1), commitment(2)]);
+    feed.served.records = 0;
+    const refused = await proveGroupChallenge(
+      { privateKey: ids[1]!.private_key, challenge: challengeNow("forged", { message: "4242" }), service: feed.url },
+      options(cacheOf("forged")),
+    ).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(ChallengeError);
+    expect((refused as ChallengeError).code).toBe("message_mismatch");
+    expect(feed.served.records).toBe(0);
+  });
+
   /** The tree file's parts, to tamper with. */
   const readFile = (path: string) => {
     const bytes = readFileSync(path);
