@@ -226,7 +226,7 @@ function declarations(spec: PackageSpec, stage: string): void {
     readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? walk(join(dir, d.name)) : d.name.endsWith(".d.ts") ? [join(dir, d.name)] : []));
   const relativeSpecifier = /((?:from|import)\s*\(?\s*")(\.{1,2}\/[^"]*)(")/g;
   for (const file of walk(outDir)) {
-    const text = readFileSync(file, "utf8").replace(/((?:from|import)\s*\(?\s*")(\.{1,2}\/[^"]*)(")/g, (_, before: string, spec: string, after: string) => {
+    const text = readFileSync(file, "utf8").replace(relativeSpecifier, (_, before: string, spec: string, after: string) => {
       const base = spec.replace(/\.(ts|js)$/, "");
       const target = join(dirname(file), base);
       const resolved = existsSync(`${target}.d.ts`)
@@ -280,25 +280,13 @@ function manifest(spec: PackageSpec, stage: string): void {
   copyFileSync(join(ROOT, "docs/packages", `${spec.dir}.md`), join(stage, "README.md"));
 }
 
-const size = (path: string): number =>
-  statSync(path).isDirectory() ? readdirSync(path).reduce((sum, name) => sum + size(join(path, name)), 0) : statSync(path).size;
-
-export interface Packed {
-  name: string;
-  tarball: string;
-  bytes: number;
-  unpackedBytes: number;
-  files: number;
-}
-
-export async function pack(out: string): Promise<Packed[]> {
+export async function pack(out: string): Promise<void> {
   for (const file of ["build/prover.wasm", "build/verifier.wasm", "circuits/artifacts/agent_identity.zkey"]) {
     if (!existsSync(join(ROOT, file))) throw new Error(`${file} is missing: run bun run build:wasm (and bun run build:circuit)`);
   }
   const staging = join(out, "stage");
   rmSync(out, { recursive: true, force: true });
   mkdirSync(staging, { recursive: true });
-  const packed: Packed[] = [];
   for (const spec of PACKAGES) {
     const started = performance.now();
     const stage = join(staging, spec.dir);
@@ -308,14 +296,12 @@ export async function pack(out: string): Promise<Packed[]> {
     manifest(spec, stage);
     const [info] = JSON.parse(run(["npm", "pack", "--json", "--pack-destination", out], stage));
     const tarball = join(out, info.filename);
-    packed.push({ name: spec.name, tarball, bytes: statSync(tarball).size, unpackedBytes: size(stage), files: info.entryCount });
     say(
       `  ${spec.name}: ${inputs.length} modules bundled, ${info.entryCount} files, ${(statSync(tarball).size / 1e6).toFixed(2)} MB packed, ` +
         `${(info.unpackedSize / 1e6).toFixed(2)} MB unpacked (${((performance.now() - started) / 1000).toFixed(1)} s) → ${relative(ROOT, tarball)}`,
     );
   }
   rmSync(staging, { recursive: true, force: true });
-  return packed;
 }
 
 if (import.meta.main) {

@@ -268,8 +268,9 @@ function buildTablesInBackground(
     if (existsSync(marker) && Date.now() - statSync(marker).mtimeMs < BUILDER_MARKER_MS) return true;
     rmSync(marker, { force: true });
     closeSync(openSync(marker, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600));
-  } catch {
-    return false; // another process took the marker first, or the directory cannot be written
+  } catch (error) {
+    // Another process took the marker first: its builder is at work, so this proof goes without tables too. Anything else: no builder.
+    return (error as NodeJS.ErrnoException).code === "EEXIST";
   }
   // The builder reads the files from where this process found them: the directory, the package, or the cache a download filled.
   const cache = artifacts.artifactsCache === false ? "-" : (artifacts.artifactsCache ?? "");

@@ -44,7 +44,6 @@ function write(stream: NodeJS.WriteStream, text: string | Uint8Array): Promise<v
   return done;
 }
 
-/** Writes raw bytes to standard output, remembered like printJson's. */
 /** Standard input as text, read to its end asynchronously (under Bun and under Node: the agent's commands run on both). */
 export async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -52,6 +51,7 @@ export async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
+/** Writes raw bytes to standard output, remembered like printJson's. */
 export const writeStdout = (bytes: string | Uint8Array): Promise<void> => write(process.stdout, bytes);
 
 /** Resolves once every write made through this module has been taken by its stream: what the CLI awaits before it exits. */

@@ -179,7 +179,9 @@ describe("against a running server", () => {
     expect(again.stderr).toStartWith(`zkagent: POST ${url}/v1/agents: HTTP 409`);
     // Another key does not see it: registration is per key.
     const other = json((await cli(["keys", "create", "--name", "other", "--json"])).stdout).key;
-    expect((await cli(["agents", "show", "shopper", "--url", url], { ZKAGENT_API_KEY: other })).code).toBe(1);
+    const elsewhere = await cli(["agents", "show", "shopper", "--url", url], { ZKAGENT_API_KEY: other });
+    expect(elsewhere.code).toBe(1);
+    expect(elsewhere.stderr).toStartWith(`zkagent: GET ${url}/v1/agents/shopper: HTTP 404`);
     // No key at all: a usage error.
     expect((await cli(["agents", "show", "shopper", "--url", url])).code).toBe(2);
   });

@@ -137,8 +137,14 @@ export function zkagent(options: ExpressGuardOptions): (req: ExpressRequest, res
       res.writeHead(result.response.status, headers).end(Buffer.from(await result.response.arrayBuffer()));
       return;
     }
-    // The guard parsed this same JSON to derive the context (a body that does not parse never gets here).
-    req.body = body.length > 0 && isJsonType(req.headers["content-type"] ?? null) ? JSON.parse(body.toString("utf8")) : body;
+    // A proof's guard parsed this JSON to derive the context; a signature's never reads the body, so it may not parse: a 400, never a throw (Express 4 would leave it unhandled).
+    if (body.length > 0 && isJsonType(req.headers["content-type"] ?? null)) {
+      try {
+        req.body = JSON.parse(body.toString("utf8"));
+      } catch {
+        return reply(res, 400, { error: "Invalid request", reason: "invalid_request", message: "the body is not valid JSON" });
+      }
+    } else req.body = body;
     // Marks the stream read for a body parser mounted after this middleware: it leaves req.body as it is.
     req._body = true;
     res.locals.zkagent = result.session;
