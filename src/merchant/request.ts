@@ -4,6 +4,7 @@
 // JSON-safe context can be derived is refused here (400), so the service
 // never sees it.
 import type { JsonObject } from "../identity/encoding";
+import { parseIJson } from "../identity/ijson";
 import { type BoundRequest, boundRequest, challengedContext, isJsonType, jsonProblem } from "../http-auth/statement";
 import type { GuardOptions, RequestInput } from "./types";
 
@@ -46,11 +47,12 @@ export interface Derived {
 export async function deriveRequest(request: Request, options: Pick<GuardOptions, "action" | "context" | "origin">): Promise<Derived> {
   let body: unknown;
   if (request.body !== null && isJsonType(request.headers.get("content-type"))) {
-    try {
-      body = await request.clone().json();
-    } catch {
-      throw new BadRequest("the body is not valid JSON");
-    }
+    // I-JSON (RFC 7493), as the service reads its own bodies: a member named twice
+    // ({"amount":"1","amount":"1000"}) is refused, not read last-wins while
+    // another parser in the merchant's stack might read it first-wins.
+    const parsed = parseIJson(await request.clone().text());
+    if (!parsed.ok) throw new BadRequest(parsed.rule === "syntax" ? "the body is not valid JSON" : `the body's ${parsed.path || "text"}: ${parsed.message}`);
+    body = parsed.value;
   }
   const input = { request, body };
   const action = typeof options.action === "string" ? options.action : await options.action(input);

@@ -343,13 +343,23 @@ describe("a context JSON cannot carry exactly (issue 34: 1e400 made a challenge,
       url: "http://zkagent.test",
       apiKey: "k",
       action: "purchase",
-      context: ({ body }) => ({ amount: (body as { amount: number }).amount, note: (body as { note?: string }).note ?? "" }),
+      // A context function may compute what JSON cannot carry (here: scale overflows to Infinity) as well as pass on what the body had.
+      context: ({ body }) => {
+        const { amount, note, scale } = body as { amount: number; note?: string; scale?: string };
+        return { amount: scale === undefined ? amount : amount * Number(scale), note: note ?? "" };
+      },
       fetch: (request) => (calls.push(new URL(request.url).pathname), Response.json({ error: "unexpected" }, { status: 500 })),
     });
     for (const [body, message] of [
-      ['{"amount": 1e400}', "context.amount is a number JSON cannot carry exactly (Infinity)"],
-      ['{"amount": -1e999}', "context.amount is a number JSON cannot carry exactly (-Infinity)"],
-      ['{"amount": 1, "note": "\\ud800"}', "context.note is not well-formed Unicode (a lone surrogate)"],
+      // The body is read as I-JSON: what it cannot carry exactly is named at the body.
+      ['{"amount": 1e400}', "the body's amount: number is too large for a double (it would become Infinity); send it as a string"],
+      ['{"amount": -1e999}', "the body's amount: number is too large for a double (it would become Infinity); send it as a string"],
+      ['{"amount": 1, "note": "\\ud800"}', "the body's note: string contains a lone UTF-16 surrogate (not a Unicode character)"],
+      // A member named twice would be bound last-wins while another parser reads it first-wins.
+      ['{"amount": 1, "amount": 1000}', "the body's amount: member name appears more than once in its object; send each name once"],
+      // What the context function derived is checked too.
+      ['{"amount": 10, "scale": "1e308"}', "context.amount is a number JSON cannot carry exactly (Infinity)"],
+      ['{"amount": -10, "scale": "1e308"}', "context.amount is a number JSON cannot carry exactly (-Infinity)"],
     ]) {
       const result = await guard.verify(
         new Request("http://shop.test/orders", { method: "POST", headers: { "content-type": "application/json", authorization: 'ZKAgent agent="bot"' }, body }),
