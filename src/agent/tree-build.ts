@@ -15,8 +15,12 @@ export const PARALLEL_MIN_LEAVES = 1 << 14;
 /** The thread's module, wherever this code runs (src/thread-module.ts). */
 const THREAD_MODULE = threadModule(import.meta.url, "agent", "tree-build.ts", "tree-thread");
 
-/** A thread that has not loaded its module by then will not: its share is hashed on the calling thread. */
-const START_TIMEOUT_MS = 5_000;
+/**
+ * A thread that has not answered by then will not (its module never loaded):
+ * its share is hashed on the calling thread. Long, because the calling
+ * thread hashes its own share meanwhile and handles no message until done.
+ */
+const ANSWER_TIMEOUT_MS = 60_000;
 
 /** Levels 1…upTo of one share, on a thread; null when the thread could not do it (the caller hashes it itself). */
 function onThread(leaves: Uint8Array, count: number, upTo: number): Promise<Uint8Array[] | null> {
@@ -27,19 +31,18 @@ function onThread(leaves: Uint8Array, count: number, upTo: number): Promise<Uint
     } catch {
       return resolve(null);
     }
-    const timer = setTimeout(() => done(null), START_TIMEOUT_MS);
+    const timer = setTimeout(() => done(null), ANSWER_TIMEOUT_MS);
     function done(levels: Uint8Array[] | null) {
       clearTimeout(timer);
       worker.terminate();
       resolve(levels);
     }
-    worker.onmessage = (event: MessageEvent<{ ready?: boolean; levels?: Uint8Array[]; error?: string }>) => {
-      if (event.data.ready) {
-        clearTimeout(timer);
-        worker.postMessage({ leaves, count, upTo });
-      } else done(event.data.levels ?? null);
-    };
+    worker.onmessage = (event: MessageEvent<{ levels?: Uint8Array[]; error?: string }>) => done(event.data.levels ?? null);
     worker.onerror = () => done(null);
+    // Sent at once, not on a "ready" from the thread: the calling thread is about to hash its own share
+    // synchronously and would handle that message only afterwards — the shares ran one after the other.
+    // A message sent before the module loaded waits in the thread's queue.
+    worker.postMessage({ leaves, count, upTo });
   });
 }
 

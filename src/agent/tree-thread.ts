@@ -16,5 +16,3 @@ self.onmessage = (event: MessageEvent<{ leaves: Uint8Array; count: number; upTo:
     self.postMessage({ error: (error as Error).message });
   }
 };
-// Loaded: the caller sends the share only to a thread that says so (a module that cannot load never answers).
-self.postMessage({ ready: true });
