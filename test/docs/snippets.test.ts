@@ -135,15 +135,21 @@ function answerDiffers(shown: unknown, actual: unknown, path = ""): string | nul
 function runnable(snippet: Snippet): { script: string; answers: unknown[] } {
   const answers: unknown[] = [];
   const lines = snippet.code.split("\n").filter((line) => !snippet.given.some((name) => line.startsWith(`${name}=`)));
-  const script = lines
-    .map((line, i) => {
-      if (/^#\s*[{[]/.test(line) && i > 0 && !/^#/.test(lines[i - 1]!)) {
-        answers.push(expectedAnswer(line));
-        return `printf '\\n@@answer ${answers.length - 1}@@\\n'`;
-      }
-      return line;
-    })
-    .join("\n");
+  const out: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (!(/^#\s*[{[]/.test(line) && i > 0 && !/^#/.test(lines[i - 1]!))) {
+      out.push(line);
+      continue;
+    }
+    // The answer may go on over further comment lines, until its brackets close.
+    let text = line.replace(/^#\s*/, "");
+    const depth = () => [...text].reduce((d, c) => d + (c === "{" || c === "[" ? 1 : c === "}" || c === "]" ? -1 : 0), 0);
+    while (depth() > 0 && /^#/.test(lines[i + 1] ?? "")) text += lines[++i]!.replace(/^#\s*/, "");
+    answers.push(expectedAnswer(text));
+    out.push(`printf '\\n@@answer ${answers.length - 1}@@\\n'`);
+  }
+  const script = out.join("\n");
   return { script: `set -eo pipefail\n${script}\n`, answers };
 }
 
