@@ -196,6 +196,22 @@ describe("the shell blocks marked run, against a started service, in scratch fol
     service = { url, key, port, dir };
   });
 
+  async function startShop(zkagent: { url: string; key: string }): Promise<string> {
+    const port = freePort();
+    const shop = Bun.spawn([process.execPath, "examples/shop/server.ts"], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, PORT: String(port), ZKAGENT_URL: zkagent.url, ZKAGENT_API_KEY: zkagent.key },
+      stdout: "pipe",
+      stderr: "inherit",
+    });
+    children.push(shop);
+    const reader = (shop.stdout as ReadableStream<Uint8Array>).getReader();
+    const { value } = await reader.read();
+    if (!new TextDecoder().decode(value).startsWith("shop listening on ")) throw new Error("the example shop did not start");
+    reader.releaseLock();
+    return `http://127.0.0.1:${port}`;
+  }
+
   function environment(dir: string): Record<string, string> {
     return {
       PATH: `${bin}:${process.env.PATH}`,
@@ -218,7 +234,10 @@ describe("the shell blocks marked run, against a started service, in scratch fol
         ZKAGENT_API_KEY: service.key,
         PORT: String(service.port),
       };
-      for (const snippet of SHELL.filter((s) => s.run && s.file === file)) {
+      const blocks = SHELL.filter((s) => s.run && s.file === file);
+      // The example shop, started as its README starts it, for the blocks that order from it.
+      if (blocks.some((s) => s.given.includes("SHOP"))) given.SHOP = await startShop(service);
+      for (const snippet of blocks) {
         const { script, answers } = runnable(snippet);
         const env = { ...environment(dir), ...Object.fromEntries(snippet.given.map((name) => [name, given[name]!])), PORT: given.PORT };
         // The service's own folder: a block that reads ./data/zkagent.db (demo) reads the service's.
