@@ -89,6 +89,13 @@ describe("every block says what it is", () => {
     expect(untagged).toEqual([]);
   });
 
+  test("the files the shell blocks write (identities: secrets) are ignored by git, should a block be run in the clone", async () => {
+    const written = [...new Set(SHELL.flatMap((s) => [...s.code.matchAll(/(?:>|tee) (\w[\w.-]*\.json)\b/g)].map((m) => m[1]!)))];
+    expect(written).toContain("agent.json");
+    const ignored = await Promise.all(written.map(async (name) => ({ name, ignored: (await sh(["git", "check-ignore", "-q", name], ROOT)).code === 0 })));
+    expect(ignored.filter((file) => !file.ignored)).toEqual([]);
+  });
+
   test("the extractor reads what is written: markers, commands, continuations", () => {
     const readme = snippets("README.md");
     const flow = readme.find((s) => s.run && s.given.includes("KEY"));
