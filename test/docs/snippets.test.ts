@@ -16,6 +16,7 @@ import type { Subprocess } from "bun";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createIdentity } from "../../src/agent";
 import { freePort } from "../multinode/nodes";
 import { packed } from "../packages/packed";
 import { commandLike, commandsOf, documents, ROOT, type Snippet, snippets } from "./snippets";
@@ -327,6 +328,38 @@ describe("the TypeScript and JavaScript snippets, under strict tsc against the p
       });
     expect(errors).toEqual([]);
     expect(typed.length).toBeGreaterThan(5);
+  });
+});
+
+describe("the MCP client configurations", () => {
+  test("each starts zkagent's MCP server as written (its command our CLI, its identity a real file): the client lists the three tools", async () => {
+    const configs = ALL.filter((s) => s.mcpConfig);
+    expect(configs.length).toBeGreaterThan(0);
+    const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
+    const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
+    const identity = join(tmp, "mcp-agent.json");
+    writeFileSync(identity, JSON.stringify({ ...(await createIdentity()), agent_id: "mcp-1" }));
+    for (const snippet of configs) {
+      const servers = JSON.parse(snippet.code).mcpServers as Record<string, { command: string; args: string[] }>;
+      const server = servers.zkagent!;
+      expect({ at: where(snippet), command: server.command.split("/").pop(), first: server.args[0] }).toEqual({
+        at: where(snippet),
+        command: "zkagent",
+        first: "mcp",
+      });
+      const args = server.args.map((arg, i) => (server.args[i - 1] === "--identity" ? identity : arg));
+      const transport = new StdioClientTransport({ command: process.execPath, args: [join(ROOT, "src/cli/index.ts"), ...args], stderr: "pipe" });
+      const client = new Client({ name: "snippets", version: "1.0.0" });
+      await client.connect(transport);
+      try {
+        const { tools } = await client.listTools();
+        expect(tools.map((t) => t.name).sort()).toEqual(["zkagent_fetch", "zkagent_identity", "zkagent_prove"]);
+        const answer = await client.callTool({ name: "zkagent_identity", arguments: {} });
+        expect((answer.structuredContent as { agent_id: string }).agent_id).toBe("mcp-1");
+      } finally {
+        await client.close();
+      }
+    }
   });
 });
 

@@ -10,6 +10,8 @@
 //                                          (package scripts, files, zkagent commands)
 //   <!-- snippet: declare <TypeScript> --> ts/js: what the snippet uses without defining it
 //   <!-- snippet: runtime bun -->          ts/js: compiled with Bun's types rather than Node's
+//   <!-- snippet: mcp-config -->           json: an MCP client's configuration, whose server is started
+//                                          (the zkagent command and the identity path the test's own)
 //
 // Every sh and console block carries run or check; ts and js blocks are
 // compiled under strict tsc against the packed packages; python blocks are
@@ -36,6 +38,8 @@ export interface Snippet {
   check?: string;
   declare: string[];
   runtime: "node" | "bun";
+  /** A json block that is an MCP client's configuration: the snippets test starts its server and lists the tools. */
+  mcpConfig: boolean;
 }
 
 /** The Markdown files whose snippets are held to what they show. */
@@ -70,13 +74,24 @@ export function snippets(file: string): Snippet[] {
     for (i++; i < lines.length && !/^```\s*$/.test(lines[i]!); i++) body.push(lines[i]!);
     const markers: string[] = [];
     for (let j = start - 1; j >= 0 && MARKER.test(lines[j]!); j--) markers.unshift(MARKER.exec(lines[j]!)![1]!);
-    const snippet: Snippet = { file, line: start + 1, lang: open[1]!, code: body.join("\n"), run: false, given: [], declare: [], runtime: "node" };
+    const snippet: Snippet = {
+      file,
+      line: start + 1,
+      lang: open[1]!,
+      code: body.join("\n"),
+      run: false,
+      given: [],
+      declare: [],
+      runtime: "node",
+      mcpConfig: false,
+    };
     for (const marker of markers) {
       if (marker === "run") snippet.run = true;
       else if (marker.startsWith("given ")) snippet.given = marker.slice(6).split(/,\s*/);
       else if (marker.startsWith("check: ")) snippet.check = marker.slice(7);
       else if (marker.startsWith("declare ")) snippet.declare.push(marker.slice(8));
       else if (marker === "runtime bun") snippet.runtime = "bun";
+      else if (marker === "mcp-config") snippet.mcpConfig = true;
       else throw new Error(`${file}:${start + 1}: unknown snippet marker "${marker}"`);
     }
     found.push(snippet);
