@@ -49,7 +49,7 @@ import { StoreUnavailableError } from "./interface";
 import { migratePostgres } from "./migrations/postgres";
 import { eventTypeOf, newEventId, subscribedPattern } from "../webhooks/events";
 import { outboxWritten } from "../webhooks/wake";
-import { changeGroupOptimistically, levelsOf, refuseRoot, toLeaf } from "./groups";
+import { changeGroupOptimistically, levelsOf, refuseRoot, toLeaf } from "./groups/change";
 import type { TreeCache } from "../groups/cache";
 import type { Leaf } from "../groups/tree";
 import {
