@@ -5,7 +5,8 @@ import { toCircuit } from "../rows";
 import type { ActivateCircuitResult, CircuitRecord, CircuitState, CircuitsStore, CircuitWithArtifacts, RetireCircuitResult } from "./records";
 
 /** Every column but the artifacts' bytes. */
-const COLUMNS = "id, state, vk, vk_hash, zkey_sha256, wasm_sha256, transcript, transcript_sha256, ceremony, transcript_refused, created_at, activated_at, retired_at";
+const COLUMNS =
+  "id, state, vk, vk_hash, zkey_sha256, wasm_sha256, transcript, transcript_sha256, ceremony, transcript_refused, created_at, activated_at, retired_at";
 
 export function sqliteCircuits({ db, immediate }: SqliteDb): CircuitsStore {
   const q = {
