@@ -21,12 +21,15 @@ export type Layer = (typeof LAYERS)[number] | "sdk";
 
 /** Domain files that do their work through the store: above it. */
 const ON_STORE = new Set(["receipts/service.ts", "receipts/signer.ts", "webhooks/worker.ts", "circuits/registry.ts"]);
+/** The store's types: each aggregate's records and interface (what the domain sees of it), their composition, and the one failure both stores name. No I/O. */
+const STORE_TYPES = /^store\/([^/]+\/records|interface|unavailable)\.ts$/;
 /** Files every layer may use: errors, time, logs, configuration, identifiers and encodings, metrics, small utilities. */
 const BASE = /^(errors|clock|log|config|bounded-fetch|cache-file|bundled-file|thread-module|refreshing|ambient\.d)\.ts$|^(identity|observability)\//;
 
 /** Where a file (path relative to src/) sits. */
 export function layerOf(file: string): Layer {
   if (BASE.test(file)) return "base";
+  if (STORE_TYPES.test(file)) return "domain";
   if (file.startsWith("store/")) return "store";
   if (ON_STORE.has(file)) return "domain-io";
   if (/^modules\/[^/]+\/(service|model|lifecycle)\.ts$/.test(file) || file === "deps.ts" || file === "lifecycle.ts") return "service";
@@ -142,12 +145,18 @@ export function folderImports(all: Edge[] = edges()): Map<string, number> {
   return new Map([...counts].sort(([a], [b]) => a.localeCompare(b)));
 }
 
+/** Files outside src/store/ that import the whole store contract rather than the aggregates they use. */
+export function wholeStoreImporters(all: Edge[] = edges()): string[] {
+  return [...new Set(all.filter(({ from, to }) => to === "store/interface.ts" && !from.startsWith("store/")).map(({ from }) => from))].sort();
+}
+
 if (import.meta.main) {
   const all = edges();
   const up = upArrows(all);
   const loops = circles(all);
+  const whole = wholeStoreImporters(all);
   if (process.argv.includes("--json")) {
-    console.log(JSON.stringify({ imports: all.length, up: up.length, circles: loops.length, filesInCircles: loops.flat().length }));
+    console.log(JSON.stringify({ imports: all.length, up: up.length, circles: loops.length, filesInCircles: loops.flat().length, wholeStore: whole.length }));
   } else {
     console.log("Imports between src/ folders (count):");
     for (const [pair, n] of folderImports(all)) console.log(`  ${pair}  ${n}`);
@@ -155,6 +164,8 @@ if (import.meta.main) {
     for (const arrow of up) console.log(`  ${arrow}`);
     console.log(`\nImport circles: ${loops.length} (${loops.flat().length} files)`);
     for (const loop of loops) console.log(`  ${loop.join(" · ")}`);
+    console.log(`\nFiles importing the whole store contract (store/interface.ts): ${whole.length}`);
+    for (const file of whole) console.log(`  ${file}`);
     console.log(`\n${all.length} imports between files of src/`);
   }
 }

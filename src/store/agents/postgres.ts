@@ -5,7 +5,7 @@ import type { SQL } from "bun";
 import type { StoredMandate } from "../../mandates/enforce";
 import { NO_SPEND, type Spend, type SpendKey } from "../../mandates/evaluate";
 import { hasNul, mapUnreachable } from "../connection/postgres";
-import { setMandateRefusal, toAgent, toSpend } from "../rows";
+import { setMandateRefusal, toAgent, toSpend } from "./rows";
 import type { AgentQuota, AgentRecord, AgentsStore, RegisterAgentResult, SetMandateResult } from "./records";
 
 export function postgresAgents(sql: SQL): AgentsStore {

@@ -3,7 +3,7 @@
 import type { StoredMandate } from "../../mandates/enforce";
 import { NO_SPEND, type Spend, type SpendKey } from "../../mandates/evaluate";
 import type { SqliteDb } from "../connection/sqlite";
-import { setMandateRefusal, toAgent, toSpend } from "../rows";
+import { setMandateRefusal, toAgent, toSpend } from "./rows";
 import type { AgentQuota, AgentRecord, AgentsStore, RegisterAgentResult, SetMandateResult } from "./records";
 
 export function sqliteAgents({ db, immediate }: SqliteDb): AgentsStore {

@@ -1,7 +1,7 @@
 // The audit trail on PostgreSQL: triggers write it; this reads and purges it.
 import type { SQL } from "bun";
 import { mapUnreachable } from "../connection/postgres";
-import { toAudit } from "../rows";
+import { toAudit } from "./rows";
 import type { AuditEntry, AuditQuery, AuditStore } from "./records";
 
 export function postgresAudit(sql: SQL): AuditStore {

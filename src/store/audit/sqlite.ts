@@ -1,6 +1,6 @@
 // The audit trail on SQLite: triggers write it; this reads and purges it.
 import type { SqliteDb } from "../connection/sqlite";
-import { toAudit } from "../rows";
+import { toAudit } from "./rows";
 import type { AuditEntry, AuditQuery, AuditStore } from "./records";
 
 export function sqliteAudit({ db, immediate }: SqliteDb): AuditStore {

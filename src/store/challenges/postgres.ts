@@ -3,7 +3,8 @@
 import type { SQL } from "bun";
 import type { AgentRecord } from "../agents/records";
 import { hasNul, isConnectionFailure, mapUnreachable, usageShard } from "../connection/postgres";
-import { toAgent, toChallenge } from "../rows";
+import { toAgent } from "../agents/rows";
+import { toChallenge } from "./rows";
 import { StoreUnavailableError } from "../unavailable";
 import type { ChallengeRecord, ChallengesStore, Claim, ClaimResult, CreateChallengeResult, RateWindow } from "./records";
 

@@ -2,7 +2,8 @@
 // reads, the verification claim, receipts, expiry.
 import type { AgentRecord } from "../agents/records";
 import { locked, type SqliteDb } from "../connection/sqlite";
-import { toAgent, toChallenge } from "../rows";
+import { toAgent } from "../agents/rows";
+import { toChallenge } from "./rows";
 import type { ChallengeRecord, ChallengesStore, Claim, ClaimResult, CreateChallengeResult, RateWindow } from "./records";
 
 type Queued = { challenge: ChallengeRecord; window: RateWindow; resolve: (r: CreateChallengeResult) => void; reject: (e: unknown) => void };

@@ -2,7 +2,7 @@
 import type { SQL } from "bun";
 import type { CircuitListing } from "../../circuits/listing";
 import { hasNul, mapUnreachable } from "../connection/postgres";
-import { toCircuit } from "../rows";
+import { toCircuit } from "./rows";
 import type { ActivateCircuitResult, CircuitRecord, CircuitState, CircuitsStore, CircuitWithArtifacts, RetireCircuitResult } from "./records";
 
 /** Advisory lock id for "adding or activating a circuit" (arbitrary, fixed). */

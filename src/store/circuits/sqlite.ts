@@ -1,7 +1,7 @@
 // Circuit versions on SQLite.
 import type { CircuitListing } from "../../circuits/listing";
 import type { SqliteDb } from "../connection/sqlite";
-import { toCircuit } from "../rows";
+import { toCircuit } from "./rows";
 import type { ActivateCircuitResult, CircuitRecord, CircuitState, CircuitsStore, CircuitWithArtifacts, RetireCircuitResult } from "./records";
 
 /** Every column but the artifacts' bytes. */

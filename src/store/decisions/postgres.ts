@@ -12,7 +12,8 @@ import { outboxWritten } from "../../webhooks/wake";
 import type { ChallengeRecord } from "../challenges/records";
 import { hasNul, mapUnreachable, usageShard } from "../connection/postgres";
 import { refuseRoot } from "../groups/change";
-import { evidenceText, toChallenge, toSpend } from "../rows";
+import { toSpend } from "../agents/rows";
+import { evidenceText, toChallenge } from "../challenges/rows";
 import type { DecideResult, Decision, DecisionsStore } from "./records";
 export function postgresDecisions(sql: SQL): DecisionsStore {
   /**

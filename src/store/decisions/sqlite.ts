@@ -10,7 +10,8 @@ import { outboxWritten } from "../../webhooks/wake";
 import type { ChallengeRecord } from "../challenges/records";
 import type { SqliteDb } from "../connection/sqlite";
 import { refuseRoot } from "../groups/change";
-import { evidenceText, toAgent, toChallenge, toSpend } from "../rows";
+import { toAgent, toSpend } from "../agents/rows";
+import { evidenceText, toChallenge } from "../challenges/rows";
 import type { DecideResult, Decision, DecisionsStore } from "./records";
 
 export function sqliteDecisions({ db, immediate }: SqliteDb): DecisionsStore {

@@ -4,7 +4,7 @@ import type { SQL } from "bun";
 import type { TreeCache } from "../../groups/cache";
 import type { Leaf } from "../../groups/tree";
 import { hasNul, mapUnreachable } from "../connection/postgres";
-import { toGroup } from "../rows";
+import { toGroup } from "./rows";
 import { changeGroupOptimistically, levelsOf, toLeaf } from "./change";
 import type { ChangeGroupResult, GroupChange, GroupRecord, GroupsStore } from "./records";
 

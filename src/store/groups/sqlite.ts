@@ -3,7 +3,7 @@
 import type { TreeCache } from "../../groups/cache";
 import type { Leaf } from "../../groups/tree";
 import type { SqliteDb } from "../connection/sqlite";
-import { toGroup } from "../rows";
+import { toGroup } from "./rows";
 import { changeGroupOptimistically, levelsOf, type NodeRow, toLeaf } from "./change";
 import type { ChangeGroupResult, GroupChange, GroupRecord, GroupsStore } from "./records";
 

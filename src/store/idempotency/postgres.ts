@@ -1,7 +1,7 @@
 // Idempotency-Key reservations on PostgreSQL.
 import type { SQL } from "bun";
 import { mapUnreachable } from "../connection/postgres";
-import { heldIdempotency } from "../rows";
+import { heldIdempotency } from "./rows";
 import type { IdempotencyState, IdempotencyStore } from "./records";
 
 export function postgresIdempotency(sql: SQL): IdempotencyStore {

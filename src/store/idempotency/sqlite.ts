@@ -1,6 +1,6 @@
 // Idempotency-Key reservations on SQLite.
 import type { SqliteDb } from "../connection/sqlite";
-import { heldIdempotency } from "../rows";
+import { heldIdempotency } from "./rows";
 import type { IdempotencyState, IdempotencyStore } from "./records";
 
 export function sqliteIdempotency({ db, immediate }: SqliteDb): IdempotencyStore {

@@ -1,7 +1,7 @@
 // API keys on PostgreSQL (usage is summed over the key's shard rows).
 import type { SQL } from "bun";
 import { hasNul, mapUnreachable } from "../connection/postgres";
-import { toKey, toUsage } from "../rows";
+import { toKey, toUsage } from "./rows";
 import type { ApiKeyRecord, KeysStore, Usage } from "./records";
 
 export function postgresKeys(sql: SQL): KeysStore {

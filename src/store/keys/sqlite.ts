@@ -1,6 +1,6 @@
 // API keys on SQLite.
 import type { SqliteDb } from "../connection/sqlite";
-import { toKey, toUsage } from "../rows";
+import { toKey, toUsage } from "./rows";
 import type { ApiKeyRecord, KeysStore, Usage } from "./records";
 
 export function sqliteKeys({ db, immediate }: SqliteDb): KeysStore {

@@ -1,7 +1,7 @@
 // The receipts' signing keys on PostgreSQL.
 import type { SQL } from "bun";
 import { mapUnreachable } from "../connection/postgres";
-import { toSigningKey } from "../rows";
+import { toSigningKey } from "./rows";
 import type { SigningKeyRecord, SigningKeysStore } from "./records";
 
 /** Advisory lock id for "rotating the receipt signing key" (arbitrary, fixed). */

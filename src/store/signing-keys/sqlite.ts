@@ -1,6 +1,6 @@
 // The receipts' signing keys on SQLite.
 import type { SqliteDb } from "../connection/sqlite";
-import { toSigningKey } from "../rows";
+import { toSigningKey } from "./rows";
 import type { SigningKeyRecord, SigningKeysStore } from "./records";
 
 export function sqliteSigningKeys({ db, immediate }: SqliteDb): SigningKeysStore {

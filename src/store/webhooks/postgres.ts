@@ -2,7 +2,7 @@
 import type { SQL } from "bun";
 import { outboxWritten } from "../../webhooks/wake";
 import { hasNul, mapUnreachable } from "../connection/postgres";
-import { toClaimedWebhookDelivery, toWebhookDelivery, toWebhookEndpoint } from "../rows";
+import { toClaimedWebhookDelivery, toWebhookDelivery, toWebhookEndpoint } from "./rows";
 import type {
   ClaimedWebhookDelivery,
   WebhookAttemptOutcome,

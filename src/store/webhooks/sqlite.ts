@@ -1,7 +1,7 @@
 // Webhook endpoints and deliveries on SQLite (the decision writes the events: src/store/decisions/).
 import { outboxWritten } from "../../webhooks/wake";
 import type { SqliteDb } from "../connection/sqlite";
-import { toClaimedWebhookDelivery, toWebhookDelivery, toWebhookEndpoint } from "../rows";
+import { toClaimedWebhookDelivery, toWebhookDelivery, toWebhookEndpoint } from "./rows";
 import type {
   ClaimedWebhookDelivery,
   WebhookAttemptOutcome,
