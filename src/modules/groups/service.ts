@@ -12,7 +12,7 @@ import { anonymityWarning } from "../../groups/roots";
 import { storedMandate } from "../../mandates/enforce";
 import { type Mandate, parseMandate } from "../../mandates/schema";
 import { type ChangeGroupResult, type GroupRecord, type GroupsStore, newGroupRecord } from "../../store/groups/records";
-import { type ApiKeyRecord } from "../../store/keys/records";
+import type { ApiKeyRecord } from "../../store/keys/records";
 import { SETTINGS } from "../../config";
 import { encodeChanges, MAX_CHANGES_PAGE, MAX_MEMBERS_PAGE, type GroupRequest } from "./model";
 

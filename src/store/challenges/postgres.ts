@@ -169,7 +169,7 @@ export function postgresChallenges(sql: SQL): ChallengesStore & { drain(): Promi
     async getChallengeWithAgent(id: string): Promise<{ challenge: ChallengeRecord; agent: AgentRecord | null } | null> {
       if (hasNul(id)) return null;
       // The agent's row as one jsonb column, so its names cannot collide with the
-      // challenge's; to_jsonb keeps text as text, and rows.ts maps the integers
+      // challenge's; to_jsonb keeps text as text, and the rows.ts files map the integers
       // with Number() either way.
       const [row] = await sql`
       SELECT c.*, to_jsonb(a) AS agent_row FROM challenges c

@@ -57,7 +57,7 @@ export async function openPostgresSql(url: string, options: PostgresOptions = {}
     // Bun prefers PGDATABASE from the environment over the database named in
     // the URL; the URL is the configuration, so pass its database explicitly.
     ...databaseFromUrl(url),
-    // int8 columns come back as strings (bigint: false); rows.ts maps them
+    // int8 columns come back as strings (bigint: false); each aggregate's rows.ts maps them
     // with Number(), exact for millisecond times and realistic counters.
     bigint: false,
     // An unreachable server (not a refusing one) must not hold a request for

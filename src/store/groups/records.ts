@@ -73,7 +73,7 @@ export interface GroupsStore {
    * transaction holding the group row then writes leaves, group row and root
    * history, if the group is still at the version the change was planned on
    * (else it is planned again). A change that does not commit leaves no
-   * cache ahead of the store (src/store/groups.ts).
+   * cache ahead of the store (src/store/groups/change.ts).
    */
   changeGroup(groupId: string, keyId: string, change: GroupChange, trees: TreeCache): Promise<ChangeGroupResult>;
 
