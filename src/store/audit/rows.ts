@@ -1,6 +1,6 @@
 // Rows (snake_case columns, as both dialects return them) to records.
 import type { AuditEntry } from "./records";
-import { int, intOrNull } from "../connection/columns";
+import { int } from "../connection/columns";
 
 export const toAudit = (row: any): AuditEntry => ({
   seq: int(row.seq),

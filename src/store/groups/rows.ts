@@ -1,6 +1,6 @@
 // Rows (snake_case columns, as both dialects return them) to records.
 import type { GroupRecord } from "./records";
-import { int, intOrNull } from "../connection/columns";
+import { int } from "../connection/columns";
 
 export const toGroup = (row: any): GroupRecord => ({
   groupId: row.group_id,

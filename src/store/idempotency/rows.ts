@@ -1,6 +1,6 @@
 // Rows (snake_case columns, as both dialects return them) to records.
 import type { IdempotencyState } from "./records";
-import { int, intOrNull } from "../connection/columns";
+import { int } from "../connection/columns";
 
 /** The state of an idempotency row another request already holds. */
 export function heldIdempotency(row: any, fingerprint: string): IdempotencyState {
