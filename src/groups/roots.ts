@@ -20,7 +20,15 @@ export const isAcceptableRoot = (root: string, history: readonly RootAt[], remov
 /** Fewer active members than this and a proof narrows its member down to one or two: the API warns. */
 export const ANONYMITY_MINIMUM = 3;
 
+/** What a proof among `activeMembers` says of its member, by the real count (0 and 1 included). */
+export const anonymityOf = (activeMembers: number): string =>
+  activeMembers === 0
+    ? "no member could make a proof"
+    : activeMembers === 1
+      ? "a proof names its one member"
+      : `a proof narrows its member down to one of ${activeMembers}`;
+
 export const anonymityWarning = (activeMembers: number): string | null =>
   activeMembers >= ANONYMITY_MINIMUM
     ? null
-    : `This group has ${activeMembers} active member${activeMembers === 1 ? "" : "s"}: a proof from it ${activeMembers === 1 ? "names its one member" : "narrows its member down to one of two"}; it is not anonymous below ${ANONYMITY_MINIMUM}.`;
+    : `This group has ${activeMembers} active member${activeMembers === 1 ? "" : "s"}: ${anonymityOf(activeMembers)}; it is not anonymous below ${ANONYMITY_MINIMUM}.`;

@@ -19,8 +19,8 @@ import {
   type SemaphoreIdentityKeys,
   syncGroupTree,
 } from "../../src/agent";
-import { AgentTree } from "../../src/agent/group-tree";
-import { treePath } from "../../src/agent/group-cache";
+import { LeanTree } from "../../src/groups/lean-tree";
+import { treePath } from "../../src/agent/group/cache";
 import { groupMessageOf } from "../../src/groups/derivation";
 import { semaphoreTree } from "../../src/groups/tree";
 import { type FeedServer, startFeedServer } from "./group-feed-server";
@@ -212,7 +212,7 @@ describe("never proved with", () => {
     const { cache, path } = await setup("tamper-leaf");
     const leaves = [...filler(60, 1), commitment(0), commitment(1), ...filler(3, 500)];
     leaves[3] = 999n; // a consistent tree of other leaves
-    const forged = AgentTree.fromLeaves(leaves);
+    const forged = LeanTree.fromLeaves(leaves);
     const { header } = readFile(path);
     writeFile(path, { ...header, root: forged.root.toString() }, Buffer.concat(forged.payload()));
     feed.served.records = 0;
@@ -324,7 +324,7 @@ describe("the anonymity floor (issue 34 item 6)", () => {
     const bound = challengeNow("pair", { context: { amount: "5" } });
     writeFileSync(
       challengeFile,
-      JSON.stringify({ ...bound, message: groupMessageOf({ nonce: bound.nonce, action: bound.action, context: bound.context }).toString() }),
+      JSON.stringify({ ...bound, message: groupMessageOf({ nonce: bound.nonce, action: bound.action!, context: bound.context }).toString() }),
     );
     writeFileSync(identityFile, JSON.stringify(ids[5]), { mode: 0o600 });
     const run = async (extra: string[]) => {
@@ -385,7 +385,7 @@ describe("a feed answer that could mislead the agent is refused, naming what is 
     return bytes;
   };
   const leaves = [11n, 22n, 33n];
-  const tree = AgentTree.fromLeaves(leaves);
+  const tree = LeanTree.fromLeaves(leaves);
   const page = (overrides: Record<string, unknown> = {}, records = leaves.map((v, i) => record(i, v))) => ({
     group_id: "h",
     version: 3,

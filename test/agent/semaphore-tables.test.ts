@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createSemaphoreIdentity, proveGroupMembership } from "../../src/agent";
-import { AgentTree } from "../../src/agent/group-tree";
+import { LeanTree } from "../../src/groups/lean-tree";
 
 setDefaultTimeout(90_000);
 
@@ -21,7 +21,7 @@ test("no tables cached: the proof is made at once, a detached builder writes the
     nonce: "00",
     action: "purchase",
     group_id: "tables",
-    merkle_tree_root: AgentTree.fromLeaves(members.map(BigInt)).root.toString(),
+    merkle_tree_root: LeanTree.fromLeaves(members.map(BigInt)).root.toString(),
     merkle_tree_depth: 7,
     message: "1",
     scope: "2",

@@ -3,8 +3,8 @@
 // a proof found none cached: that proof goes on without tables, and the next
 // process reads these. Arguments: DEPTH CACHE_DIR MARKER [ARTIFACTS_DIR [ARTIFACTS_CACHE, "-" for none]].
 import { rmSync } from "node:fs";
-import { createProver } from "../prover";
-import { loadSemaphoreArtifacts } from "./semaphore-artifacts";
+import { createProver } from "../../prover";
+import { loadSemaphoreArtifacts } from "./artifacts";
 
 const [depth, dir, marker, artifactsDir, artifactsCache] = process.argv.slice(2);
 try {

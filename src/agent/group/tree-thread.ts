@@ -1,6 +1,6 @@
 // One share of a group tree's first build, on a thread (tree-build.ts starts
 // it): levels 1…upTo over a run of leaves, posted back as transferred buffers.
-import { buildLevels } from "./group-tree";
+import { buildLevels } from "../../groups/lean-tree";
 
 declare const self: Worker;
 

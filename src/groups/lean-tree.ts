@@ -95,7 +95,7 @@ export function buildLevels(leaves: Uint8Array, count: number, upTo: number, has
   return levels;
 }
 
-export class AgentTree {
+export class LeanTree {
   /** levels[0] = leaves; each level's buffer may be longer than its nodes (room to grow). */
   private levels: Uint8Array[] = [];
   private leafCount = 0;
@@ -130,8 +130,8 @@ export class AgentTree {
   }
 
   /** A tree over `leaves` (size · 1 hashes). */
-  static fromLeaves(leaves: readonly bigint[], hash?: PairHash): AgentTree {
-    const tree = new AgentTree(hash);
+  static fromLeaves(leaves: readonly bigint[], hash?: PairHash): LeanTree {
+    const tree = new LeanTree(hash);
     tree.apply(leaves.map((value, index) => ({ index, value })));
     return tree;
   }
@@ -284,8 +284,8 @@ export class AgentTree {
    * levelCount(size, level) nodes (built elsewhere, e.g. in shares on
    * threads); the levels above are hashed here.
    */
-  static fromLevels(size: number, levels: Uint8Array[], hash?: PairHash): AgentTree {
-    const tree = new AgentTree(hash);
+  static fromLevels(size: number, levels: Uint8Array[], hash?: PairHash): LeanTree {
+    const tree = new LeanTree(hash);
     const depth = depthOf(size);
     const known = Math.min(levels.length - 1, depth);
     tree.levels = levels.slice(0, known + 1);
@@ -305,12 +305,12 @@ export class AgentTree {
   }
 
   /** A tree from payload() bytes (no hashing: the caller checks the root and every path it uses). Null when the length does not fit `size`. */
-  static fromPayload(size: number, bytes: Uint8Array, hash?: PairHash): AgentTree | null {
+  static fromPayload(size: number, bytes: Uint8Array, hash?: PairHash): LeanTree | null {
     if (!Number.isSafeInteger(size) || size < 0) return null;
     let expected = 0;
     for (let level = 0; level <= depthOf(size) && size > 0; level++) expected += levelCount(size, level) * NODE_BYTES;
     if (bytes.length !== expected) return null;
-    const tree = new AgentTree(hash);
+    const tree = new LeanTree(hash);
     let at = 0;
     for (let level = 0; level <= depthOf(size) && size > 0; level++) {
       const length = levelCount(size, level) * NODE_BYTES;
