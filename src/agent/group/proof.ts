@@ -45,7 +45,7 @@ export type SemaphoreProof = Omit<SemaphoreProofObject, "points"> & { points: Pa
  */
 export type PackedGroth16Proof = [string, string, string, string, string, string, string, string];
 
-export interface GroupProveRequest extends GroupIntent {
+export interface GroupProveRequest {
   /** The identity's exported private key (base64). */
   privateKey: string;
   challenge: GroupChallenge;
@@ -180,14 +180,15 @@ async function proveInTree(tree: LeanTree, challenge: GroupChallenge, identity: 
 
 /**
  * A Semaphore v4 proof that the identity is one of `members`, for the
- * challenge's message and scope (held to the caller's action, context and
- * origin first: checkGroupIntent), against the root of the members as given:
- * the caller vouches that they are the group's (the service refuses a root it
- * does not accept). Refuses (GroupProofError) below minAnonymity active members.
+ * challenge's message and scope as given (the low-level call: a caller that
+ * did not make them itself holds them to what it means with
+ * checkGroupIntent first, as proveGroupChallenge does), against the root of
+ * the members as given: the caller vouches that they are the group's (the
+ * service refuses a root it does not accept). Refuses (GroupProofError)
+ * below minAnonymity active members.
  */
 export async function proveGroupMembership(request: GroupProveRequest, options: GroupProveOptions = {}): Promise<SemaphoreProof> {
   const challenge = parseGroupChallenge(request.challenge);
-  checkGroupIntent(challenge, request);
   const identity = importSemaphoreIdentity(request.privateKey);
   // The tree of lean-imt's rules with Semaphore's hash (LeanTree), not `new
   // Group(members)`: @semaphore-protocol/group 4.14.2 builds on lean-imt 2.2.4,

@@ -350,6 +350,17 @@ export async function syncGroupTree(service: string, groupId: string, options: S
   let received = 0;
   // What this agent has seen, whatever the service answers from here on: a resync from 0 must keep it (checkHistory).
   const seen: Seen | undefined = held ? { tree: held.tree, size: held.tree.size, before: new Map() } : undefined;
+  const seenVersion = held?.version ?? 0;
+  const keepsHistory = (fresh: LeanTree) => {
+    if (!seen || fresh === seen.tree) return;
+    try {
+      checkHistory(seen, fresh, groupId);
+    } catch (error) {
+      // Refused: this process keeps what it had seen (unless unchecked changes touched it; the disk copy is untouched either way).
+      if (seen.before.size === 0 && seen.tree.size === seen.size) remember(memoryKey, seen.tree, seenVersion);
+      throw error;
+    }
+  };
   for (let attempt = 0; attempt < 4; attempt++) {
     const since = held?.version ?? 0;
     const answer = await readChanges(first, groupId, since, options);
@@ -361,7 +372,7 @@ export async function syncGroupTree(service: string, groupId: string, options: S
     }
     if ("legacy" in answer) {
       const synced = await legacySync(service, groupId, options, held?.tree, answer.legacy);
-      if (seen && synced.tree !== seen.tree) checkHistory(seen, synced.tree, groupId);
+      keepsHistory(synced.tree);
       // Kept in this process only (no version to resume from): the next read hashes only the leaves that differ.
       remember(memoryKey, synced.tree, 0);
       return synced;
@@ -390,7 +401,7 @@ export async function syncGroupTree(service: string, groupId: string, options: S
       throw new GroupProofError("members", `the changes served for group ${groupId}: ${(error as Error).message}: refused`);
     }
     if (tree.size === answer.size && tree.root === answer.root) {
-      if (held === undefined && seen) checkHistory(seen, tree, groupId);
+      if (held === undefined) keepsHistory(tree);
       if (path && (held === undefined || answer.version !== held.version)) writeTree(cacheDir as string, path, key, groupId, answer.version, tree);
       remember(memoryKey, tree, answer.version);
       return { tree, version: answer.version, received, fromCache: held !== undefined, verified: true };
