@@ -597,8 +597,8 @@ export interface Store {
     keyId: string,
     mandate: string | null,
   ): Promise<{ outcome: "set"; group: GroupRecord } | { outcome: "not_found" | "forbidden" }>;
-  /** Whether `root` is acceptable for the group now (src/groups/roots.ts): read from the database, never a cache. */
-  acceptableRoot(groupId: string, root: string): Promise<boolean>;
+  /** Whether `root` is acceptable for the group at `now` (ms; src/groups/roots.ts): read from the database, never a cache. */
+  acceptableRoot(groupId: string, root: string, now: number): Promise<boolean>;
 
   /** Deletes idempotency records created before `before`. */
   purgeIdempotency(before: number): Promise<number>;

@@ -49,6 +49,7 @@ import { StoreUnavailableError } from "./interface";
 import { migratePostgres } from "./migrations/postgres";
 import { eventTypeOf, newEventId, subscribedPattern } from "../webhooks/events";
 import { outboxWritten } from "../webhooks/wake";
+import { DEFAULT_ROOT_DURATION_MS } from "../groups/roots";
 import { changeGroupOptimistically, levelsOf, refuseRoot, toLeaf } from "./groups";
 import type { TreeCache } from "../groups/cache";
 import type { Leaf } from "../groups/tree";
@@ -73,6 +74,8 @@ import {
 export interface PostgresOptions {
   /** Connections in this process's pool. */
   poolSize?: number;
+  /** How long a replaced group root stays acceptable (default DEFAULT_ROOT_DURATION_MS, src/groups/roots.ts). */
+  groupRootDurationMs?: number;
 }
 
 export const DEFAULT_POOL_SIZE = 10;
@@ -127,7 +130,7 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     await sql.close({ timeout: 0 });
     throw error;
   }
-  return new PostgresStore(sql);
+  return new PostgresStore(sql, options.groupRootDurationMs ?? DEFAULT_ROOT_DURATION_MS);
 }
 
 function databaseFromUrl(url: string): { database?: string } {
@@ -156,7 +159,10 @@ const usageShard = (): number => Math.floor(Math.random() * USAGE_SHARDS);
 export class PostgresStore implements Store {
   readonly kind = "postgres" as const;
 
-  constructor(private readonly sql: SQL) {}
+  constructor(
+    private readonly sql: SQL,
+    private readonly rootDurationMs = DEFAULT_ROOT_DURATION_MS,
+  ) {}
 
   async createKey(key: ApiKeyRecord): Promise<void> {
     await this.sql`
@@ -539,10 +545,13 @@ export class PostgresStore implements Store {
         // FOR SHARE waits for a removal in progress (it holds the row FOR
         // UPDATE) and then reads its committed removed_version: a removal
         // acknowledged anywhere refuses the removed member here.
-        const [row] = await tx`SELECT mandate, removed_version FROM groups WHERE group_id = ${group.groupId} FOR SHARE`;
+        const [row] = await tx`SELECT mandate, removed_version, version FROM groups WHERE group_id = ${group.groupId} FOR SHARE`;
         const [ok] = row
-          ? await tx`SELECT 1 AS ok FROM group_roots WHERE group_id = ${group.groupId} AND root = ${group.root} AND root <> '0'
-              AND version >= ${row.removed_version} LIMIT 1`
+          ? await tx`SELECT 1 AS ok FROM group_roots r WHERE r.group_id = ${group.groupId} AND r.root = ${group.root} AND r.root <> '0'
+              AND r.version >= ${row.removed_version}
+              AND (r.version = ${row.version} OR EXISTS (SELECT 1 FROM group_roots n WHERE n.group_id = r.group_id AND n.version = r.version + 1
+                                                          AND n.made_at > ${proposed.decidedAt - this.rootDurationMs}))
+              LIMIT 1`
           : [];
         if (!ok) decision = refuseRoot(proposed);
         else {
@@ -1056,7 +1065,7 @@ export class PostgresStore implements Store {
               SELECT ${groupId}, l, i, v FROM unnest(${`{${nodes.map((n) => n.level).join(",")}}`}::bigint[], ${`{${nodes.map((n) => n.index).join(",")}}`}::bigint[],
                                                       ${`{${nodes.map((n) => n.value).join(",")}}`}::text[]) AS t(l, i, v)
               ON CONFLICT (group_id, level, idx) DO UPDATE SET value = excluded.value`;
-          await tx`INSERT INTO group_roots (group_id, version, root) VALUES (${groupId}, ${version}, ${root})`;
+          await tx`INSERT INTO group_roots (group_id, version, root, made_at) VALUES (${groupId}, ${version}, ${root}, ${at})`;
           return toGroup(updated);
         }),
     });
@@ -1099,11 +1108,14 @@ export class PostgresStore implements Store {
     return { outcome: other ? ("forbidden" as const) : ("not_found" as const) };
   }
 
-  async acceptableRoot(groupId: string, root: string): Promise<boolean> {
+  async acceptableRoot(groupId: string, root: string, now: number): Promise<boolean> {
     if (hasNul(groupId, root)) return false;
     const rows = await this.sql`
       SELECT 1 FROM group_roots r JOIN groups g ON g.group_id = r.group_id
-      WHERE r.group_id = ${groupId} AND r.root = ${root} AND r.version >= g.removed_version AND r.root <> '0' LIMIT 1`;
+      WHERE r.group_id = ${groupId} AND r.root = ${root} AND r.version >= g.removed_version AND r.root <> '0'
+        AND (r.version = g.version OR EXISTS (SELECT 1 FROM group_roots n WHERE n.group_id = r.group_id AND n.version = r.version + 1
+                                               AND n.made_at > ${now - this.rootDurationMs}))
+      LIMIT 1`;
     return rows.length > 0;
   }
 

@@ -48,6 +48,7 @@ import { StoreUnavailableError } from "./interface";
 import { sqliteMigrations } from "./migrations/sqlite";
 import { eventTypeOf, newEventId, subscribedPattern } from "../webhooks/events";
 import { outboxWritten } from "../webhooks/wake";
+import { DEFAULT_ROOT_DURATION_MS } from "../groups/roots";
 import { changeGroupOptimistically, levelsOf, type NodeRow, refuseRoot, toLeaf } from "./groups";
 import type { TreeCache } from "../groups/cache";
 import type { Leaf } from "../groups/tree";
@@ -71,6 +72,8 @@ import {
 
 export interface SqliteOptions {
   synchronous?: "NORMAL" | "FULL";
+  /** How long a replaced group root stays acceptable (default DEFAULT_ROOT_DURATION_MS, src/groups/roots.ts). */
+  groupRootDurationMs?: number;
   /** How long a write waits for another process's lock before StoreUnavailableError (default LOCK_WAIT_MS). */
   lockWaitMs?: number;
 }
@@ -86,7 +89,7 @@ export function openSqlite(path: string, options: SqliteOptions = {}): SqliteSto
   db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
   db.exec("PRAGMA foreign_keys = ON");
   migrate(db);
-  return new SqliteStore(db, options.lockWaitMs ?? LOCK_WAIT_MS);
+  return new SqliteStore(db, options.lockWaitMs ?? LOCK_WAIT_MS, options.groupRootDurationMs ?? DEFAULT_ROOT_DURATION_MS);
 }
 
 function migrate(db: Database): void {
@@ -118,6 +121,7 @@ export class SqliteStore implements Store {
   constructor(
     private readonly db: Database,
     private readonly lockWaitMs = LOCK_WAIT_MS,
+    private readonly rootDurationMs = DEFAULT_ROOT_DURATION_MS,
   ) {
     this.q = {
       insertKey: db.query(
@@ -177,7 +181,7 @@ export class SqliteStore implements Store {
            changed_at = $at, changed_request_id = $requestId
          WHERE group_id = $groupId RETURNING *`,
       ),
-      insertRoot: db.query("INSERT INTO group_roots (group_id, version, root) VALUES (?, ?, ?)"),
+      insertRoot: db.query("INSERT INTO group_roots (group_id, version, root, made_at) VALUES (?, ?, ?, ?)"),
       putNode: db.query(
         `INSERT INTO group_nodes (group_id, level, idx, value) VALUES ($groupId, $level, $index, $value)
          ON CONFLICT (group_id, level, idx) DO UPDATE SET value = excluded.value`,
@@ -194,8 +198,11 @@ export class SqliteStore implements Store {
       // Since version 0 every leaf is a change, and the n-th change is leaf n: a primary-key range, not an OFFSET scan.
       leavesFrom: db.query("SELECT leaf_index, commitment FROM group_members WHERE group_id = ? AND leaf_index >= ? ORDER BY leaf_index LIMIT ?"),
       acceptableRoot: db.query(
+        // src/groups/roots.ts: since the last removal, and current or replaced (the next root made) after the cutoff.
         `SELECT 1 AS ok FROM group_roots r JOIN groups g ON g.group_id = r.group_id
-         WHERE r.group_id = ? AND r.root = ? AND r.version >= g.removed_version AND r.root <> '0' LIMIT 1`,
+         WHERE r.group_id = ? AND r.root = ? AND r.version >= g.removed_version AND r.root <> '0'
+           AND (r.version = g.version OR EXISTS (SELECT 1 FROM group_roots n WHERE n.group_id = r.group_id AND n.version = r.version + 1 AND n.made_at > ?))
+         LIMIT 1`,
       ),
       getAgent: db.query("SELECT * FROM agents WHERE key_id = ? AND agent_id = ?"),
       agentsBySigningKeyId: db.query("SELECT * FROM agents WHERE key_id = ? AND signing_key_id = ? ORDER BY created_at, agent_id LIMIT ?"),
@@ -487,7 +494,7 @@ export class SqliteStore implements Store {
           const updated = toGroup(this.q.updateGroup.get({ groupId, version, size, active, depth, root, removedVersion, at, requestId }));
           for (const leaf of leaves) this.q.putLeaf.run({ groupId, index: leaf.index, value: leaf.value, version });
           for (const node of nodes) this.q.putNode.run({ groupId, level: node.level, index: node.index, value: node.value });
-          this.q.insertRoot.run(groupId, version, root);
+          this.q.insertRoot.run(groupId, version, root, at);
           return updated;
         }),
     });
@@ -521,8 +528,8 @@ export class SqliteStore implements Store {
     });
   }
 
-  async acceptableRoot(groupId: string, root: string): Promise<boolean> {
-    return this.q.acceptableRoot.get(groupId, root) !== null;
+  async acceptableRoot(groupId: string, root: string, now: number): Promise<boolean> {
+    return this.q.acceptableRoot.get(groupId, root, now - this.rootDurationMs) !== null;
   }
 
   private spendRow(keyId: string, agentId: string, key: SpendKey): Spend {
@@ -777,7 +784,7 @@ export class SqliteStore implements Store {
     if (scope && group && proposed.status === "verified") {
       // The root is judged here, inside the deciding write transaction: a
       // removal committed by any process before it refuses the removed member.
-      if (this.q.acceptableRoot.get(group.groupId, group.root) === null) {
+      if (this.q.acceptableRoot.get(group.groupId, group.root, proposed.decidedAt - this.rootDurationMs) === null) {
         decision = refuseRoot(proposed);
       } else {
         const row = this.q.getGroup.get(group.groupId) as { mandate: string | null } | null;

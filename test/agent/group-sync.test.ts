@@ -22,7 +22,7 @@ import {
 import { LeanTree } from "../../src/groups/lean-tree";
 import { treePath } from "../../src/agent/group/cache";
 import { groupMessageOf } from "../../src/groups/derivation";
-import { semaphoreTree } from "../../src/groups/tree";
+import { semaphoreTree } from "../support/lean-imt";
 import { type FeedServer, startFeedServer } from "./group-feed-server";
 
 setDefaultTimeout(60_000);

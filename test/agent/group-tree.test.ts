@@ -4,7 +4,7 @@
 // group as it stood before later additions).
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { LeanTree } from "../../src/groups/lean-tree";
-import { semaphoreTree } from "../../src/groups/tree";
+import { semaphoreTree } from "../support/lean-imt";
 
 // Thousands of Poseidon hashes on a shared two-core machine.
 setDefaultTimeout(60_000);

@@ -102,7 +102,7 @@ async function evaluateGroup(deps: ProofDeps, challenge: ChallengeRecord, input:
   if (proof.scope !== challengeScope({ keyId: challenge.keyId, groupId, context }).toString()) return failed("scope_mismatch");
   if (proof.merkleTreeDepth !== challenge.groupDepth) return failed("depth_mismatch");
   checks.push("group_statement");
-  if (!(await deps.store.acceptableRoot(groupId, proof.merkleTreeRoot))) return failed("not_member");
+  if (!(await deps.store.acceptableRoot(groupId, proof.merkleTreeRoot, deps.clock.now()))) return failed("not_member");
   checks.push("group_root");
   if (!circuit.ok) return failed(circuit.reason);
   deps.metrics?.proofCheck(challenge.keyId);
