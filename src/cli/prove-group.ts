@@ -3,7 +3,7 @@
 // prove (--action, --context, --origin) and the SDK holds the challenge to them.
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { constants } from "node:fs";
-import { ChallengeError, GroupProofError, proveGroupChallenge, SemaphoreArtifactError } from "../agent";
+import { ChallengeError, GroupProofError, parseGroupChallenge, proveGroupChallenge, SemaphoreArtifactError } from "../agent";
 import type { Config } from "../config";
 import type { JsonObject } from "../identity/encoding";
 import {
@@ -144,13 +144,15 @@ export async function proveGroupCommand(argv: string[], config: Config): Promise
   const challenge = challengeJson as Record<string, unknown>;
   const flagContext = parseContext(values.context) as JsonObject | undefined;
   const privateKey = privateKeyOf(await readInput(identityPath, "identity"));
-  if (values.action === undefined && typeof challenge.action !== "string")
-    throw new UsageError(
-      '--group-challenge: the challenge has no "action" and no --action is given: the message it binds cannot be checked, so nothing is proved',
-    );
   if (values.origin !== undefined && !/^https?:\/\/[^/]/.test(values.origin))
     throw new UsageError(`--origin: ${shown(values.origin)} is not an http(s) origin`);
   try {
+    // A file that is no group challenge is named as such first (exit 1), before what the flags must add to it.
+    parseGroupChallenge(challenge);
+    if (values.action === undefined && typeof challenge.action !== "string")
+      throw new UsageError(
+        '--group-challenge: the challenge has no "action" and no --action is given: the message it binds cannot be checked, so nothing is proved',
+      );
     // The SDK holds the challenge to what the flags say is meant (action, context, origin): the same checks as the SDK's callers get.
     const proof = await proveGroupChallenge(
       {

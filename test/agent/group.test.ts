@@ -3,8 +3,7 @@
 // it for a neighbouring statement, and have the shape and deterministic
 // values of its generateProof for the same identity, group, message and scope.
 // And every refusal: a tampered artifact (before use), a members list whose
-// root is not the challenge's (proved for the members' own root), a
-// non-member, a tree deeper than the circuit.
+// root is not the challenge's, a non-member, a tree deeper than the circuit.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,7 +12,7 @@ import { Group } from "@semaphore-protocol/group";
 import {
   createSemaphoreIdentity,
   type GroupChallenge,
-  type GroupProofError,
+  GroupProofError,
   loadSemaphoreArtifacts,
   parseGroupChallenge,
   proveGroupMembership,
@@ -175,12 +174,14 @@ describe("refusals", () => {
     return error as Error;
   };
 
-  test("a members list whose root is not the challenge's: the proof is for the members' root (the challenge's root is advisory, issue 37)", async () => {
+  test("a members list whose root is not the challenge's: root_mismatch, naming both roots", async () => {
     const challenge = challengeFor(members, 2);
     const served = [...members.slice(0, 3), commitments[8]!]; // one leaf swapped
-    const proof = await proveGroupMembership({ privateKey: ids[0]!.private_key, members: served, challenge }, { precompute: false });
-    expect(proof.merkleTreeRoot).toBe(semaphoreGroup(served).root.toString());
-    expect(proof.merkleTreeRoot).not.toBe(challenge.merkle_tree_root);
+    const error = (await refusal(proveGroupMembership({ privateKey: ids[0]!.private_key, members: served, challenge }))) as GroupProofError;
+    expect(error).toBeInstanceOf(GroupProofError);
+    expect(error.code).toBe("root_mismatch");
+    expect(error.message).toContain(challenge.merkle_tree_root);
+    expect(error.message).toContain(semaphoreGroup(served).root.toString());
   });
 
   test("an identity that is not a member: not_member, naming its commitment", async () => {
@@ -202,11 +203,10 @@ describe("refusals", () => {
     const removed = [members[0]!, "0", ...members.slice(2)];
     const dropped = new Group(removed.map(BigInt)).root.toString();
     expect(dropped).not.toBe(semaphoreGroup(removed).root.toString());
-    const proof = await proveGroupMembership(
-      { privateKey: ids[0]!.private_key, members: removed, challenge: { ...challengeFor(removed, 2), merkle_tree_root: dropped } },
-      { precompute: false, minAnonymity: 1 },
-    );
-    expect(proof.merkleTreeRoot).toBe(semaphoreGroup(removed).root.toString());
+    const error = (await refusal(
+      proveGroupMembership({ privateKey: ids[0]!.private_key, members: removed, challenge: { ...challengeFor(removed, 2), merkle_tree_root: dropped } }),
+    )) as GroupProofError;
+    expect(error.code).toBe("root_mismatch");
   });
 
   test("a tree deeper than the challenge's circuit: depth", async () => {

@@ -16,6 +16,9 @@
 //   platform that edits its 401 one bit of the leaf per order (issue 37). The
 //   service accepts a bounded history of recent roots (docs/protocol.md,
 //   "Which roots are acceptable"), so members added meanwhile break nothing;
+// - a tree no service vouched for (members handed in, or a service older
+//   than issue 32 that names no root) must give the challenge's root: a
+//   consistency check, the same for every member, never a choice of root;
 // - the anonymity floor counts the active members of that whole tree;
 // - refusals (depth, anonymity, challenge) are the same for every member.
 //
@@ -126,10 +129,22 @@ class DamagedTree extends Error {}
  * or below the anonymity floor; the member's path is hashed up to the root
  * before the prover runs (DamagedTree otherwise).
  */
-async function proveInTree(tree: LeanTree, challenge: GroupChallenge, identity: SemaphoreIdentity, options: GroupProveOptions): Promise<SemaphoreProof> {
+async function proveInTree(
+  tree: LeanTree,
+  challenge: GroupChallenge,
+  identity: SemaphoreIdentity,
+  verified: boolean,
+  options: GroupProveOptions,
+): Promise<SemaphoreProof> {
   const floor = options.minAnonymity ?? DEFAULT_MIN_ANONYMITY;
   if (!Number.isSafeInteger(floor) || floor < 1) throw new RangeError(`minAnonymity must be a whole number of members (at least 1), not ${floor}`);
-  // Public facts first, in the same order for every member: depth, then the anonymity floor.
+  // Public facts first, in the same order for every member: whose tree, its depth, then the anonymity floor.
+  if (!verified && tree.root.toString() !== challenge.merkle_tree_root) {
+    throw new GroupProofError(
+      "root_mismatch",
+      `the ${tree.size} members of group ${challenge.group_id} give the root ${tree.size === 0 ? "(none)" : tree.root}, not the challenge's ${challenge.merkle_tree_root}, and no service vouched for them: refused`,
+    );
+  }
   if (tree.depth > challenge.merkle_tree_depth) {
     throw new GroupProofError(
       "depth",
@@ -182,10 +197,9 @@ async function proveInTree(tree: LeanTree, challenge: GroupChallenge, identity: 
  * A Semaphore v4 proof that the identity is one of `members`, for the
  * challenge's message and scope as given (the low-level call: a caller that
  * did not make them itself holds them to what it means with
- * checkGroupIntent first, as proveGroupChallenge does), against the root of
- * the members as given: the caller vouches that they are the group's (the
- * service refuses a root it does not accept). Refuses (GroupProofError)
- * below minAnonymity active members.
+ * checkGroupIntent first, as proveGroupChallenge does). The members must
+ * give the challenge's root (no service vouched for them: root_mismatch
+ * otherwise, the same for every member); refuses below minAnonymity active members.
  */
 export async function proveGroupMembership(request: GroupProveRequest, options: GroupProveOptions = {}): Promise<SemaphoreProof> {
   const challenge = parseGroupChallenge(request.challenge);
@@ -197,7 +211,8 @@ export async function proveGroupMembership(request: GroupProveRequest, options: 
   // (test/agent/group.test.ts shows both).
   const tree = treeOf(challenge.group_id, leaves(request.members));
   try {
-    return await proveInTree(tree, challenge, identity, options);
+    // Members handed in are not known to be the service's: they must give the challenge's root.
+    return await proveInTree(tree, challenge, identity, false, options);
   } catch (error) {
     if (error instanceof DamagedTree) throw new GroupProofError("members", `${error.message}: refused`);
     throw error;
@@ -248,7 +263,7 @@ export async function proveGroupChallenge(request: GroupChallengeRequest, option
   for (let attempt = 0; ; attempt++) {
     const synced = await syncGroupTree(request.service, challenge.group_id, { ...options, treeCache: cacheDir });
     try {
-      return await proveInTree(synced.tree, challenge, identity, { ...options, artifactsService });
+      return await proveInTree(synced.tree, challenge, identity, synced.verified, { ...options, artifactsService });
     } catch (error) {
       if (!(error instanceof DamagedTree)) throw error;
       forgetGroupTree(request.service, challenge.group_id, cacheDir, options.allowInsecureLoopback);
