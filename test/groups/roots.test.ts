@@ -5,30 +5,31 @@
 // transaction ask it, with the change times the service's clock gave.
 import { expect, test } from "bun:test";
 import { isAcceptableRoot } from "../../src/groups/roots";
-import { openSqlite } from "../../src/store/sqlite";
 import { createHarness } from "../support/harness";
+import { storesUnderTest } from "../support/stores";
 
 const commitment = (i: number) => String(7n + BigInt(i) * 1_000_003n);
 
-test("through the store: a replaced root is accepted for the root duration after it was replaced, then refused; the current root always; none from before a removal", async () => {
-  const h = await createHarness(openSqlite(":memory:", { groupRootDurationMs: 60_000 }));
-  const key = await h.newKey();
-  expect((await h.call("POST", "/v1/groups", { key, body: { group_id: "g" } })).status).toBe(201);
-  const first = await h.call("POST", "/v1/groups/g/members", { key, body: { identity_commitments: [0, 1, 2].map(commitment) } });
-  const r1 = first.body.merkle_tree_root as string;
-  h.clock.advance(10_000);
-  const replacedAt = h.clock.now();
-  const second = await h.call("POST", "/v1/groups/g/members", { key, body: { identity_commitments: [commitment(3)] } });
-  const r2 = second.body.merkle_tree_root as string;
-  expect(await h.store.acceptableRoot("g", r1, replacedAt + 59_000)).toBe(true);
-  expect(await h.store.acceptableRoot("g", r1, replacedAt + 61_000)).toBe(false);
-  expect(await h.store.acceptableRoot("g", r2, replacedAt + 10 * 86_400_000)).toBe(true); // the current root, however old
-  h.clock.advance(1_000);
-  const removed = await h.call("DELETE", `/v1/groups/g/members/${commitment(1)}`, { key });
-  expect(removed.status).toBe(200);
-  expect(await h.store.acceptableRoot("g", r2, h.clock.now())).toBe(false); // replaced by a removal: never again
-  expect(await h.store.acceptableRoot("g", removed.body.merkle_tree_root, h.clock.now())).toBe(true);
-});
+for (const store of storesUnderTest())
+  test(`${store.name}: a replaced root is accepted for the root duration after it was replaced, then refused; the current root always; none from before a removal`, async () => {
+    const h = await createHarness(await store.open({ groupRootDurationMs: 60_000 }));
+    const key = await h.newKey();
+    expect((await h.call("POST", "/v1/groups", { key, body: { group_id: "g" } })).status).toBe(201);
+    const first = await h.call("POST", "/v1/groups/g/members", { key, body: { identity_commitments: [0, 1, 2].map(commitment) } });
+    const r1 = first.body.merkle_tree_root as string;
+    h.clock.advance(10_000);
+    const replacedAt = h.clock.now();
+    const second = await h.call("POST", "/v1/groups/g/members", { key, body: { identity_commitments: [commitment(3)] } });
+    const r2 = second.body.merkle_tree_root as string;
+    expect(await h.store.acceptableRoot("g", r1, replacedAt + 59_000)).toBe(true);
+    expect(await h.store.acceptableRoot("g", r1, replacedAt + 61_000)).toBe(false);
+    expect(await h.store.acceptableRoot("g", r2, replacedAt + 10 * 86_400_000)).toBe(true); // the current root, however old
+    h.clock.advance(1_000);
+    const removed = await h.call("DELETE", `/v1/groups/g/members/${commitment(1)}`, { key });
+    expect(removed.status).toBe(200);
+    expect(await h.store.acceptableRoot("g", r2, h.clock.now())).toBe(false); // replaced by a removal: never again
+    expect(await h.store.acceptableRoot("g", removed.body.merkle_tree_root, h.clock.now())).toBe(true);
+  }, 60_000);
 
 test("the rule as a function: current, replaced within the duration, from before a removal, never 0", () => {
   const history = [
