@@ -29,6 +29,25 @@ for (const store of storesUnderTest())
     expect(removed.status).toBe(200);
     expect(await h.store.acceptableRoot("g", r2, h.clock.now())).toBe(false); // replaced by a removal: never again
     expect(await h.store.acceptableRoot("g", removed.body.merkle_tree_root, h.clock.now())).toBe(true);
+
+    // The deciding transaction judges the root the same way, at the decision's time.
+    const decide = async (root: string, decidedAt: number) => {
+      const challenge = await h.call("POST", "/v1/verify/challenge", { key, body: { group_id: "g", action: "purchase" } });
+      expect(challenge.status).toBe(200);
+      const keyId = (await h.store.getChallenge(challenge.body.challenge_id))!.keyId;
+      return h.store.decideChallenge(
+        challenge.body.challenge_id,
+        { status: "verified", decidedAt, confidence: null, reason: null },
+        { keyId, agentId: "", action: "purchase", context: null, group: { groupId: "g", root, pseudonym: "42" } },
+      );
+    };
+    const current = removed.body.merkle_tree_root as string;
+    h.clock.advance(1_000);
+    expect((await h.call("POST", "/v1/groups/g/members", { key, body: { identity_commitments: [commitment(4)] } })).status).toBe(201);
+    const within = await decide(current, h.clock.now() + 30_000);
+    const late = await decide(current, h.clock.now() + 90_000);
+    expect(within.decided && within.record.status).toBe("verified");
+    expect(late.decided && [late.record.status, late.record.reason]).toEqual(["failed", "not_member"]);
   }, 60_000);
 
 test("the rule as a function: current, replaced within the duration, from before a removal, never 0", () => {
