@@ -1,7 +1,7 @@
 // Benchmark: a Semaphore v4 group proof, both ends, against the stock client
 // in one run (bun run bench:groups-proof = bun bench/groups-proof.ts).
 //
-//   zkagent proof      the agent SDK end to end (src/agent/group.ts
+//   zkagent proof      the agent SDK end to end (src/agent/group/proof.ts
 //                      proveGroupMembership: tree rebuilt from the member list,
 //                      witness, zkagent's own prover, statement check); "first":
 //                      the first proof at a depth in the process (artifacts read

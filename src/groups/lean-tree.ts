@@ -76,7 +76,7 @@ export interface MerklePath {
  * `leaves`), each exactly levelCount(count, level) nodes: a parent hashes its
  * two children, or is its left child alone. The same rule as apply(), for a
  * whole run of leaves at once (a first sync, or one share of it on a thread:
- * tree-build.ts).
+ * src/agent/group/tree.ts).
  */
 export function buildLevels(leaves: Uint8Array, count: number, upTo: number, hash: PairHash = poseidonPair): Uint8Array[] {
   const levels: Uint8Array[] = [];

@@ -1,5 +1,5 @@
 // A stand-in for the service's public members route with its changes feed
-// (the wire contract of issue 32, src/agent/group-sync.ts), on a real
+// (the wire contract of issue 32, src/agent/group/sync.ts), on a real
 // loopback port: the agent's sync is tested against it, and it counts every
 // leaf record it serves so a test can say what a sync downloaded.
 //

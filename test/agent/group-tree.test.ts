@@ -1,4 +1,4 @@
-// The agent's byte tree (src/agent/group-tree.ts) against lean-imt, the tree
+// The agent's byte tree (src/groups/lean-tree.ts) against lean-imt, the tree
 // Semaphore and the service use: the same roots and paths for random sizes,
 // after random updates, removals and appends, and for every prefix (the
 // group as it stood before later additions).

@@ -1,6 +1,6 @@
 // The first group proof in a process with no cached tables for its depth does
 // not wait for them (issue 32): it proves without, and a detached process
-// builds them into the cache for the next process (src/agent/build-tables.ts).
+// builds them into the cache for the next process (src/agent/group/build-tables.ts).
 import { afterAll, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -15,7 +15,11 @@
 // version 0. A file altered so that every check still passes (whoever can
 // write the directory can recompute the hash) gains nothing: the synced root
 // must be the one the service serves, and the path a proof uses is hashed up
-// to the root it proves against before the proof is made (src/agent/group.ts).
+// to the root it proves against before the proof is made (src/agent/group/proof.ts).
+//
+// What it hides: nothing beyond the machine (0700/0600; the tree is public,
+// the file names no member). What it reveals, to whoever reads the
+// directory: which groups of which services this user proves for.
 //
 // Layout: one JSON line (the header below) ‖ "\n" ‖ every level's nodes,
 // leaves first, 32 bytes each, big-endian (LeanTree.payload()).

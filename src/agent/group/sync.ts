@@ -1,5 +1,5 @@
 // Reading a group's tree from its zkagent service (issue 32): the agent keeps
-// the tree it synced last (src/agent/group-cache.ts) and asks only for what
+// the tree it synced last (src/agent/group/cache.ts) and asks only for what
 // changed since that version:
 //
 //   GET {service}/v1/groups/{id}/members?since=V&offset=N   (no API key)
@@ -420,7 +420,7 @@ export async function syncGroupTree(service: string, groupId: string, options: S
 
 /**
  * The tree of a first sync (every leaf, in order): hashed in shares on
- * threads when it is large (tree-build.ts). Leaves with a gap are refused.
+ * threads when it is large (src/agent/group/tree.ts). Leaves with a gap are refused.
  */
 async function firstTree(changes: readonly LeafChange[]): Promise<LeanTree> {
   const bytes = new Uint8Array(changes.length * NODE_BYTES);
