@@ -20,6 +20,7 @@ import type { JsonObject } from "../identity/encoding";
 import { ChallengeError, checkChallenge, checkGroupMessage, type MaxAmount, outgoingRequest, parseMaxAmount } from "./checks";
 import { CircuitSourceError, type LoadedCircuit, loadCircuit } from "./circuit";
 import { boundOrigin } from "../groups/derivation";
+import { checkGroupScope } from "./group/challenge";
 import { parseGroupChallenge, proveGroupChallenge } from "./group/index";
 import { prove, sign } from "./index";
 import { type RequestSigner, requestSigner } from "../web-bot-auth/sign";
@@ -249,6 +250,8 @@ export async function answerChallenge(challenge: ZkAgentChallenge, options: Agen
   let proof: string;
   if (claim.group !== undefined) {
     checkGroupMessage({ ...challenge, message: challenge.params.message });
+    // The scope too, before any prover (the SDK's or one passed in) sees the challenge: the bound origin's, or none is proved.
+    checkGroupScope(challenge.params.group_id ?? "", challenge.params.scope ?? "", challenge.context, boundOrigin(challenge.context) ?? undefined);
     proof = await (options.groupProver ?? ((c: ZkAgentChallenge) => defaultGroupProver(c, options)))(challenge, identity);
   } else {
     if (identity.secret === undefined) throw new ChallengeError("identity", "an agent claim needs the identity's secret", "secret");
