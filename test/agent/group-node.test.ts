@@ -94,6 +94,19 @@ describe("the service's own challenge answer (issue 38's regression)", () => {
     ).rejects.toMatchObject({ code: "message_mismatch" });
   });
 
+  test("a challenge that binds an origin: the service's scope is the origin's, the SDK proves it for that origin only, and the proof verifies", async () => {
+    const context = { amount: "5", "@request": { method: "POST", origin: "https://shop.example", target: "/orders" } };
+    const answer = await call(node, "POST", "/v1/verify/challenge", key, { group_id: "answers", action: "purchase", context });
+    expect(answer.status).toBe(200);
+    const challenge = answer.body;
+    const request = { privateKey: member.private_key, challenge, service: node.url, action: "purchase", context };
+    const options = { allowInsecureLoopback: true, treeCache: join(tmp, "trees"), precompute: false };
+    await expect(proveGroupChallenge(request, options)).rejects.toMatchObject({ code: "request_mismatch", field: "origin" });
+    await expect(proveGroupChallenge({ ...request, origin: "https://other.example" }, options)).rejects.toMatchObject({ code: "request_mismatch" });
+    const proof = await proveGroupChallenge({ ...request, origin: "https://shop.example/orders" }, options);
+    await verified(challenge.challenge_id, proof);
+  });
+
   test('the CLI: zkagent prove --group-challenge challenge.json --action purchase --context \'{"amount":"5"}\' on the answer as it came', async () => {
     const challenge = await ask();
     const dir = mkdtempSync(join(tmp, "cli-"));
