@@ -135,6 +135,21 @@ export class LeanTree {
     return this.node(0, index);
   }
 
+  /** The low 32 bits of leaf `index` (a hash key: commitments are Poseidon outputs), read from its bytes. */
+  leafKey(index: number): number {
+    const leaves = this.levels[0]!;
+    const at = index * NODE_BYTES + NODE_BYTES - 4;
+    return ((leaves[at]! << 24) | (leaves[at + 1]! << 16) | (leaves[at + 2]! << 8) | leaves[at + 3]!) >>> 0;
+  }
+
+  /** Whether leaf `index` is `value` (32 bytes, big-endian), compared in place. */
+  leafIs(index: number, value: Uint8Array): boolean {
+    const leaves = this.levels[0]!;
+    const at = index * NODE_BYTES;
+    for (let i = 0; i < NODE_BYTES; i++) if (leaves[at + i] !== value[i]) return false;
+    return true;
+  }
+
   /** A tree over `leaves` (size · 1 hashes). */
   static fromLeaves(leaves: readonly bigint[], hash?: PairHash): LeanTree {
     const tree = new LeanTree(hash);

@@ -73,26 +73,15 @@ class LeafIndex {
     return this.slots.byteLength;
   }
 
-  private static key(leaves: Uint8Array, index: number): number {
-    const at = index * NODE_BYTES + NODE_BYTES - 4;
-    return ((leaves[at]! << 24) | (leaves[at + 1]! << 16) | (leaves[at + 2]! << 8) | leaves[at + 3]!) >>> 0;
-  }
-
-  private leaves(): Uint8Array {
-    return this.tree.payload()[0] ?? new Uint8Array(0);
-  }
-
   /** The index of the leaf equal to `value` (32 bytes, big-endian), or -1. */
   find(value: Uint8Array): number {
     const mask = this.slots.length - 1;
-    const leaves = this.leaves();
     const at = NODE_BYTES - 4;
     let slot = (((value[at]! << 24) | (value[at + 1]! << 16) | (value[at + 2]! << 8) | value[at + 3]!) >>> 0) & mask;
     for (;;) {
       const entry = this.slots[slot]!;
       if (entry === 0) return -1;
-      const index = entry - 1;
-      if (Buffer.compare(leaves.subarray(index * NODE_BYTES, (index + 1) * NODE_BYTES), value) === 0) return index;
+      if (this.tree.leafIs(entry - 1, value)) return entry - 1;
       slot = (slot + 1) & mask;
     }
   }
@@ -106,7 +95,7 @@ class LeafIndex {
 
   private put(index: number): void {
     const mask = this.slots.length - 1;
-    let slot = LeafIndex.key(this.leaves(), index) & mask;
+    let slot = this.tree.leafKey(index) & mask;
     while (this.slots[slot] !== 0) slot = (slot + 1) & mask;
     this.slots[slot] = index + 1;
     this.used++;
@@ -116,20 +105,11 @@ class LeafIndex {
   rebuild(capacity: number): void {
     this.slots = new Int32Array(capacity);
     this.used = 0;
-    const leaves = this.leaves();
-    for (let i = 0; i < this.tree.size; i++) {
-      const at = i * NODE_BYTES;
-      let zero = true;
-      for (let j = at; j < at + NODE_BYTES; j++) {
-        if (leaves[j] !== 0) {
-          zero = false;
-          break;
-        }
-      }
-      if (!zero) this.put(i);
-    }
+    for (let i = 0; i < this.tree.size; i++) if (!this.tree.leafIs(i, ZERO)) this.put(i);
   }
 }
+
+const ZERO = new Uint8Array(NODE_BYTES);
 
 /** Slots for `active` members, at most half full after them. */
 const capacityFor = (active: number): number => Math.max(16, 2 ** Math.ceil(Math.log2(Math.max(1, active) * 2 + 1)));
