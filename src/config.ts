@@ -150,6 +150,14 @@ export const SETTINGS = {
     default: 2,
     description: "member additions one key may have running or queued per process; past it: 429 with Retry-After",
   },
+  groupAdditionsInFlightTotal: {
+    env: "GROUP_ADDITIONS_IN_FLIGHT_TOTAL",
+    kind: "integer",
+    min: 1,
+    max: 10_000,
+    default: 8,
+    description: "member additions all keys together may have running or queued per process (each holds its body, up to 1 MiB); past it: 429 with Retry-After",
+  },
   groupTreeCacheMb: {
     env: "GROUP_TREE_CACHE_MB",
     kind: "integer",

@@ -77,7 +77,8 @@ export function changeGroupOptimistically(
           const maxSize = Math.min(change.maxSize ?? MAX_LEAVES, MAX_LEAVES);
           if (group.size + change.commitments.length > maxSize) return { outcome: "full", size: group.size, maxSize };
           // Read after the group row: a removal committed before it is in group_removed; one after it fails the commit's version check.
-          const removed = await io.removedBefore(groupId, change.commitments);
+          // A group that never lost a member has none to look up (a lookup of 10,000 is a synchronous read on SQLite).
+          const removed = group.removedVersion === 0 ? -1 : await io.removedBefore(groupId, change.commitments);
           if (removed >= 0) return { outcome: "removed_before", index: removed };
         }
         let since = await trees.replayFrom(groupId, group.version);

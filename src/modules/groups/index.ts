@@ -7,6 +7,7 @@ import { authentication } from "../../http/auth";
 import { readJsonObject } from "../../http/body";
 import { describe, JSON_BODY_ERRORS } from "../../http/docs";
 import { JSON_CONTENT_TYPE } from "../../http/errors";
+import { readMembers } from "../../http/members-body";
 import { pathParam } from "../../http/params";
 import { REQUEST_ID_HEADER } from "../../http/request-id";
 import { validate } from "../../http/validate";
@@ -19,12 +20,9 @@ import {
   groupResponse,
   groupTreeResponse,
   groupUpdateRequest,
-  MEMBERS_BODY_LIMIT_BYTES,
   membersChanges,
-  membersExplanations,
   membersPage,
   membersQuery,
-  membersRefinements,
   membersRequest,
 } from "./model";
 import {
@@ -165,8 +163,7 @@ export const groups = (deps: ModuleDeps) => {
     .post(
       "/v1/groups/:groupId/members",
       async ({ key, request, params, set }) => {
-        const input = validate(membersRequest, await readJsonObject(request, MEMBERS_BODY_LIMIT_BYTES), membersRefinements, membersExplanations);
-        const tree = await addMembers(deps, additions, key, pathParam(params.groupId), input.identity_commitments, String(set.headers[REQUEST_ID_HEADER]));
+        const tree = await addMembers(deps, additions, key, pathParam(params.groupId), () => readMembers(request), String(set.headers[REQUEST_ID_HEADER]));
         set.status = 201;
         return tree;
       },

@@ -19,7 +19,7 @@ export interface GroupDeps {
   store: Store;
   clock: Clock;
   groups: TreeCache;
-  limits?: { groupMaxPerKey?: number; groupMaxMembers?: number; groupAdditionsInFlight?: number };
+  limits?: { groupMaxPerKey?: number; groupMaxMembers?: number; groupAdditionsInFlight?: number; groupAdditionsInFlightTotal?: number };
 }
 
 export const treeView = (group: GroupRecord) => ({
@@ -43,6 +43,7 @@ const limitOf = (deps: GroupDeps) => ({
   maxPerKey: deps.limits?.groupMaxPerKey ?? SETTINGS.groupMaxPerKey.default,
   maxMembers: deps.limits?.groupMaxMembers ?? SETTINGS.groupMaxMembers.default,
   inFlight: deps.limits?.groupAdditionsInFlight ?? SETTINGS.groupAdditionsInFlight.default,
+  inFlightTotal: deps.limits?.groupAdditionsInFlightTotal ?? SETTINGS.groupAdditionsInFlightTotal.default,
 });
 
 /** Key ids, each once, in the order given: duplicates say nothing more. */
@@ -103,34 +104,48 @@ function changed(result: ChangeGroupResult) {
 }
 
 /**
- * Additions per key in this process: one runs at a time (a key's batches
- * queue behind each other, never in front of another key's), and at most
- * `inFlight` wait or run; past that the caller is told to come back.
+ * Additions in this process: a key's run one at a time (its batches queue
+ * behind each other, never in front of another key's); at most `perKey` of
+ * one key and `total` of all keys together are read, wait or run (each holds
+ * a body of up to 1 MiB and its tree work); past either the caller is told
+ * to come back, before its body is read.
  */
 export class AdditionQueues {
   private readonly queues = new Queues();
   private readonly counts = new Map<string, number>();
+  private total = 0;
 
-  async run<T>(keyId: string, inFlight: number, work: () => Promise<T>): Promise<T> {
+  async run<I, T>(keyId: string, bounds: { perKey: number; total: number }, read: () => Promise<I>, work: (input: I) => Promise<T>): Promise<T> {
     const count = this.counts.get(keyId) ?? 0;
-    if (count >= inFlight)
-      throw new ApiError(
-        "group_additions_busy",
-        {
-          message: `This key has ${count} member additions running or queued, the most one key may have (GROUP_ADDITIONS_IN_FLIGHT = ${inFlight}); retry after one finishes.`,
-        },
-        { retryAfterSeconds: RETRY_AFTER_BUSY_SECONDS },
+    if (count >= bounds.perKey)
+      throw busy(
+        `This key has ${count} member additions running or queued, the most one key may have (GROUP_ADDITIONS_IN_FLIGHT = ${bounds.perKey}); retry after one finishes.`,
+      );
+    if (this.total >= bounds.total)
+      throw busy(
+        `This server has ${this.total} member additions running or queued, the most it takes at once (GROUP_ADDITIONS_IN_FLIGHT_TOTAL = ${bounds.total}); retry after one finishes.`,
       );
     this.counts.set(keyId, count + 1);
+    this.total++;
     try {
-      return await this.queues.run(keyId, work);
+      // Read (and checked) while earlier batches of the key run: only the change itself waits its turn.
+      const input = await read();
+      return await this.queues.run(keyId, () => work(input));
     } finally {
+      this.total--;
       const left = (this.counts.get(keyId) ?? 1) - 1;
       if (left === 0) this.counts.delete(keyId);
       else this.counts.set(keyId, left);
     }
   }
+
+  /** Additions read, waiting or running now (tests). */
+  get inFlight(): number {
+    return this.total;
+  }
 }
+
+const busy = (message: string) => new ApiError("group_additions_busy", { message }, { retryAfterSeconds: RETRY_AFTER_BUSY_SECONDS });
 
 /**
  * Reads of the keyless members route per client address per minute in this
@@ -213,19 +228,22 @@ export class PageCache {
 /** A batch of 10,000 is hashed in about 1.3 s here (docs/performance.md): a retry in 2 s finds the queue moved. */
 const RETRY_AFTER_BUSY_SECONDS = 2;
 
+/** `read`: the batch's commitments, checked (the route reads the body off the event loop, within the bounds of `queues`). */
 export async function addMembers(
   deps: GroupDeps,
   queues: AdditionQueues,
   key: ApiKeyRecord,
   groupId: string | null,
-  commitments: string[],
+  read: () => Promise<string[]>,
   requestId: string | null = null,
 ) {
-  if (groupId === null) throw new ApiError("group_not_found");
-  const { maxMembers, inFlight } = limitOf(deps);
-  return queues.run(key.id, inFlight, async () =>
-    changed(await deps.store.changeGroup(groupId, key.id, { kind: "add", commitments, maxSize: maxMembers, at: deps.clock.now(), requestId }, deps.groups)),
-  );
+  const { maxMembers, inFlight, inFlightTotal } = limitOf(deps);
+  return queues.run(key.id, { perKey: inFlight, total: inFlightTotal }, read, async (commitments) => {
+    if (groupId === null) throw new ApiError("group_not_found");
+    return changed(
+      await deps.store.changeGroup(groupId, key.id, { kind: "add", commitments, maxSize: maxMembers, at: deps.clock.now(), requestId }, deps.groups),
+    );
+  });
 }
 
 export async function removeMember(deps: GroupDeps, key: ApiKeyRecord, groupId: string | null, commitment: string | null, requestId: string | null = null) {
