@@ -45,8 +45,15 @@ export interface GroupChangeIo {
   commit(planned: PlannedWrite): Promise<GroupRecord | null>;
 }
 
-/** How many times a change is planned again when another process changed the group meanwhile. */
-const PLAN_ATTEMPTS = 5;
+/** How many times a change is planned when other processes keep changing the group meanwhile; then "contended" (503 with Retry-After). */
+const PLAN_ATTEMPTS = 6;
+
+/**
+ * The pause before planning again after losing to another process: random
+ * (so that two processes that lost to each other do not meet again in step),
+ * growing with the attempts, 10–40 ms after the first loss up to 0.3–1.2 s.
+ */
+export const replanPause = (attempt: number, random: () => number = Math.random): number => 10 * 2 ** (attempt - 1) * (1 + 3 * random());
 
 /** The depth's bound: a Semaphore tree holds at most 2^32 leaves. */
 const MAX_LEAVES = 2 ** 32;
@@ -110,7 +117,8 @@ export function changeGroupOptimistically(
         });
         if (stored) return { outcome: "changed", group: stored };
         trees.forget(groupId);
-        if (attempt >= PLAN_ATTEMPTS) throw new Error(`group ${groupId}: changed by others ${attempt} times while this change was planned`);
+        if (attempt >= PLAN_ATTEMPTS) return { outcome: "contended", attempts: attempt };
+        await Bun.sleep(replanPause(attempt));
       } catch (error) {
         // Nothing committed: the cached tree may be ahead of the store.
         trees.forget(groupId);

@@ -173,7 +173,9 @@ export type ChangeGroupResult =
   /** An added commitment removed from this group before (issue 34): `index` into the batch. Nothing applied. */
   | { outcome: "removed_before"; index: number }
   /** The batch would take the group past `maxSize` leaves. Nothing applied. */
-  | { outcome: "full"; size: number; maxSize: number };
+  | { outcome: "full"; size: number; maxSize: number }
+  /** Other processes changed the group each time this change was planned, PLAN_ATTEMPTS times (src/store/groups.ts). Nothing applied. */
+  | { outcome: "contended"; attempts: number };
 
 /**
  * A receipt signing key. `active` signs (exactly one at a time), `published`

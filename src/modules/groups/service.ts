@@ -100,6 +100,8 @@ function changed(result: ChangeGroupResult) {
       throw new ApiError("group_full", {
         message: `The group holds ${result.size} leaves; this batch would take it past GROUP_MAX_MEMBERS = ${result.maxSize}.`,
       });
+    case "contended":
+      throw new ApiError("group_contended", {}, { retryAfterSeconds: RETRY_AFTER_BUSY_SECONDS });
   }
 }
 
