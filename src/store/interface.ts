@@ -583,10 +583,10 @@ export interface Store {
   groupMembers(groupId: string, offset: number, limit: number): Promise<string[]>;
   /**
    * The leaves written after version `since` (added or removed since), in
-   * leaf order from the `offset`-th of them, at most `limit`: the members
-   * route's changes (an indexed range read on group_members.version).
+   * leaf order from leaf index `from` on, at most `limit`: the members
+   * route's changes, paged by key (a range read on the primary key).
    */
-  groupChanges(groupId: string, since: number, offset: number, limit: number): Promise<Leaf[]>;
+  groupChanges(groupId: string, since: number, from: number, limit: number): Promise<Leaf[]>;
   /** Sets (null: any key) the keys that may challenge the group, owner only. */
   setGroupChallengers(
     groupId: string,

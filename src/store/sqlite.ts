@@ -194,7 +194,8 @@ export class SqliteStore implements Store {
       countGroups: db.query("SELECT count(*) AS n FROM groups WHERE key_id = ?"),
       groupExists: db.query("SELECT 1 AS ok FROM groups WHERE group_id = ?"),
       removedAmong: db.query("SELECT commitment FROM group_removed WHERE group_id = ? AND commitment IN (SELECT value FROM json_each(?)) LIMIT 1"),
-      changes: db.query("SELECT leaf_index, commitment FROM group_members WHERE group_id = ? AND version > ? ORDER BY leaf_index LIMIT ? OFFSET ?"),
+      // Keyset (issue 37): a page starts at a leaf index, read on the primary key; the pages of one read scan the group once.
+      changes: db.query("SELECT leaf_index, commitment FROM group_members WHERE group_id = ? AND version > ? AND leaf_index >= ? ORDER BY leaf_index LIMIT ?"),
       // Since version 0 every leaf is a change, and the n-th change is leaf n: a primary-key range, not an OFFSET scan.
       leavesFrom: db.query("SELECT leaf_index, commitment FROM group_members WHERE group_id = ? AND leaf_index >= ? ORDER BY leaf_index LIMIT ?"),
       acceptableRoot: db.query(
@@ -501,8 +502,8 @@ export class SqliteStore implements Store {
     return (this.q.members.all(groupId, offset, limit) as { commitment: string }[]).map((r) => r.commitment);
   }
 
-  async groupChanges(groupId: string, since: number, offset: number, limit: number): Promise<Leaf[]> {
-    const rows = since === 0 ? this.q.leavesFrom.all(groupId, offset, limit) : this.q.changes.all(groupId, since, limit, offset);
+  async groupChanges(groupId: string, since: number, from: number, limit: number): Promise<Leaf[]> {
+    const rows = since === 0 ? this.q.leavesFrom.all(groupId, from, limit) : this.q.changes.all(groupId, since, from, limit);
     return (rows as { leaf_index: number; commitment: string }[]).map(toLeaf);
   }
 

@@ -52,18 +52,19 @@ export const groupMembersPublic = (deps: ModuleDeps) => {
   return new Elysia({ name: "group-members" }).get(
     "/v1/groups/:groupId/members",
     async ({ params, query, request, set, server }) => {
+      // Counted first: a refused, a 304 or a 404 read costs the reader its budget as a page does.
+      readers.admit(server?.requestIP(request)?.address ?? "unknown");
       const asked = membersRequestOf(query as MembersQuery);
       const group = await membersGroup(deps, pathParam(params.groupId));
       const etag = membersEtag(group);
       // Stored copies are checked first: the ETag changes with every change of the group.
       const cacheHeaders = (tag: string) => Object.assign(set.headers, { etag: tag, "cache-control": "no-cache" });
-      // An unchanged group costs one row read, and no reader's budget.
+      // An unchanged group costs one row read.
       if (matchesEtag(request.headers.get("if-none-match"), etag)) {
         cacheHeaders(etag);
         set.status = 304;
         return null;
       }
-      readers.admit(server?.requestIP(request)?.address ?? "unknown");
       if (asked.since !== null && asked.since > group.version) throw invalidField("since", `must not be above the group's version ${group.version}`);
       const cached = pages.get(PageCache.key(group, asked));
       if (cached !== undefined) {
@@ -85,7 +86,7 @@ export const groupMembersPublic = (deps: ModuleDeps) => {
         params: GROUP,
         query: membersQuery,
         description:
-          'Every leaf in leaf order ("0" for a removed member), paged (10,000 a page): read until next_offset is null, build the tree (new Group(members)) and check its root against merkle_tree_root; every page carries the group\'s version, and pages of different versions do not make one tree. With since=V: the leaves written after version V (added or removed) as compact binary records (docs/api.md, "Syncing a group"). Every answer has ETag "<version>-<root>"; If-None-Match with it answers 304 without a body. No API key: a member reads the whole tree and never says which leaf is its own. Reads are limited per client address (GROUP_MEMBERS_READS_PER_MINUTE; 304s are not counted).',
+          'Every leaf in leaf order ("0" for a removed member), paged (10,000 a page): read until next_offset is null, build the tree (new Group(members)) and check its root against merkle_tree_root; every page carries the group\'s version, and pages of different versions do not make one tree. With since=V: the leaves written after version V (added or removed) as compact binary records (docs/api.md, "Syncing a group"). Every answer has ETag "<version>-<root>"; If-None-Match with it answers 304 without a body. No API key: a member reads the whole tree and never says which leaf is its own. Reads are limited per client, an IPv4 address or an IPv6 /64, over a sliding minute (GROUP_MEMBERS_READS_PER_MINUTE; every request counts, 304s too).',
         ok: {
           status: 200,
           schema: t.Union([membersPage, membersChanges]),

@@ -13,6 +13,7 @@ import { storedMandate } from "../../mandates/enforce";
 import { type Mandate, parseMandate } from "../../mandates/schema";
 import { type ApiKeyRecord, type ChangeGroupResult, type GroupRecord, newGroupRecord, type Store } from "../../store/interface";
 import { SETTINGS } from "../../config";
+import { SlidingWindows } from "../../sliding-window";
 import { encodeChanges, MAX_CHANGES_PAGE, MAX_MEMBERS_PAGE, type GroupRequest } from "./model";
 
 export interface GroupDeps {
@@ -150,37 +151,51 @@ export class AdditionQueues {
 const busy = (message: string) => new ApiError("group_additions_busy", { message }, { retryAfterSeconds: RETRY_AFTER_BUSY_SECONDS });
 
 /**
- * Reads of the keyless members route per client address per minute in this
- * process (fixed windows): anonymous readers cannot keep the event loop from
- * other keys. 304s are not counted. Behind a proxy every client has the
- * proxy's address: raise the limit or rate-limit at the proxy (docs/operations.md).
+ * The client a read is counted against: an IPv4 address, or the /64 an IPv6
+ * address is in (one host usually holds a whole /64, and picks any address
+ * of it at will); an IPv4-mapped IPv6 address is its IPv4 address.
+ */
+export function readerOf(address: string): string {
+  if (!address.includes(":")) return address;
+  const mapped = /^(?:::|(?:0{1,4}:){5})ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address);
+  if (mapped) return mapped[1]!;
+  const [head = "", tail] = address.toLowerCase().split("%")[0]!.split("::") as [string, string | undefined];
+  const left = head === "" ? [] : head.split(":");
+  const right = tail === undefined || tail === "" ? [] : tail.split(":");
+  const groups = tail === undefined ? left : [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill("0"), ...right];
+  return `${groups
+    .slice(0, 4)
+    .map((group) => Number.parseInt(group || "0", 16).toString(16))
+    .join(":")}::/64`;
+}
+
+/**
+ * Reads of the keyless members route per client (readerOf: an IPv4 address
+ * or an IPv6 /64) in this process, over a sliding minute
+ * (src/sliding-window.ts): anonymous readers cannot keep the event loop from
+ * other keys. Every request counts, before anything is read, 304s included.
+ * Behind a proxy every client has the proxy's address: raise the limit or
+ * rate-limit at the proxy (docs/operations.md).
  */
 export class ReaderWindows {
-  private window = 0;
-  private counts = new Map<string, number>();
+  private readonly windows: SlidingWindows | null;
 
   constructor(
     private readonly perMinute: number = SETTINGS.membersReadsPerMinute.default,
-    private readonly now: () => number = Date.now,
-  ) {}
+    now: () => number = Date.now,
+  ) {
+    this.windows = perMinute > 0 ? new SlidingWindows(perMinute, now) : null;
+  }
 
   admit(address: string): void {
-    if (this.perMinute <= 0) return;
-    const now = this.now();
-    const window = Math.floor(now / 60_000);
-    if (window !== this.window) {
-      this.window = window;
-      this.counts = new Map();
-    }
-    const count = (this.counts.get(address) ?? 0) + 1;
-    this.counts.set(address, count);
-    if (count > this.perMinute)
+    const wait = this.windows?.hit(readerOf(address)) ?? null;
+    if (wait !== null)
       throw new ApiError(
         "members_rate_limited",
         {
-          message: `This address read group members ${this.perMinute} times this minute, the most allowed (GROUP_MEMBERS_READS_PER_MINUTE = ${this.perMinute}); 304 answers are not counted.`,
+          message: `This client (an IPv4 address, or an IPv6 /64) read group members more than ${this.perMinute} times in the last minute, the most allowed (GROUP_MEMBERS_READS_PER_MINUTE = ${this.perMinute}); every request counts, 304 answers too.`,
         },
-        { retryAfterSeconds: Math.max(1, Math.ceil(((window + 1) * 60_000 - now) / 1000)) },
+        { retryAfterSeconds: wait },
       );
   }
 }
@@ -324,10 +339,10 @@ async function membersPage({ store }: { store: Store }, group: GroupRecord, requ
     return { ...head, offset, members, next_offset: members.length === limit && end < group.size ? end : null };
   }
   if (since > group.version) throw invalidField("since", `must not be above the group's version ${group.version}`);
+  // Paged by key: offset is the leaf index the page starts at, and the next page starts after this one's last leaf.
   const leaves = await store.groupChanges(group.groupId, since, offset, limit);
-  const end = offset + leaves.length;
-  // Since 0 the changes are the leaves, so the last page is known; otherwise a full page may be followed by an empty one.
-  const more = leaves.length === limit && (since > 0 || end < group.size);
+  const end = leaves.length === 0 ? offset : leaves[leaves.length - 1]!.index + 1;
+  const more = leaves.length === limit && end < group.size;
   return { ...head, since, offset, count: leaves.length, changes: encodeChanges(leaves), next_offset: more ? end : null };
 }
 
