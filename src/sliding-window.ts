@@ -18,28 +18,28 @@ export const previousWeight = (now: number, windowMs = MINUTE_MS): number => 1 -
 
 /**
  * The requests in the sliding window ending at `now`: the current window's
- * count plus the previous one's, weighted. Rounded down: the weighted part is
- * an estimate, and a limit of n admits n requests spread evenly.
+ * count plus the previous one's, weighted (not rounded: right after a
+ * boundary, 3 requests a second ago and 1 now are 3.97, past a limit of 3).
  */
 export const slidingCount = (previous: number, current: number, now: number, windowMs = MINUTE_MS): number =>
-  current + Math.floor(previous * previousWeight(now, windowMs));
+  current + previous * previousWeight(now, windowMs);
 
 /**
- * Whole seconds (at least 1) until the sliding count of these windows is
- * below `limit` again, if nothing more is counted: within this window when
- * the previous one's weight is what is over, else into the next one.
+ * Whole seconds (at least 1) until one more request fits the limit, if
+ * nothing else is counted meanwhile: later in this window when the previous
+ * window's weight is what is over, else in the next one (where these
+ * counts are the previous), else the one after.
  */
 export function retryAfterSeconds(previous: number, current: number, limit: number, now: number, windowMs = MINUTE_MS): number {
   const start = windowStart(now, windowMs);
+  // One more here fits once current + 1 + previous · (1 − e) ≤ limit.
+  const room = limit - current - 1;
   let at: number;
-  if (current < limit) {
-    // current + ⌊previous · (1 − e)⌋ < limit once previous · (1 − e) < limit − current.
-    at = start + windowMs * (1 - (limit - current) / previous);
-  } else {
-    // The next window: current becomes the previous, weighted current · (1 − e) < limit.
-    at = start + windowMs + windowMs * (1 - limit / current);
-  }
-  // A millisecond past the instant itself, where the weighted count equals what it must fall below.
+  if (room >= 0 && previous > 0) at = start + windowMs * (1 - room / previous);
+  // In the next window: 1 + current · (1 − e) ≤ limit.
+  else if (limit > 1) at = start + windowMs + windowMs * Math.max(0, 1 - (limit - 1) / current);
+  else at = start + 2 * windowMs;
+  // A millisecond past the instant itself, where the weighted count is exactly at the limit.
   return Math.max(1, Math.ceil((at + 1 - now) / 1000));
 }
 

@@ -50,6 +50,7 @@ import { migratePostgres } from "./migrations/postgres";
 import { eventTypeOf, newEventId, subscribedPattern } from "../webhooks/events";
 import { outboxWritten } from "../webhooks/wake";
 import { changeGroupOptimistically, levelsOf, refuseRoot, toLeaf } from "./groups";
+import { MINUTE_MS } from "../sliding-window";
 import type { TreeCache } from "../groups/cache";
 import type { Leaf } from "../groups/tree";
 import {
@@ -219,7 +220,14 @@ export class PostgresStore implements Store {
           ON CONFLICT (key_id, window_start) DO UPDATE SET count = agent_rate_windows.count + 1
           RETURNING count`;
         // Returning (not throwing) commits the count, as for challenges.
-        if (Number(row.count) > quota.limit) return "rate_limited";
+        const current = Number(row.count);
+        const weight = quota.previousWeight ?? 0;
+        let previous = 0;
+        if (weight > 0) {
+          const [before] = await tx`SELECT count FROM agent_rate_windows WHERE key_id = ${keyId} AND window_start = ${quota.windowStart - MINUTE_MS}`;
+          previous = Number(before?.count ?? 0);
+        }
+        if (current + previous * weight > quota.limit) return { outcome: "rate_limited", previous, current };
       }
       if (!current) {
         if (quota && quota.maxAgents > 0 && Number(key?.agents ?? 0) >= quota.maxAgents) return "too_many_agents";

@@ -49,6 +49,7 @@ import { sqliteMigrations } from "./migrations/sqlite";
 import { eventTypeOf, newEventId, subscribedPattern } from "../webhooks/events";
 import { outboxWritten } from "../webhooks/wake";
 import { changeGroupOptimistically, levelsOf, type NodeRow, refuseRoot, toLeaf } from "./groups";
+import { MINUTE_MS } from "../sliding-window";
 import type { TreeCache } from "../groups/cache";
 import type { Leaf } from "../groups/tree";
 import {
@@ -212,6 +213,7 @@ export class SqliteStore implements Store {
         `INSERT INTO agent_rate_windows (key_id, window_start, count) VALUES (?, ?, 1)
          ON CONFLICT (key_id, window_start) DO UPDATE SET count = count + 1 RETURNING count`,
       ),
+      agentWindow: db.query("SELECT count FROM agent_rate_windows WHERE key_id = ? AND window_start = ?"),
       agentRows: db.query("SELECT agents FROM api_keys WHERE id = ?"),
       countAgentRow: db.query("UPDATE api_keys SET agents = agents + 1 WHERE id = ?"),
       purgeAgentWindows: db.query("DELETE FROM agent_rate_windows WHERE window_start < ?"),
@@ -399,8 +401,10 @@ export class SqliteStore implements Store {
       if (current && current.revoked_at === null) return "exists";
       if (quota && quota.limit > 0) {
         // Committed even when refused: a refused attempt holds its place in the window.
-        const used = (this.q.countAgentWindow.get(keyId, quota.windowStart) as { count: number }).count;
-        if (used > quota.limit) return "rate_limited";
+        const current = (this.q.countAgentWindow.get(keyId, quota.windowStart) as { count: number }).count;
+        const weight = quota.previousWeight ?? 0;
+        const previous = weight > 0 ? ((this.q.agentWindow.get(keyId, quota.windowStart - MINUTE_MS) as { count: number } | null)?.count ?? 0) : 0;
+        if (current + previous * weight > quota.limit) return { outcome: "rate_limited", previous, current };
       }
       if (!current) {
         const rows = (this.q.agentRows.get(keyId) as { agents: number } | null)?.agents ?? 0;

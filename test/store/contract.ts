@@ -894,13 +894,25 @@ export function storeContract(name: string, open: () => Promise<Store>, cleanup?
         const key = makeKey();
         await store.createKey(key);
         for (let i = 0; i < 3; i++) expect(await store.registerAgent(makeAgent(key.id, { agentId: `a${i}` }), quota(3))).toBe("created");
-        expect(await store.registerAgent(makeAgent(key.id, { agentId: "a3" }), quota(3))).toBe("rate_limited");
+        expect(await store.registerAgent(makeAgent(key.id, { agentId: "a3" }), quota(3))).toMatchObject({ outcome: "rate_limited", current: 4 });
         expect(await store.getAgent(key.id, "a3")).toBeNull();
         expect(await store.registerAgent(makeAgent(key.id, { agentId: "a3" }), quota(3, 0, T0 + MINUTE))).toBe("created");
         // Another key has its own window.
         const other = makeKey();
         await store.createKey(other);
         expect(await store.registerAgent(makeAgent(other.id, { agentId: "a0" }), quota(3))).toBe("created");
+      });
+
+      test("a sliding minute: the previous window counts for the part of it the sliding minute still covers (issue 37)", async () => {
+        const key = makeKey();
+        await store.createKey(key);
+        for (let i = 0; i < 3; i++) expect(await store.registerAgent(makeAgent(key.id, { agentId: `a${i}` }), quota(3))).toBe("created");
+        expect(await store.registerAgent(makeAgent(key.id, { agentId: "a3" }), quota(3))).toMatchObject({ outcome: "rate_limited" });
+        // Just after the boundary nearly all of the previous minute counts: 4 · 0.9 + 1 > 3.
+        const next = (weight: number) => ({ ...quota(3, 0, T0 + MINUTE), previousWeight: weight });
+        expect(await store.registerAgent(makeAgent(key.id, { agentId: "b0" }), next(0.9))).toEqual({ outcome: "rate_limited", previous: 4, current: 1 });
+        // Later in the minute less of it does: 4 · 0.2 + 2 ≤ 3.
+        expect(await store.registerAgent(makeAgent(key.id, { agentId: "b1" }), next(0.2))).toBe("created");
       });
 
       test("an active agent answers exists without using the window; re-registering a revoked one uses it", async () => {
@@ -911,7 +923,7 @@ export function storeContract(name: string, open: () => Promise<Store>, cleanup?
         await store.revokeAgent(key.id, "agent-1", T0 + 1);
         expect(await store.registerAgent(makeAgent(key.id, { identityCommitment: "7" }), quota(2))).toBe("created");
         await store.revokeAgent(key.id, "agent-1", T0 + 2);
-        expect(await store.registerAgent(makeAgent(key.id, { identityCommitment: "8" }), quota(2))).toBe("rate_limited");
+        expect(await store.registerAgent(makeAgent(key.id, { identityCommitment: "8" }), quota(2))).toMatchObject({ outcome: "rate_limited" });
         expect((await store.getAgent(key.id, "agent-1"))?.identityCommitment).toBe("7");
       });
 
