@@ -17,29 +17,34 @@ export const windowStart = (now: number, windowMs = MINUTE_MS): number => now - 
 export const previousWeight = (now: number, windowMs = MINUTE_MS): number => 1 - (now % windowMs) / windowMs;
 
 /**
- * The requests in the sliding window ending at `now`: the current window's
- * count plus the previous one's, weighted (not rounded: right after a
- * boundary, 3 requests a second ago and 1 now are 3.97, past a limit of 3).
+ * The previous window's requests the sliding window ending at `now` still
+ * holds: its count weighted, to the nearest whole request. Right after a
+ * boundary a burst of 3 a second ago is 3 (a fourth request is past a limit
+ * of 3); a client keeping to its limit, one request a minute at 00:59 and
+ * 01:59, carries 2/60 of a request: 0.
  */
+export const carriedCount = (previous: number, weight: number): number => Math.round(previous * weight);
+
+/** The requests in the sliding window ending at `now`, its current window's count included. */
 export const slidingCount = (previous: number, current: number, now: number, windowMs = MINUTE_MS): number =>
-  current + previous * previousWeight(now, windowMs);
+  current + carriedCount(previous, previousWeight(now, windowMs));
 
 /**
  * Whole seconds (at least 1) until one more request fits the limit, if
  * nothing else is counted meanwhile: later in this window when the previous
- * window's weight is what is over, else in the next one (where these
- * counts are the previous), else the one after.
+ * window's weight is what is over, else in the next one (where this
+ * window's count is the previous one).
  */
 export function retryAfterSeconds(previous: number, current: number, limit: number, now: number, windowMs = MINUTE_MS): number {
   const start = windowStart(now, windowMs);
-  // One more here fits once current + 1 + previous · (1 − e) ≤ limit.
+  // One more here fits once current + 1 + round(previous · (1 − e)) ≤ limit, i.e. previous · (1 − e) < room + ½.
   const room = limit - current - 1;
-  let at: number;
-  if (room >= 0 && previous > 0) at = start + windowMs * (1 - room / previous);
-  // In the next window: 1 + current · (1 − e) ≤ limit.
-  else if (limit > 1) at = start + windowMs + windowMs * Math.max(0, 1 - (limit - 1) / current);
-  else at = start + 2 * windowMs;
-  // A millisecond past the instant itself, where the weighted count is exactly at the limit.
+  const at =
+    room >= 0 && previous > 0
+      ? start + windowMs * Math.max(0, 1 - (room + 0.5) / previous)
+      : // In the next window: 1 + round(current · (1 − e)) ≤ limit.
+        start + windowMs + windowMs * Math.max(0, 1 - (limit - 0.5) / current);
+  // A millisecond past the instant itself, where the weighted count is exactly half a request over.
   return Math.max(1, Math.ceil((at + 1 - now) / 1000));
 }
 

@@ -241,8 +241,10 @@ export type RetireCircuitResult = "retired" | "already_retired" | "active" | "un
 export interface RateWindow {
   /** Start of the fixed one-minute window the request falls in. */
   windowStart: number;
-  /** Requests allowed in the window; 0 means unlimited. */
+  /** Requests allowed in the sliding minute (src/sliding-window.ts); 0 means unlimited. */
   limit: number;
+  /** How much of the previous minute (windowStart − 60 s) the sliding minute still covers; absent: 0 (a fixed window). */
+  previousWeight?: number;
 }
 
 /** The write quota for agent registrations: a rate per sliding minute (src/sliding-window.ts) and a cap on the rows a key holds. */
@@ -262,7 +264,8 @@ export type RegisterRateLimited = { outcome: "rate_limited"; previous: number; c
 
 export type RegisterAgentResult = "created" | "exists" | "too_many_agents" | RegisterRateLimited;
 
-export type CreateChallengeResult = { created: true; used: number } | { created: false; used: number };
+/** `used`: the requests in the sliding minute, this one included (the rate limit headers); a refusal's `previous` and `current`: the windows' counts, for Retry-After. */
+export type CreateChallengeResult = { created: true; used: number } | { created: false; used: number; previous: number; current: number };
 
 export interface Decision {
   status: "verified" | "failed";

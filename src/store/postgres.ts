@@ -50,7 +50,7 @@ import { migratePostgres } from "./migrations/postgres";
 import { eventTypeOf, newEventId, subscribedPattern } from "../webhooks/events";
 import { outboxWritten } from "../webhooks/wake";
 import { changeGroupOptimistically, levelsOf, refuseRoot, toLeaf } from "./groups";
-import { MINUTE_MS } from "../sliding-window";
+import { carriedCount, MINUTE_MS } from "../sliding-window";
 import type { TreeCache } from "../groups/cache";
 import type { Leaf } from "../groups/tree";
 import {
@@ -227,7 +227,7 @@ export class PostgresStore implements Store {
           const [before] = await tx`SELECT count FROM agent_rate_windows WHERE key_id = ${keyId} AND window_start = ${quota.windowStart - MINUTE_MS}`;
           previous = Number(before?.count ?? 0);
         }
-        if (current + previous * weight > quota.limit) return { outcome: "rate_limited", previous, current };
+        if (current + carriedCount(previous, weight) > quota.limit) return { outcome: "rate_limited", previous, current };
       }
       if (!current) {
         if (quota && quota.maxAgents > 0 && Number(key?.agents ?? 0) >= quota.maxAgents) return "too_many_agents";
@@ -427,6 +427,15 @@ export class PostgresStore implements Store {
         ON CONFLICT (key_id, shard) DO UPDATE SET challenges = usage_counters.challenges + excluded.challenges`;
       return items.map(() => ({ created: true, used: 0 }));
     }
+    // The previous minute, weighted as the sliding minute still covers it (src/sliding-window.ts); 0 without a weight.
+    const weight = items[0]!.window.previousWeight ?? 0;
+    let previous = 0;
+    if (weight > 0) {
+      const [before] = await this.sql`SELECT count FROM rate_windows WHERE key_id = ${keyId} AND window_start = ${windowStart - MINUTE_MS}`;
+      previous = Number(before?.count ?? 0);
+    }
+    // Read before the statement: the previous minute is closed (a straggler of it counts in the next one's estimate, not in this).
+    const carried = carriedCount(previous, weight);
     const [row] = await this.sql`
       WITH win AS (
         INSERT INTO rate_windows (key_id, window_start, count) VALUES (${keyId}, ${windowStart}, ${n})
@@ -438,14 +447,17 @@ export class PostgresStore implements Store {
       stored AS (
         INSERT INTO challenges (id, key_id, agent_id, action, context, nonce, created_at, expires_at, status, request_id, circuit_id, group_id, group_root, group_depth)
         SELECT id, ${keyId}, agent_id, action, context, nonce, created_at, expires_at, 'pending', request_id, circuit_id, group_id, group_root, group_depth
-        FROM items, win WHERE win.count - ${n} + items.ord <= ${limit} ORDER BY ord
+        FROM items, win WHERE win.count - ${n} + items.ord + ${carried} <= ${limit} ORDER BY ord
         RETURNING 1),
       counted AS (
         INSERT INTO usage_counters (key_id, shard, challenges) SELECT ${keyId}, ${shard}, count(*) FROM stored HAVING count(*) > 0
         ON CONFLICT (key_id, shard) DO UPDATE SET challenges = usage_counters.challenges + excluded.challenges)
       SELECT count FROM win`;
     const first = Number(row.count) - n + 1;
-    return items.map((_, i) => ({ created: first + i <= limit, used: first + i }));
+    return items.map((_, i): CreateChallengeResult => {
+      const used = first + i + carried;
+      return used <= limit ? { created: true, used } : { created: false, used, previous, current: first + i };
+    });
   }
 
   async getChallenge(id: string): Promise<ChallengeRecord | null> {

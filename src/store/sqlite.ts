@@ -49,7 +49,7 @@ import { sqliteMigrations } from "./migrations/sqlite";
 import { eventTypeOf, newEventId, subscribedPattern } from "../webhooks/events";
 import { outboxWritten } from "../webhooks/wake";
 import { changeGroupOptimistically, levelsOf, type NodeRow, refuseRoot, toLeaf } from "./groups";
-import { MINUTE_MS } from "../sliding-window";
+import { carriedCount, MINUTE_MS } from "../sliding-window";
 import type { TreeCache } from "../groups/cache";
 import type { Leaf } from "../groups/tree";
 import {
@@ -233,6 +233,7 @@ export class SqliteStore implements Store {
          ON CONFLICT (key_id, window_start) DO UPDATE SET count = count + excluded.count RETURNING count`,
       ),
       countChallenges: db.query("UPDATE api_keys SET challenges = challenges + ? WHERE id = ?"),
+      rateWindow: db.query("SELECT count FROM rate_windows WHERE key_id = ? AND window_start = ?"),
       getChallenge: db.query("SELECT * FROM challenges WHERE id = ?"),
       decide: db.query(
         `UPDATE challenges SET status = $status, decided_at = $decidedAt, confidence = $confidence, reason = $reason,
@@ -404,7 +405,7 @@ export class SqliteStore implements Store {
         const current = (this.q.countAgentWindow.get(keyId, quota.windowStart) as { count: number }).count;
         const weight = quota.previousWeight ?? 0;
         const previous = weight > 0 ? ((this.q.agentWindow.get(keyId, quota.windowStart - MINUTE_MS) as { count: number } | null)?.count ?? 0) : 0;
-        if (current + previous * weight > quota.limit) return { outcome: "rate_limited", previous, current };
+        if (current + carriedCount(previous, weight) > quota.limit) return { outcome: "rate_limited", previous, current };
       }
       if (!current) {
         const rows = (this.q.agentRows.get(keyId) as { agents: number } | null)?.agents ?? 0;
@@ -543,11 +544,21 @@ export class SqliteStore implements Store {
     return keys.map((key) => this.spendRow(keyId, agentId, key));
   }
 
+  /** The previous minute's count, weighted as the sliding minute covers it (0 without a weight). */
+  private carried(keyId: string, window: RateWindow): { previous: number; carried: number } {
+    const weight = window.previousWeight ?? 0;
+    if (weight <= 0) return { previous: 0, carried: 0 };
+    const previous = (this.q.rateWindow.get(keyId, window.windowStart - MINUTE_MS) as { count: number } | null)?.count ?? 0;
+    return { previous, carried: carriedCount(previous, weight) };
+  }
+
   private readonly createChallengeTx = (challenge: ChallengeRecord, window: RateWindow): CreateChallengeResult => {
     let used = 0;
     if (window.limit > 0) {
-      used = (this.q.countWindow.get(challenge.keyId, window.windowStart) as { count: number }).count;
-      if (used > window.limit) return { created: false, used };
+      const current = (this.q.countWindow.get(challenge.keyId, window.windowStart) as { count: number }).count;
+      const { previous, carried } = this.carried(challenge.keyId, window);
+      used = current + carried;
+      if (used > window.limit) return { created: false, used, previous, current };
     }
     this.insertChallenge(challenge);
     this.q.countChallenge.run(challenge.keyId);
@@ -702,9 +713,12 @@ export class SqliteStore implements Store {
       for (const members of groups.values()) {
         const { challenge, window } = batch[members[0]!]!;
         const total = (this.q.countWindowBy.get(challenge.keyId, window.windowStart, members.length) as { count: number }).count;
+        // One turn of the event loop: the first item's weight stands for the batch's (they differ by a millisecond or so).
+        const { previous, carried } = this.carried(challenge.keyId, window);
         members.forEach((i, k) => {
-          const used = total - members.length + 1 + k;
-          results[i] = { created: used <= window.limit, used };
+          const current = total - members.length + 1 + k;
+          const used = current + carried;
+          results[i] = used <= window.limit ? { created: true, used } : { created: false, used, previous, current };
         });
       }
       const createdPerKey = new Map<string, number>();

@@ -336,8 +336,8 @@ test("members reads per client over a sliding minute: no second burst right afte
   const refused = refusal("10.0.0.1");
   expect(refused?.kind).toBe("members_rate_limited");
   expect(refused.body.message).toContain("GROUP_MEMBERS_READS_PER_MINUTE = 2");
-  // The last minute's 3 and this one: one more fits once 3 · (1 − e) + 1 + 1 ≤ 2, at the next minute (12:00).
-  expect(refused.details.retryAfterSeconds).toBe(60);
+  // The last minute's 3 and this one: one more fits once 1 + 1 + round(3 · (1 − e)) ≤ 2, after 11:50.
+  expect(refused.details.retryAfterSeconds).toBe(50);
   now += 39_000;
   expect(refusal("10.0.0.1")?.kind).toBe("members_rate_limited");
   // The refused attempts count too: a client that keeps asking waits on.

@@ -37,10 +37,10 @@ for (const { name, open } of storesUnderTest()) {
       const refused = await register(app, "a3");
       expect(refused.status).toBe(429);
       expect(((await refused.json()) as any).error).toBe("Rate limit exceeded");
-      // 4 attempts counted at 00:20: one more fits once 1 + 4 · (1 − e) ≤ 3 in the next minute, e ≥ 1/2: from 01:30.
-      expect(refused.headers.get("retry-after")).toBe("71");
+      // 4 attempts counted at 00:20: one more fits once 1 + round(4 · (1 − e)) ≤ 3 in the next minute, after 01:22.5.
+      expect(refused.headers.get("retry-after")).toBe("63");
       expect(await h.store.getAgent(keyIdOf(key), "a3")).toBeNull();
-      h.clock.advance(71_000);
+      h.clock.advance(63_000);
       expect((await register(app, "a3")).status).toBe(201);
     });
 
