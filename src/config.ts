@@ -179,7 +179,8 @@ export const SETTINGS = {
     min: 0,
     max: 1_000_000_000,
     default: 600,
-    description: "reads of the keyless members route per client (IPv4 address, IPv6 /64) per sliding minute, per process; every request counts, 304s too (0 = no limit)",
+    description:
+      "reads of the keyless members route per client (IPv4 address, IPv6 /64) per sliding minute, per process; every request counts, 304s too (0 = no limit)",
   },
   auditRetentionDays: {
     env: "AUDIT_RETENTION_DAYS",
