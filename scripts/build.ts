@@ -33,6 +33,7 @@ const THREAD_ENTRIES = [
   join(ROOT, "src/verifier/thread-main.ts"),
   join(ROOT, "src/prover/thread-main.ts"),
   join(ROOT, "src/groups/thread-main.ts"),
+  join(ROOT, "src/http/members-body-main.ts"),
   join(ROOT, "src/agent/group/tree-thread.ts"),
 ];
 
