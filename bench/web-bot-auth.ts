@@ -19,7 +19,7 @@ import { parseArgs } from "node:util";
 import { answerChallenge, createIdentity, readChallenge } from "../src/agent";
 import { formatAuth } from "../src/http-auth/scheme";
 import { zkagentGuard } from "../src/merchant";
-import { DirectoryCache } from "../src/merchant/directories";
+import { DirectoryCache } from "../src/merchant/modes/web-bot-auth/directories";
 import { directoryResponse, MemoryNonceStore, requestSigner } from "../src/web-bot-auth";
 import { createHarness } from "../test/support/harness";
 

@@ -87,7 +87,7 @@ describe("the SDK's fetch with signatureAgent", () => {
     const [published] = await publishedKeyIds(identityFile);
     const nonces = new Set<string>();
     for (const request of sent) {
-      expect(request.headers.get("signature-agent")).toBe(`"${OPERATOR}"`);
+      expect(request.headers.get("signature-agent")).toBe(`sig1="${OPERATOR}"`);
       const params = await referenceVerify(request, identity.signing_key);
       expect(params.keyid).toBe(published!);
       expect(params.tag).toBe("web-bot-auth");
@@ -97,6 +97,24 @@ describe("the SDK's fetch with signatureAgent", () => {
     expect(sent[1]!.headers.get("authorization")).toBe('ZKAgent agent="signed-shopper"');
     // The reference refuses it under another key: the verdict above is not vacuous.
     await expect(referenceVerify(sent[0]!, other.signing_key)).rejects.toThrow();
+  });
+
+  test("draft -01's form: Signature-Agent a dictionary member covered as \"signature-agent\";key=\"sig1\"; a body's Content-Digest covered too, and the reference verifies both", async () => {
+    const sent: Request[] = [];
+    const send = zkagentFetch({ identity, signatureAgent: OPERATOR, fetch: async (request) => (sent.push(request), new Response("ok")) });
+    const body = JSON.stringify({ amount: "12.00", currency: "EUR" });
+    await send("https://shop.example/orders", { method: "POST", headers: { "content-type": "application/json" }, body });
+    await send("https://shop.example/catalog");
+    const [post, get] = sent as [Request, Request];
+    expect(post.headers.get("signature-input")).toStartWith('sig1=("@authority" "signature-agent";key="sig1" "content-digest");');
+    // The digest is the body's, computed independently here.
+    const digest = new Bun.CryptoHasher("sha256").update(body).digest("base64");
+    expect(post.headers.get("content-digest")).toBe(`sha-256=:${digest}:`);
+    expect(await post.text()).toBe(body);
+    expect((await referenceVerify(post, identity.signing_key)).tag).toBe("web-bot-auth");
+    expect(get.headers.get("signature-input")).toStartWith('sig1=("@authority" "signature-agent";key="sig1");');
+    expect(get.headers.has("content-digest")).toBe(false);
+    expect((await referenceVerify(get, identity.signing_key)).tag).toBe("web-bot-auth");
   });
 
   test("a signature agent that is not an http(s) origin, or an identity without signing keys, is refused before anything is sent", async () => {
@@ -133,7 +151,7 @@ describe("zkagent fetch --signature-agent", () => {
     const { stdout, code, stderr } = await cli(["fetch", `http://127.0.0.1:${server.port}/catalog`, "--identity", identityFile, "--signature-agent", OPERATOR]);
     expect(stderr).toBe("");
     expect(code).toBe(0);
-    expect(JSON.parse(stdout)).toEqual({ keyid: (await publishedKeyIds(identityFile))[0], agent: `"${OPERATOR}"` });
+    expect(JSON.parse(stdout)).toEqual({ keyid: (await publishedKeyIds(identityFile))[0], agent: `sig1="${OPERATOR}"` });
   });
 
   test("without it nothing is signed (the server refuses)", async () => {

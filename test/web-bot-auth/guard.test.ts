@@ -9,8 +9,8 @@ import { jwkToKeyID, signatureHeaders } from "web-bot-auth";
 import { Ed25519Signer, helpers } from "web-bot-auth/crypto";
 import { type AgentIdentity, createIdentity } from "../../src/agent";
 import { type GuardOptions, type GuardMode, zkagentGuard } from "../../src/merchant";
-import { DirectoryCache } from "../../src/merchant/directories";
-import { directoryResponse, MemoryNonceStore } from "../../src/web-bot-auth";
+import { DirectoryCache } from "../../src/merchant/modes/web-bot-auth/directories";
+import { DIRECTORY_PATH, directoryResponse, MemoryNonceStore } from "../../src/web-bot-auth";
 import { fuzzParams } from "../fuzz/support";
 
 const SHOP = "https://shop.example";
@@ -85,12 +85,17 @@ async function reason(response: Response): Promise<string> {
   return ((await response.json()) as { reason: string }).reason;
 }
 
+/** The status each reason answers: a replay is 429 (draft -01), a dependency down 502/503 with Retry-After, any other 401. */
+const STATUS: Record<string, number> = { replayed_nonce: 429, directory_unavailable: 502, agent_lookup_unavailable: 502, nonce_unavailable: 503 };
+
 async function refused(request: Request, guard = guardFor()): Promise<string> {
   const result = await guard.verify(request);
   expect(result.ok).toBe(false);
   if (result.ok) return "";
-  expect(result.response.status).toBe(401);
-  return reason(result.response);
+  const why = await reason(result.response.clone());
+  expect(result.response.status).toBe(STATUS[why] ?? 401);
+  if (result.response.status >= 500) expect(Number(result.response.headers.get("retry-after"))).toBeGreaterThan(0);
+  return why;
 }
 
 describe("requests signed by the reference package (web-bot-auth 0.1)", () => {
@@ -101,7 +106,7 @@ describe("requests signed by the reference package (web-bot-auth 0.1)", () => {
     if (!result.ok) return;
     expect(result.session).toEqual({
       scheme: "web-bot-auth",
-      signature_agent: operatorOrigin,
+      signature_agent: operatorOrigin + DIRECTORY_PATH,
       keyid: await referenceKeyId(operator),
       request: { method: "GET", origin: SHOP, target: "/catalog" },
     });
@@ -147,7 +152,7 @@ describe("requests signed by the reference package (web-bot-auth 0.1)", () => {
     expect(await refused(new Request(request.url, { headers: changedSignature }))).toBe("bad_signature");
   });
 
-  test("a nonce is accepted once: the same request again is 401 replayed_nonce, on the same route and on another route of the process", async () => {
+  test("a nonce is accepted once: the same request again is 429 replayed_nonce, on the same route and on another route of the process", async () => {
     const guard = guardFor();
     const request = await referenceSigned();
     expect((await guard.verify(request.clone())).ok).toBe(true);
@@ -208,7 +213,7 @@ describe("the signature rules", () => {
   test('the IETF draft\'s dictionary form of Signature-Agent (sig1="…", covered with ;key="sig1") is admitted', async () => {
     const result = await guardFor().verify(await crafted({ dictionary: true }));
     expect(result.ok).toBe(true);
-    if (result.ok && "signature_agent" in result.session) expect(result.session.signature_agent).toBe(operatorOrigin);
+    if (result.ok && "signature_agent" in result.session) expect(result.session.signature_agent).toBe(operatorOrigin + DIRECTORY_PATH);
   });
 
   test("another tag: 401 wrong_tag", async () => {
@@ -226,8 +231,19 @@ describe("the signature rules", () => {
     expect(await refused(await crafted({ created: now, expires: now + 7200 }))).toBe("window_too_long");
   });
 
-  test("no nonce: 401 malformed_signature", async () => {
-    expect(await refused(await crafted({ nonce: null }))).toBe("malformed_signature");
+  test("no nonce: 401 nonce_required with Accept-Signature naming nonce (the default, required); admitted when the route's policy is optional", async () => {
+    expect(await refused(await crafted({ nonce: null }))).toBe("nonce_required");
+    const asked = await guardFor().verify(await crafted({ nonce: null }));
+    if (!asked.ok) expect(asked.response.headers.get("accept-signature")).toContain(";nonce;");
+    const optional = guardFor({ signatures: { signatureAgents: [operatorOrigin], nonce: "optional", directories: new DirectoryCache({ allowInsecureLoopback: true }) } });
+    const request = await crafted({ nonce: null });
+    expect((await optional.verify(request.clone())).ok).toBe(true);
+    // Without a nonce nothing is remembered: the same signature passes again within its window (draft -01's baseline).
+    expect((await optional.verify(request.clone())).ok).toBe(true);
+    // With one, it is still accepted once under "optional".
+    const once = await crafted({});
+    expect((await optional.verify(once.clone())).ok).toBe(true);
+    expect(await refused(once.clone(), optional)).toBe("replayed_nonce");
   });
 
   test("a route that does not accept web-bot-auth ignores the signature: 401 claim_required", async () => {
@@ -289,10 +305,11 @@ describe("registered agents' keys (signatures.registeredAgents)", () => {
       expect(result.ok).toBe(true);
       if (result.ok && "keyid" in result.session) expect(result.session.agent_id).toBe("own");
     }
-    expect(service.asked).toEqual([`/v1/signing-keys/${await referenceKeyId(stranger)}`, `/v1/signing-keys/${await referenceKeyId(stranger)}`]);
+    // Two requests, one call: the answer is cached (issue 37).
+    expect(service.asked).toEqual([`/v1/signing-keys/${await referenceKeyId(stranger)}`]);
   });
 
-  test("revoked: 401 agent_revoked; unknown: the operator's reason; the service down: 401 agent_lookup_unavailable, not a 5xx", async () => {
+  test("revoked: 401 agent_revoked; unknown: the operator's reason; the service down: 502 agent_lookup_unavailable with Retry-After (issue 37: it was 401)", async () => {
     const revoked = await registry([{ agent_id: "own", identity: stranger, status: "revoked" }]);
     expect(await refused(await withoutSignatureAgent(stranger), registeredGuard(revoked.fetch))).toBe("agent_revoked");
     const empty = await registry([]);
@@ -313,9 +330,9 @@ describe("registered agents' keys (signatures.registeredAgents)", () => {
     expect(await refused(new Request(request.url, { headers: forged }), registeredGuard(service.fetch))).toBe("bad_signature");
   });
 
-  test("without the option, a signature with no Signature-Agent is malformed and the service is never asked", async () => {
+  test("without the option, a signature with no Signature-Agent is missing_signature_agent and the service is never asked", async () => {
     const service = await registry([{ agent_id: "own", identity: stranger, status: "active" }]);
-    expect(await refused(await withoutSignatureAgent(stranger), guardFor({ fetch: service.fetch }))).toBe("malformed_signature");
+    expect(await refused(await withoutSignatureAgent(stranger), guardFor({ fetch: service.fetch }))).toBe("missing_signature_agent");
     expect(service.asked).toEqual([]);
   });
 });
