@@ -99,7 +99,7 @@ describe("the SDK's fetch with signatureAgent", () => {
     await expect(referenceVerify(sent[0]!, other.signing_key)).rejects.toThrow();
   });
 
-  test("draft -01's form: Signature-Agent a dictionary member covered as \"signature-agent\";key=\"sig1\"; a body's Content-Digest covered too, and the reference verifies both", async () => {
+  test('draft -01\'s form: Signature-Agent a dictionary member covered as "signature-agent";key="sig1"; a body\'s Content-Digest covered too, and the reference verifies both', async () => {
     const sent: Request[] = [];
     const send = zkagentFetch({ identity, signatureAgent: OPERATOR, fetch: async (request) => (sent.push(request), new Response("ok")) });
     const body = JSON.stringify({ amount: "12.00", currency: "EUR" });

@@ -235,7 +235,9 @@ describe("the signature rules", () => {
     expect(await refused(await crafted({ nonce: null }))).toBe("nonce_required");
     const asked = await guardFor().verify(await crafted({ nonce: null }));
     if (!asked.ok) expect(asked.response.headers.get("accept-signature")).toContain(";nonce;");
-    const optional = guardFor({ signatures: { signatureAgents: [operatorOrigin], nonce: "optional", directories: new DirectoryCache({ allowInsecureLoopback: true }) } });
+    const optional = guardFor({
+      signatures: { signatureAgents: [operatorOrigin], nonce: "optional", directories: new DirectoryCache({ allowInsecureLoopback: true }) },
+    });
     const request = await crafted({ nonce: null });
     expect((await optional.verify(request.clone())).ok).toBe(true);
     // Without a nonce nothing is remembered: the same signature passes again within its window (draft -01's baseline).
