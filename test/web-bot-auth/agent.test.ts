@@ -1,13 +1,14 @@
-// The agent's side against Cloudflare's reference verifier: what the SDK's
-// fetch and `zkagent fetch --signature-agent` send passes web-bot-auth's
-// verify(), every attempt signed afresh, with keyid the thumbprint that
-// `zkagent directory` publishes.
+// The agent's side against Cloudflare's libraries: what the SDK's fetch and
+// `zkagent fetch --signature-agent` send (draft -01's dictionary form)
+// verifies with http-message-sig 0.3, every attempt signed afresh, with keyid
+// the thumbprint web-bot-auth computes for what `zkagent directory` publishes.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { helpers, verifierFromJWK } from "web-bot-auth/crypto";
-import { jwkToKeyID, verify } from "web-bot-auth";
+import { component, verifySignature, webcrypto } from "http-message-sig";
+import { jwkToKeyID } from "web-bot-auth";
+import { helpers } from "web-bot-auth/crypto";
 import { type AgentIdentity, createIdentity, zkagentFetch } from "../../src/agent";
 import { cli } from "../http-auth/support";
 
@@ -29,15 +30,29 @@ beforeAll(async () => {
 });
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-/** The reference's verdict on a request: the signature's parameters when it verifies with `x`'s key, else the error. */
+/**
+ * Cloudflare's verdict on a request: the signature's parameters when it
+ * verifies with `x`'s key, else the error. By http-message-sig 0.3, the
+ * reference's RFC 9421 library: web-bot-auth 0.1's verify() runs on its older
+ * 0.2, which puts the whole Signature-Agent field in the base even for a
+ * component naming a member (`;key="sig1"`), so it cannot check draft -01's
+ * form (docs/http-auth.md, "Draft -01").
+ */
 async function referenceVerify(request: Request, x: string): Promise<{ keyid: string; nonce?: string; tag: string }> {
-  const check = await verifierFromJWK({ kty: "OKP", crv: "Ed25519", x });
-  let seen: { keyid: string; nonce?: string; tag: string } | undefined;
-  await verify(request, async (data, signature, params) => {
-    await check(data, signature, params);
-    seen = params;
-  });
-  return seen!;
+  const key = await crypto.subtle.importKey("jwk", { kty: "OKP", crv: "Ed25519", x }, { name: "Ed25519" }, false, ["verify"]);
+  const verified = await verifySignature(
+    { kind: "request", method: request.method, targetUri: request.url, fields: [...request.headers].map(([name, value]) => ({ name, value })) },
+    {
+      label: "sig1",
+      policy: {
+        algorithms: ["ed25519"],
+        requiredComponents: ["@authority", component("signature-agent", { key: "sig1" })],
+        requiredParameters: ["created", "expires", "keyid", "nonce", "tag"],
+      },
+      resolveVerifier: () => webcrypto.verifier(key),
+    },
+  );
+  return verified.parameters as { keyid: string; nonce?: string; tag: string };
 }
 
 /** The keyids `zkagent directory --json` publishes for these identity files, computed by the reference. */
@@ -187,4 +202,4 @@ test("under Node 20 too: the SDK bundled for Node signs a request and serves a s
   expect(params.keyid).toBe((await publishedKeyIds(identityFile))[0]!);
   expect(JSON.parse(out.body)).toEqual({ keys: [{ kty: "OKP", crv: "Ed25519", x: identity.signing_key }] });
   expect(new Headers(out.directory).get("signature-input")).toContain('tag="http-message-signatures-directory"');
-});
+}, 30_000);

@@ -59,6 +59,8 @@ function guardFor(extra: Partial<GuardOptions<GuardMode>> = {}) {
 }
 
 interface SignOptions {
+  /** Signature-Agent as a dictionary (sig1="…") rather than the legacy string; the reference covers it whole either way. */
+  dictionary?: boolean;
   identity?: AgentIdentity;
   url?: string;
   agent?: string;
@@ -69,7 +71,8 @@ interface SignOptions {
 /** A request signed by the reference package, with Signature-Agent in the form it writes (a quoted string). */
 async function referenceSigned(options: SignOptions = {}): Promise<Request> {
   const url = options.url ?? `${SHOP}/catalog`;
-  const headers = new Headers({ "signature-agent": JSON.stringify(options.agent ?? operatorOrigin) });
+  const agent = JSON.stringify(options.agent ?? operatorOrigin);
+  const headers = new Headers({ "signature-agent": options.dictionary ? `sig1=${agent}` : agent });
   const created = options.created ?? new Date();
   const signer = await Ed25519Signer.fromJWK(jwkOf(options.identity ?? operator));
   const signed = await signatureHeaders({ method: "GET", url, headers: Object.fromEntries(headers) }, signer, {
@@ -179,6 +182,67 @@ describe("requests signed by the reference package (web-bot-auth 0.1)", () => {
     const guard = guardFor();
     for (let i = 0; i < 3; i++) expect((await guard.verify(await referenceSigned())).ok).toBe(true);
     expect(directories.fetches).toBe(1);
+  });
+});
+
+describe("interop with the reference package in the dictionary form (draft -01)", () => {
+  test('its signature over Signature-Agent: sig1="…" (covered whole, as web-bot-auth 0.1 signs) is admitted: the member named by the label is the operator', async () => {
+    const result = await guardFor().verify(await referenceSigned({ dictionary: true }));
+    expect(result.ok).toBe(true);
+    if (result.ok && "signature_agent" in result.session) expect(result.session.signature_agent).toBe(operatorOrigin + DIRECTORY_PATH);
+  });
+
+  test("a dictionary covered whole with no member for the label is not attributed to another member: missing_signature_agent", async () => {
+    const request = await referenceSigned({ dictionary: true });
+    const headers = new Headers(request.headers);
+    // Re-signed over a field whose only member is named for another label.
+    const signer = await Ed25519Signer.fromJWK(jwkOf(operator));
+    headers.set("signature-agent", `other=${JSON.stringify(operatorOrigin)}`);
+    const created = new Date();
+    const signed = await signatureHeaders({ method: "GET", url: `${SHOP}/catalog`, headers: { "signature-agent": headers.get("signature-agent")! } }, signer, {
+      created,
+      expires: new Date(created.getTime() + 60_000),
+    });
+    headers.set("signature", signed.Signature);
+    headers.set("signature-input", signed["Signature-Input"]);
+    expect(await refused(new Request(`${SHOP}/catalog`, { headers }))).toBe("missing_signature_agent");
+  });
+
+  test("the legacy string form is still read", async () => {
+    expect((await guardFor().verify(await referenceSigned())).ok).toBe(true);
+  });
+});
+
+describe("dependencies down: 502/503 with Retry-After, never 401 (issue 37)", () => {
+  test("the operator's directory cannot be read: 502 directory_unavailable, Retry-After until the next fetch", async () => {
+    const guard = zkagentGuard({
+      url: "http://zkagent.invalid",
+      apiKey: "zka_unused",
+      action: "browse",
+      origin: SHOP,
+      accept: ["web-bot-auth"],
+      signatures: {
+        signatureAgents: [operatorOrigin],
+        nonces: new MemoryNonceStore(),
+        directories: new DirectoryCache({ allowInsecureLoopback: true, retryAfterSeconds: 30, fetch: () => new Response("down", { status: 503 }) }),
+      },
+    });
+    const result = await guard.verify(await referenceSigned());
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.response.status).toBe(502);
+    expect(Number(result.response.headers.get("retry-after"))).toBeGreaterThanOrEqual(29);
+    expect(await reason(result.response)).toBe("directory_unavailable");
+  });
+
+  test("the nonce store cannot answer: 503 nonce_unavailable, Retry-After; never admitted", async () => {
+    const nonces = {
+      claim: () => {
+        throw new Error("store down");
+      },
+    };
+    const guard = guardFor({ signatures: { signatureAgents: [operatorOrigin], nonces, directories: new DirectoryCache({ allowInsecureLoopback: true }) } });
+    expect(await refused(await referenceSigned(), guard)).toBe("nonce_unavailable");
   });
 });
 
@@ -321,6 +385,21 @@ describe("registered agents' keys (signatures.registeredAgents)", () => {
     );
     const down = await registry([], true);
     expect(await refused(await withoutSignatureAgent(stranger), registeredGuard(down.fetch))).toBe("agent_lookup_unavailable");
+  });
+
+  test("a flood of random key ids makes one service lookup per key id per cache period (issue 37: one call per forged request)", async () => {
+    const service = await registry([]);
+    const guard = registeredGuard(service.fetch);
+    const keyids = Array.from({ length: 20 }, () => Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url"));
+    const base = await withoutSignatureAgent(stranger);
+    for (let round = 0; round < 3; round++)
+      for (const keyid of keyids) {
+        const headers = new Headers(base.headers);
+        headers.set("signature-input", base.headers.get("signature-input")!.replace(/keyid="[^"]+"/, `keyid="${keyid}"`));
+        expect(await refused(new Request(base.url, { headers }), guard)).toBe("missing_signature_agent");
+      }
+    expect(service.asked).toHaveLength(20);
+    expect(new Set(service.asked).size).toBe(20);
   });
 
   test("a registered agent's key cannot pass for another: the signature is checked with the key the service answers", async () => {

@@ -18,7 +18,7 @@ export { type RegisteredKeyLookup, type SignatureOptions, type SignatureSession,
 export { DirectoryCache, type DirectoryCacheOptions } from "./directories";
 
 export interface RegisteredKeysOptions {
-  /** How long an answer naming an agent is reused, s (a revocation takes at most this long to be seen). Default 30. */
+  /** How long an answer naming an agent is reused, s (a revocation takes at most this long to be seen). Default 5. */
   ttlSeconds?: number;
   /** How long "none of the merchant's agents" is reused, s. Default 60. */
   negativeTtlSeconds?: number;
@@ -38,7 +38,7 @@ type Registered = Awaited<ReturnType<RegisteredKeyLookup>>;
  * key id per cache period (a failure is not cached).
  */
 export function registeredKeys(service: ServiceCall, options: RegisteredKeysOptions = {}): RegisteredKeyLookup {
-  const ttl = options.ttlSeconds ?? 30;
+  const ttl = options.ttlSeconds ?? 5;
   const negativeTtl = options.negativeTtlSeconds ?? 60;
   const maxEntries = options.maxEntries ?? 10_000;
   const now = options.now ?? (() => Date.now() / 1000);
