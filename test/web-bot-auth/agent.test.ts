@@ -153,7 +153,15 @@ describe("zkagent fetch --signature-agent", () => {
       fetch: async (request) => {
         try {
           const params = await referenceVerify(request, identity.signing_key);
-          return Response.json({ keyid: params.keyid, agent: request.headers.get("signature-agent") });
+          const digest = request.headers.get("content-digest");
+          if (digest === null) return Response.json({ keyid: params.keyid, agent: request.headers.get("signature-agent") });
+          // With a body: the digest covered, and the body's own.
+          const body = await request.text();
+          return Response.json({
+            covered: request.headers.get("signature-input")!.includes('"content-digest"'),
+            digest,
+            body_digest: `sha-256=:${new Bun.CryptoHasher("sha256").update(body).digest("base64")}:`,
+          });
         } catch (error) {
           return new Response(String(error), { status: 403 });
         }
@@ -167,6 +175,23 @@ describe("zkagent fetch --signature-agent", () => {
     expect(stderr).toBe("");
     expect(code).toBe(0);
     expect(JSON.parse(stdout)).toEqual({ keyid: (await publishedKeyIds(identityFile))[0], agent: `sig1="${OPERATOR}"` });
+  });
+
+  test("with a body (--data), Content-Digest is sent, covered, and the body's", async () => {
+    const { stdout, code } = await cli([
+      "fetch",
+      `http://127.0.0.1:${server.port}/orders`,
+      "--identity",
+      identityFile,
+      "--signature-agent",
+      OPERATOR,
+      "--data",
+      '{"amount":"3.00","currency":"EUR"}',
+    ]);
+    expect(code).toBe(0);
+    const answer = JSON.parse(stdout);
+    expect(answer.covered).toBe(true);
+    expect(answer.digest).toBe(answer.body_digest);
   });
 
   test("without it nothing is signed (the server refuses)", async () => {
