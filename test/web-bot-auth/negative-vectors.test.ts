@@ -150,13 +150,14 @@ describe("each vector is refused for its own reason, never 5xx", () => {
 });
 
 /** The vector's request with a nonce added and the signature remade over the same components (the B.1.4 key). */
-async function withNonce(vector: Vector, change: (headers: Headers) => void = () => {}): Promise<Request> {
+async function withNonce(vector: Vector, change: (headers: Headers) => void = () => {}, expires?: number): Promise<Request> {
   const headers = new Headers(vector.request.headers);
   change(headers);
   const input = parseDictionary(headers.get("signature-input")!).get("sig1")! as [[string, Map<string, string>][], Map<string, unknown>];
   const components = input[0].map(([name, params]) => ({ name, parameters: Object.fromEntries(params) }));
   const parameters = Object.fromEntries(input[1]) as Record<string, string | number>;
   parameters.nonce = crypto.randomUUID();
+  if (expires !== undefined) parameters.expires = expires;
   const key = await crypto.subtle.importKey("jwk", { kty: "OKP", crv: "Ed25519", x: set.key.jwk.x, d: B14_SECRET }, { name: "Ed25519" }, false, ["sign"]);
   headers.delete("signature");
   headers.delete("signature-input");
@@ -198,4 +199,31 @@ describe("NV-08 with a nonce (issue 41: admitted before Content-Digest was compa
     expect(((await result.response.json()) as { reason: string }).reason).toBe("nonce_required");
     expect(result.response.headers.get("accept-signature")).toContain("nonce");
   });
+});
+
+test("a guard on its own clock (signatures.now) remembers nonces on that clock: a replay at the vectors' time is refused", async () => {
+  const nv08 = set.tests.find((vector) => vector.id === "NV-08")!;
+  const body = nv08.request.body!;
+  const sha256 = new Bun.CryptoHasher("sha256").update(body).digest("base64");
+  // Valid for an hour of 2025: long past on the system's clock.
+  const request = await withNonce(nv08, (headers) => headers.set("content-digest", `sha-256=:${sha256}:`), nv08.now + 600);
+  // No store given: the guard's default store must run on the guard's clock (2025 here), not the system's.
+  const guard = zkagentGuard({
+    url: "http://zkagent.invalid",
+    apiKey: "zka_unused",
+    action: "browse",
+    origin: "https://example.com",
+    accept: ["web-bot-auth"],
+    signatures: {
+      signatureAgents: [OPERATOR],
+      nonce: "required",
+      now: () => nv08.now,
+      maxWindow: 200 * 365 * 86400,
+      directories: new DirectoryCache({ now: () => nv08.now, fetch: (r) => directoryFor(r.url, nv08.now) }),
+    },
+  });
+  expect((await guard.verify(request.clone())).ok).toBe(true);
+  const replay = await guard.verify(request.clone());
+  expect(replay.ok).toBe(false);
+  if (!replay.ok) expect(replay.response.status).toBe(429);
 });

@@ -95,8 +95,11 @@ export function signatureMode(
   if (options.nonce !== undefined && options.nonce !== "required" && options.nonce !== "optional")
     throw new TypeError(`signatures.nonce must be "required" or "optional", not ${String(options.nonce)}`);
   const insecure = options.allowInsecureLoopback === true;
-  const nonces = options.nonces ?? (sharedNonces ??= new MemoryNonceStore());
-  let directories = options.directories ?? sharedDirectories.get(insecure);
+  const clock = options.now;
+  // A guard on its own clock gets its own defaults on that clock: the process's shared ones run on the system's,
+  // on which a nonce remembered until a time of the guard's clock would expire at once (or never).
+  const nonces = options.nonces ?? (clock ? new MemoryNonceStore({ now: clock }) : (sharedNonces ??= new MemoryNonceStore()));
+  let directories = options.directories ?? (clock ? new DirectoryCache({ allowInsecureLoopback: insecure, now: clock }) : sharedDirectories.get(insecure));
   if (!directories) {
     directories = new DirectoryCache({ allowInsecureLoopback: insecure });
     sharedDirectories.set(insecure, directories);
