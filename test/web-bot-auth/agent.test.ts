@@ -73,7 +73,7 @@ describe("zkagent directory", () => {
     expect(text.code).toBe(0);
     expect(text.stdout).toContain(`keyid ${(await publishedKeyIds(identityFile))[0]}`);
     expect(text.stdout).not.toContain(identity.signing_secret);
-  });
+  }, 30_000); // three CLI processes: seconds on a loaded machine
 
   test("an identity without signing_key is a usage error (exit 2)", async () => {
     const bare = join(tmp, "bare.json");
