@@ -63,13 +63,17 @@ export class PostgresNonceStore implements NonceStore {
 
   /** Creates the table when missing; claim() does it first when not called. */
   init(): Promise<void> {
-    this.ready ??= this.run(`CREATE UNLOGGED TABLE IF NOT EXISTS ${this.table} (key text PRIMARY KEY, expires_at bigint NOT NULL)`, []).then(
-      () => {},
-      (error) => {
-        this.ready = null; // try again on the next claim
-        throw error;
-      },
-    );
+    const create = () => this.run(`CREATE UNLOGGED TABLE IF NOT EXISTS ${this.table} (key text PRIMARY KEY, expires_at bigint NOT NULL)`, []);
+    // Two processes creating the table at once: one of them may fail on the catalog's unique index; the table then exists, and a second try sees it.
+    this.ready ??= create()
+      .catch(create)
+      .then(
+        () => {},
+        (error) => {
+          this.ready = null; // try again on the next claim
+          throw error;
+        },
+      );
     return this.ready;
   }
 

@@ -268,3 +268,17 @@ describe("PostgreSQL (the cluster the tests bring)", () => {
     cut.cut();
   });
 });
+
+test("PostgresNonceStore: two stores creating the table at once both come up (the loser of the race tries again)", async () => {
+  const database = await createTestDatabase(await postgresTestUrl());
+  const clients = [new SQL(database.url, { max: 1 }), new SQL(database.url, { max: 1 })];
+  try {
+    const stores = clients.map((sql) => new PostgresNonceStore(sql, { table: "wba_nonces_race" }));
+    const key = nonceKey("p", "k", crypto.randomUUID());
+    const claims = await Promise.all(stores.map((store) => store.claim(key, Math.floor(Date.now() / 1000) + 60)));
+    expect(claims.sort()).toEqual([false, true]);
+  } finally {
+    await Promise.all(clients.map((sql) => sql.close()));
+    await database.drop();
+  }
+});
