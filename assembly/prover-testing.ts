@@ -21,3 +21,12 @@ export function fieldMulRaw(field: i32): void {
   if (field == 0) fpMul(a + 2 * FP_SIZE, a, a + FP_SIZE);
   else frMul(a + 2 * FP_SIZE, a, a + FP_SIZE);
 }
+
+/** n products in a chain on the operands fieldMulRaw left in the I/O buffer (bench/field.ts): fpMul (field 0) or frMul (field 1). */
+export function benchMul(field: i32, n: i32): void {
+  const a = io(0);
+  for (let i = 0; i < n; i++) {
+    if (field == 0) fpMul(a, a, a + FP_SIZE);
+    else frMul(a, a, a + FP_SIZE);
+  }
+}

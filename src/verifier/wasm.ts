@@ -59,7 +59,7 @@ async function wasmBytes(build: WasmBuild): Promise<Uint8Array> {
 }
 
 const modules = new Map<WasmBuild, Promise<WebAssembly.Module>>();
-let compiled: WebAssembly.Module | undefined;
+const compiled = new Map<WasmBuild, WebAssembly.Module>();
 
 /** The compiled module of a build (default: this process's, src/wasm-engine.ts), built and compiled once per process. */
 export function verifierModule(build: WasmBuild = WASM_BUILD): Promise<WebAssembly.Module> {
@@ -68,7 +68,7 @@ export function verifierModule(build: WasmBuild = WASM_BUILD): Promise<WebAssemb
     module = wasmBytes(build)
       .then((bytes) => WebAssembly.compile(bytes))
       .then((m) => {
-        if (build === WASM_BUILD) compiled = m;
+        compiled.set(build, m);
         return m;
       });
     modules.set(build, module);
@@ -76,10 +76,11 @@ export function verifierModule(build: WasmBuild = WASM_BUILD): Promise<WebAssemb
   return module;
 }
 
-/** A fresh instance, synchronously; only after verifierModule() has resolved once. */
-export function instantiateVerifierSync(): VerifierExports {
-  if (!compiled) throw new Error("zkagent verifier: module not compiled yet");
-  return instantiateSync<VerifierExports>(compiled, {}).exports as unknown as VerifierExports;
+/** A fresh instance, synchronously; only after verifierModule(build) has resolved once. */
+export function instantiateVerifierSync(build: WasmBuild = WASM_BUILD): VerifierExports {
+  const module = compiled.get(build);
+  if (!module) throw new Error("zkagent verifier: module not compiled yet");
+  return instantiateSync<VerifierExports>(module, {}).exports as unknown as VerifierExports;
 }
 
 /** A fresh instance of the verifier module (default: this process's build). */

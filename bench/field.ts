@@ -1,0 +1,81 @@
+// bench:field — the field primitives of the two WebAssembly builds side by
+// side in one process (src/wasm-engine.ts): the portable build (9 × 29-bit
+// limb products) and the wide build (fpMul and frMul on i64.mul_wide_u,
+// assembly/wide.wat). fpMul, fp2Mul, frMul, and what is built on them in the
+// verifier (fp2Sqr, fp12Mul, fp12Sqr, the cyclotomic squaring, the final
+// exponentiation), from the test builds' benchmark loops (assembly/testing.ts
+// benchOp, assembly/prover-testing.ts benchMul). The builds alternate block
+// by block over --rounds rounds (default 9), so the machine's load falls on
+// both; each figure is the minimum over rounds (the least disturbed), with
+// the median beside it.
+//
+//   bun bench/field.ts [--rounds 9] [--json]
+import { parseArgs } from "node:util";
+import { instantiate } from "@assemblyscript/loader";
+import { buildPath, buildWasm, isStale, PROVER_TEST_WASM_PATH, TEST_WASM_PATH } from "../scripts/asc-build";
+import { type WasmBuild, wideArithmeticSupported } from "../src/wasm-engine";
+import { median } from "./support";
+
+const { values } = parseArgs({ options: { rounds: { type: "string" }, json: { type: "boolean" } } });
+const ROUNDS = Number(values.rounds ?? 9);
+if (!wideArithmeticSupported()) throw new Error("this engine does not run the wide build (WebAssembly wide arithmetic): nothing to compare");
+for (const path of [TEST_WASM_PATH, PROVER_TEST_WASM_PATH]) if (isStale(path)) buildWasm(path);
+
+type Loops = { memory: WebAssembly.Memory; io(size: number): number; benchOp(op: number, n: number): void; benchMul(field: number, n: number): void };
+const load = async (path: string): Promise<Loops> =>
+  (await instantiate<Loops>(await WebAssembly.compile(await Bun.file(path).arrayBuffer()), {})).exports as unknown as Loops;
+const modules = async (build: WasmBuild) => ({
+  verifier: await load(buildPath(TEST_WASM_PATH, build)),
+  prover: await load(buildPath(PROVER_TEST_WASM_PATH, build)),
+});
+const builds = { portable: await modules("portable"), wide: await modules("wide") };
+// frMul's operands: two reduced elements as raw limbs (small values, Montgomery form or not, are both elements).
+for (const { prover } of Object.values(builds)) {
+  const view = new Uint32Array(prover.memory.buffer, prover.io(108), 27);
+  for (let i = 0; i < 18; i++) view[i] = (0x1234567 * (i + 3)) & 0x1fffffff;
+  view[8] = view[17] = 0x1234;
+}
+
+type Primitive = { name: string; n: number; run: (m: Awaited<ReturnType<typeof modules>>, n: number) => void };
+const primitives: Primitive[] = [
+  { name: "fpMul", n: 100_000, run: (m, n) => m.verifier.benchOp(0, n) },
+  { name: "fp2Mul", n: 50_000, run: (m, n) => m.verifier.benchOp(3, n) },
+  { name: "frMul", n: 100_000, run: (m, n) => m.prover.benchMul(1, n) },
+  { name: "fp2Sqr", n: 50_000, run: (m, n) => m.verifier.benchOp(4, n) },
+  { name: "fp12Mul", n: 2_000, run: (m, n) => m.verifier.benchOp(5, n) },
+  { name: "fp12Sqr", n: 2_000, run: (m, n) => m.verifier.benchOp(6, n) },
+  { name: "fp12CyclotomicSqr", n: 4_000, run: (m, n) => m.verifier.benchOp(7, n) },
+  { name: "finalExponentiation", n: 20, run: (m, n) => m.verifier.benchOp(8, n) },
+];
+
+const ns = (p: Primitive, build: WasmBuild): number => {
+  const t = performance.now();
+  p.run(builds[build], p.n);
+  return ((performance.now() - t) * 1e6) / p.n;
+};
+for (const p of primitives) for (let i = 0; i < 3; i++) for (const b of ["portable", "wide"] as const) ns(p, b); // warm-up (JIT tiers)
+const samples = Object.fromEntries(primitives.map((p) => [p.name, { portable: [] as number[], wide: [] as number[] }]));
+for (let r = 0; r < ROUNDS; r++) {
+  for (const p of primitives) {
+    const order: WasmBuild[] = r % 2 === 0 ? ["portable", "wide"] : ["wide", "portable"];
+    for (const b of order) samples[p.name]![b].push(ns(p, b));
+  }
+}
+
+const rows = primitives.map((p) => {
+  const s = samples[p.name]!;
+  const portable = Math.min(...s.portable);
+  const wide = Math.min(...s.wide);
+  return { name: p.name, portable_ns: portable, wide_ns: wide, ratio: portable / wide, portable_median_ns: median(s.portable), wide_median_ns: median(s.wide) };
+});
+if (values.json) console.log(JSON.stringify({ rounds: ROUNDS, rows }));
+else {
+  const fmt = (x: number) => (x >= 10_000 ? `${(x / 1000).toFixed(1)} µs` : `${x.toFixed(1)} ns`).padStart(10);
+  console.log(`field primitives, both builds in one process, ${ROUNDS} alternating rounds: minimum (median)`);
+  console.log(`${"".padEnd(20)} ${"portable".padStart(22)} ${"wide".padStart(22)}   portable/wide`);
+  for (const r of rows) {
+    console.log(
+      `${r.name.padEnd(20)} ${fmt(r.portable_ns)} (${fmt(r.portable_median_ns).trim()}) ${fmt(r.wide_ns)} (${fmt(r.wide_median_ns).trim()})   ${r.ratio.toFixed(2)}×`,
+    );
+  }
+}
