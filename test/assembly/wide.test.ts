@@ -151,6 +151,27 @@ describe("the wide build's products equal the portable build's and the BigInt re
       expect(checked).toBe(xs.length * 7);
     });
   }
+  test("fp2Mul on raw limbs: coefficients from the edges and random values < 4p (the lazy sums it accepts)", () => {
+    const inv = S.invMod(R261 % S.P, S.P);
+    const xs = operands(S.P, 30).filter((x) => x < 4n * S.P);
+    const raw = (w: S.TestExports, a: bigint[], b: bigint[]) => {
+      const ptr = w.io(6 * FP_SIZE);
+      const view = new Uint8Array(w.memory.buffer, ptr, 6 * FP_SIZE);
+      [...a, ...b].forEach((x, i) => view.set(limbs(x), i * FP_SIZE));
+      w.fp2MulRaw();
+      const out = new Uint8Array(w.memory.buffer, w.io(0) + 4 * FP_SIZE, 2 * FP_SIZE);
+      return [fromLimbs(out.subarray(0, FP_SIZE)), fromLimbs(out.subarray(FP_SIZE))];
+    };
+    for (const [i, x] of xs.entries()) {
+      const a = [x, xs[(i * 7 + 1) % xs.length]!];
+      const b = [xs[(i * 11 + 2) % xs.length]!, xs[(i * 13 + 3) % xs.length]!];
+      const c0 = (((a[0]! * b[0]! - a[1]! * b[1]!) % S.P) + S.P) % S.P;
+      const c1 = (a[0]! * b[1]! + a[1]! * b[0]!) % S.P;
+      const expected = [(c0 * inv) % S.P, (c1 * inv) % S.P];
+      expect(raw(wide, a, b)).toEqual(expected);
+      expect(raw(portable, a, b)).toEqual(expected);
+    }
+  });
   test("fpMul of the prover's module equals the verifier's", () => {
     for (const a of operands(S.P, 20)) {
       const b = random256() % (8n * S.P);
