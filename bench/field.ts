@@ -8,14 +8,17 @@
 // short blocks (≈ 0.5 ms each), --blocks of them per build and primitive
 // (default 200), so the machine's load falls on both alike; each figure is
 // the minimum over blocks (the least disturbed), with the 10th percentile
-// beside it. (Long blocks, tried first, let one build catch a burst of load
+// beside it. Last, a whole Groth16 verify() of the agent circuit on each
+// build's production module, alternating call by call (one block = one call). (Long blocks, tried first, let one build catch a burst of load
 // the other missed: identical code differed by 20 % between the builds.)
 //
 //   bun bench/field.ts [--blocks 200] [--json]
 import { parseArgs } from "node:util";
 import { instantiate } from "@assemblyscript/loader";
 import { buildPath, buildWasm, isStale, PROVER_TEST_WASM_PATH, TEST_WASM_PATH } from "../scripts/asc-build";
+import { Groth16Verifier } from "../src/verifier/index.ts";
 import { type WasmBuild, wideArithmeticSupported } from "../src/wasm-engine";
+import { agentIdentity, proofPool } from "../test/verifier/pool.ts";
 
 const { values } = parseArgs({ options: { blocks: { type: "string" }, json: { type: "boolean" } } });
 const ROUNDS = Number(values.blocks ?? 200);
@@ -48,6 +51,20 @@ const primitives: Primitive[] = [
   { name: "fp12CyclotomicSqr", n: 400, run: (m, n) => m.verifier.benchOp(7, n) },
   { name: "finalExponentiation", n: 1, run: (m, n) => m.verifier.benchOp(8, n) },
 ];
+const pool = await proofPool(agentIdentity, 8);
+const verifiers = {
+  portable: await Groth16Verifier.fromVerificationKey(agentIdentity.vkey, { build: "portable" }),
+  wide: await Groth16Verifier.fromVerificationKey(agentIdentity.vkey, { build: "wide" }),
+};
+let call = 0;
+primitives.push({
+  name: "verify() (agent)",
+  n: 1,
+  run: (m) => {
+    const e = pool[call++ % pool.length]!;
+    if (!verifiers[m === builds.wide ? "wide" : "portable"].verify(e.proof, e.publicSignals).ok) throw new Error("a valid proof was rejected");
+  },
+});
 
 const ns = (p: Primitive, build: WasmBuild): number => {
   const t = performance.now();
