@@ -9,7 +9,9 @@
 // (default 200), so the machine's load falls on both alike; each figure is
 // the minimum over blocks (the least disturbed), with the 10th percentile
 // beside it. Last, a whole Groth16 verify() of the agent circuit on each
-// build's production module, alternating call by call (one block = one call). (Long blocks, tried first, let one build catch a burst of load
+// build's production module, alternating call by call (one block = one call),
+// and a whole proof of the agent circuit (Prover.prove, witness included, one
+// thread) the same way, --proofs of them per build (default 30). (Long blocks, tried first, let one build catch a burst of load
 // the other missed: identical code differed by 20 % between the builds.)
 //
 //   bun bench/field.ts [--blocks 200] [--json]
@@ -17,10 +19,16 @@ import { parseArgs } from "node:util";
 import { instantiate } from "@assemblyscript/loader";
 import { buildPath, buildWasm, isStale, PROVER_TEST_WASM_PATH, TEST_WASM_PATH } from "../scripts/asc-build";
 import { Groth16Verifier } from "../src/verifier/index.ts";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { PROVER_WASM_PATH } from "../scripts/asc-build";
+import { identityCommitment } from "../src/identity/commitment";
+import { createProver, randomScalar } from "../src/prover";
 import { type WasmBuild, wideArithmeticSupported } from "../src/wasm-engine";
 import { agentIdentity, proofPool } from "../test/verifier/pool.ts";
 
-const { values } = parseArgs({ options: { blocks: { type: "string" }, json: { type: "boolean" } } });
+const { values } = parseArgs({ options: { blocks: { type: "string" }, proofs: { type: "string" }, json: { type: "boolean" } } });
+const PROOFS = Number(values.proofs ?? 30);
 const ROUNDS = Number(values.blocks ?? 200);
 if (!wideArithmeticSupported()) throw new Error("this engine does not run the wide build (WebAssembly wide arithmetic): nothing to compare");
 for (const path of [TEST_WASM_PATH, PROVER_TEST_WASM_PATH]) if (isStale(path)) buildWasm(path);
@@ -80,6 +88,35 @@ for (const p of primitives) {
   }
 }
 
+// Whole proofs, alternating call by call.
+const root = join(import.meta.dir, "..");
+const artifacts = {
+  zkey: new Uint8Array(readFileSync(join(root, "circuits/artifacts/agent_identity.zkey"))),
+  wasm: new Uint8Array(readFileSync(join(root, "circuits/artifacts/agent_identity.wasm"))),
+};
+const provers = {
+  portable: await createProver(artifacts, { module: await WebAssembly.compile(readFileSync(buildPath(PROVER_WASM_PATH, "portable"))) }),
+  wide: await createProver(artifacts, { module: await WebAssembly.compile(readFileSync(buildPath(PROVER_WASM_PATH, "wide"))) }),
+};
+const proofInputs = await Promise.all(
+  Array.from({ length: 4 }, async () => {
+    const secret = randomScalar();
+    const f = () => randomScalar().toString();
+    return { secret: secret.toString(), identity_commitment: (await identityCommitment(secret)).toString(), nonce: f(), action_hash: f(), context_hash: f() };
+  }),
+);
+const proofSamples = { portable: [] as number[], wide: [] as number[] };
+for (let i = -3; i < PROOFS; i++) {
+  const order: WasmBuild[] = i % 2 === 0 ? ["portable", "wide"] : ["wide", "portable"];
+  for (const b of order) {
+    const t = performance.now();
+    await provers[b].prove(proofInputs[(i + 4) % proofInputs.length]!);
+    if (i >= 0) proofSamples[b].push((performance.now() - t) * 1e6); // the first three of each: warm-up
+  }
+}
+samples["prove() (agent)"] = proofSamples;
+primitives.push({ name: "prove() (agent)", n: 1, run: () => {} });
+
 const rows = primitives.map((p) => {
   const s = samples[p.name]!;
   const portable = Math.min(...s.portable);
@@ -89,8 +126,8 @@ const rows = primitives.map((p) => {
 });
 if (values.json) console.log(JSON.stringify({ blocks: ROUNDS, rows }));
 else {
-  const fmt = (x: number) => (x >= 10_000 ? `${(x / 1000).toFixed(1)} µs` : `${x.toFixed(1)} ns`).padStart(10);
-  console.log(`field primitives, both builds in one process, ${ROUNDS} alternating blocks each: minimum (10th percentile)`);
+  const fmt = (x: number) => (x >= 1e7 ? `${(x / 1e6).toFixed(2)} ms` : x >= 10_000 ? `${(x / 1000).toFixed(1)} µs` : `${x.toFixed(1)} ns`).padStart(10);
+  console.log(`field primitives, both builds in one process, ${ROUNDS} alternating blocks each (proofs: ${PROOFS}): minimum (10th percentile)`);
   console.log(`${"".padEnd(20)} ${"portable".padStart(22)} ${"wide".padStart(22)}   portable/wide`);
   for (const r of rows) {
     console.log(
