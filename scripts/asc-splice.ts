@@ -32,6 +32,10 @@ export function spliceWide(text: string): Uint8Array {
   const replacements = functionSpans(wideText);
   const targets = functionSpans(text);
   const spliced = [...replacements].filter(([name]) => targets.has(name)).sort(([a], [b]) => targets.get(b)!.start - targets.get(a)!.start);
+  // Every module multiplies in Fp: a splice that finds nothing means asc
+  // renamed or inlined the products, and the "wide" build would silently be
+  // the portable one.
+  if (!spliced.some(([name]) => name === "$assembly/fp/fpMul")) throw new Error("the module has no $assembly/fp/fpMul to replace");
   let out = text;
   for (const [name, span] of spliced) {
     const target = targets.get(name)!;
