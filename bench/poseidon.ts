@@ -18,9 +18,9 @@ import { poseidon2 as litePoseidon2 } from "poseidon-lite/poseidon2";
 import { readFileSync } from "node:fs";
 import { buildPath, PROVER_WASM_PATH } from "../scripts/asc-build";
 import { poseidon2, poseidonBackend, poseidonLevel, poseidonLevelBytes } from "../src/groups/poseidon";
+import { LeanTree } from "../src/groups/lean-tree";
 import type { ProverExports } from "../src/prover/wasm";
 import { type WasmBuild, WASM_BUILD, wideArithmeticSupported } from "../src/wasm-engine";
-import { semaphoreTree } from "../src/groups/tree";
 import { FIELD_ORDER_R as R } from "../src/identity/field";
 
 const { values } = parseArgs({ options: { pairs: { type: "string" }, leaves: { type: "string" }, json: { type: "boolean" } } });
@@ -101,7 +101,7 @@ const t1 = performance.now();
 const liteTree = new LeanIMT<bigint>((a, b) => litePoseidon2([a, b]), leaves);
 const liteTreeMs = performance.now() - t1;
 const t2 = performance.now();
-const ourTree = semaphoreTree(leaves);
+const ourTree = LeanTree.fromLeaves(leaves);
 const ourTreeMs = performance.now() - t2;
 if (ourTree.root !== liteTree.root) throw new Error("the trees' roots differ");
 
