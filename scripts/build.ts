@@ -46,6 +46,7 @@ const REQUIRED = [
   "circuits/artifacts/transcript.json",
   "circuits/ptau/powersOfTau28_hez_final_09.ptau",
   "build/prover.wasm",
+  "build/prover-wide.wasm",
 ];
 
 // circomlibjs imports blake-hash, whose index.js loads a native addon through

@@ -281,7 +281,13 @@ function manifest(spec: PackageSpec, stage: string): void {
 }
 
 export async function pack(out: string): Promise<void> {
-  for (const file of ["build/prover.wasm", "build/verifier.wasm", "circuits/artifacts/agent_identity.zkey"]) {
+  for (const file of [
+    "build/prover.wasm",
+    "build/prover-wide.wasm",
+    "build/verifier.wasm",
+    "build/verifier-wide.wasm",
+    "circuits/artifacts/agent_identity.zkey",
+  ]) {
     if (!existsSync(join(ROOT, file))) throw new Error(`${file} is missing: run bun run build:wasm (and bun run build:circuit)`);
   }
   const staging = join(out, "stage");
