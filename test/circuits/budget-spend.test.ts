@@ -1,96 +1,22 @@
 // circuits/budget_spend.circom at boundary values: the witness the compiled
-// circuit computes (circuits/artifacts/budget_spend.wasm, through the
+// circuit computes (circuits/artifacts/budget_spend/budget_spend.wasm, through the
 // project's witness calculator) against the outputs computed off the circuit
 // (src/budgets/), and the inputs it must refuse — a refusal here is a
 // constraint that no assignment satisfies for these public values, since
 // every intermediate signal is determined by the inputs.
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import { budgetGroup, budgetMessage, currencyField, MAX_AMOUNT, NOTES_GENESIS_LEAF, payeeField, periodsAt } from "../../src/budgets/encoding";
-import { H1, H4 } from "../../src/budgets/hash";
-import { chainOf, type Note, noteCommitment } from "../../src/budgets/notes";
-import { type SpendPrivate, type SpendPublic, spendInput } from "../../src/budgets/statement";
-import { type BudgetTerms, budgetLeaf, type PackedTerms, packTerms } from "../../src/budgets/terms";
-import { semaphoreTree } from "../../src/groups/tree";
+import { MAX_AMOUNT } from "../../src/budgets/encoding";
 import { FIELD_ORDER_R as R } from "../../src/identity/field";
 import { createWitnessCalculator } from "../../src/prover/witness";
+import { baseTerms, scenario, secret } from "../support/budget-spend";
 
-const calculator = await createWitnessCalculator(new Uint8Array(readFileSync("circuits/artifacts/budget_spend.wasm")));
+const calculator = await createWitnessCalculator(new Uint8Array(readFileSync("circuits/artifacts/budget_spend/budget_spend.wasm")));
 const element = (w: Uint8Array, i: number) => {
   let x = 0n;
   for (let b = 31; b >= 0; b--) x = (x << 8n) | BigInt(w[32 * i + b]!);
   return x;
 };
-
-const SHOP_A = "https://shop-a.example";
-const SHOP_B = "https://shop-b.example";
-const NOW = Date.UTC(2026, 10, 28, 12, 30);
-const g = budgetGroup("grp_budget");
-const secret = 0x1234_5678_9abc_def0_1234_5678_9abc_def0n;
-const salt = 0xfeed_beefn;
-const baseTerms: BudgetTerms = {
-  currency: "EUR",
-  min: 1n,
-  max: 3000n,
-  budget: 10_000n,
-  kind: "day",
-  once: false,
-  payees: [SHOP_A, SHOP_B],
-  expiresAt: Date.UTC(2027, 0, 1) / 1000,
-  mandate: 777n,
-};
-
-interface Scenario {
-  terms?: BudgetTerms;
-  /** Where the member's leaf lies among 6. */
-  position?: number;
-  amount?: bigint;
-  payee?: string;
-  currency?: string;
-  /** The note spent (its running total); undefined: the chain's first spend. */
-  spent?: bigint;
-  at?: number;
-  /** Packed terms changed by hand (what packTerms would refuse), the leaf built from them. */
-  repack?: (packed: PackedTerms) => { TA?: bigint; TM?: bigint };
-}
-
-/** A consistent spend: the group's tree with the member at `position`, the notes tree holding its note. */
-function scenario(s: Scenario = {}) {
-  const terms = s.terms ?? baseTerms;
-  let packed = packTerms(terms);
-  if (s.repack) {
-    const { TA = packed.TA, TM = packed.TM } = s.repack(packed);
-    packed = { ...packed, TA, TM, hash: H4(TA, TM, packed.TQ, packed.mandate) };
-  }
-  const leaf = budgetLeaf(H1(secret), packed.hash, salt);
-  const position = s.position ?? 0;
-  const others = [11n, 12n, 13n, 14n, 15n];
-  const leaves = [...others.slice(0, position), leaf, ...others.slice(position)];
-  const enrolTree = semaphoreTree(leaves);
-  const at = periodsAt(s.at ?? NOW);
-  const chain = chainOf(g, currencyField(terms.currency), terms.kind, at, terms.mandate);
-  let from: SpendPrivate["from"] = null;
-  const notes = [NOTES_GENESIS_LEAF, 21n];
-  if (s.spent !== undefined) {
-    const note: Note = { chain, spent: s.spent, rho: 9999n };
-    notes.push(noteCommitment(secret, chain, note.spent, note.rho), 22n);
-    const tree = semaphoreTree(notes);
-    from = { note, proof: tree.generateProof(2) };
-  }
-  const notesTree = semaphoreTree(notes);
-  const pub: SpendPublic = {
-    group: g,
-    rootEnrolment: enrolTree.root,
-    rootNotes: notesTree.root,
-    periods: at,
-    amount: s.amount ?? 2000n,
-    currency: currencyField(s.currency ?? terms.currency),
-    payee: payeeField(s.payee ?? SHOP_A),
-    ctx: budgetMessage({ nonce: "ab".repeat(31), action: "purchase", context: { amount: "20.00", currency: "EUR" } }),
-  };
-  const priv: SpendPrivate = { secret, salt, terms: packed, enrolment: enrolTree.generateProof(position), from, chain };
-  return { pub, priv, ...spendInput(pub, priv) };
-}
 
 async function outputs(input: Record<string, unknown>): Promise<[bigint, bigint]> {
   const w = await calculator.calculate(input as never);
