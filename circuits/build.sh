@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Compiles the circuits with the circom2 that bun.lock pins and writes each
-# one's r1cs and witness wasm to circuits/artifacts/. The compiler is
+# one's r1cs and witness wasm to its ceremony's directory: circuits/artifacts/
+# (the agent circuit) and circuits/artifacts/budget_spend/. The compiler is
 # deterministic: the committed files are what it writes, byte for byte, and
 # `--check` (run by CI) fails when they are not.
 #
@@ -18,7 +19,6 @@
 #   bash circuits/build.sh [--check] [NAME]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=circuits/artifacts
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 check=false
@@ -32,8 +32,8 @@ only="${1:-}"
 bun src/ceremony/ptau.ts circuits/ptau/powersOfTau28_hez_final_09.ptau
 
 build() {
-  local name=$1
-  shift
+  local name=$1 out=$2
+  shift 2
   [[ -n "$only" && "$only" != "$name" ]] && return 0
   node_modules/.bin/circom2 "circuits/$name.circom" --r1cs --wasm "$@" -l node_modules -l circuits -o "$work" >/dev/null
   if $check; then
@@ -47,5 +47,5 @@ build() {
   fi
 }
 
-build agent_identity
-build budget_spend --O2
+build agent_identity circuits/artifacts
+build budget_spend circuits/artifacts/budget_spend --O2
