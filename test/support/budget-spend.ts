@@ -7,7 +7,7 @@ import { H1, H4 } from "../../src/budgets/hash";
 import { chainOf, type Note, noteCommitment } from "../../src/budgets/notes";
 import { type SpendPrivate, type SpendPublic, spendInput } from "../../src/budgets/statement";
 import { type BudgetTerms, budgetLeaf, type PackedTerms, packTerms } from "../../src/budgets/terms";
-import { semaphoreTree } from "../../src/groups/tree";
+import { LeanTree } from "../../src/groups/lean-tree";
 
 export const SHOP_A = "https://shop-a.example";
 export const SHOP_B = "https://shop-b.example";
@@ -53,7 +53,7 @@ export function scenario(s: Scenario = {}) {
   const position = s.position ?? 0;
   const others = [11n, 12n, 13n, 14n, 15n];
   const leaves = [...others.slice(0, position), leaf, ...others.slice(position)];
-  const enrolTree = semaphoreTree(leaves);
+  const enrolTree = LeanTree.fromLeaves(leaves);
   const at = periodsAt(s.at ?? NOW);
   const chain = chainOf(g, currencyField(terms.currency), terms.kind, at, terms.mandate);
   let from: SpendPrivate["from"] = null;
@@ -61,10 +61,10 @@ export function scenario(s: Scenario = {}) {
   if (s.spent !== undefined) {
     const note: Note = { chain, spent: s.spent, rho: 9999n };
     notes.push(noteCommitment(secret, chain, note.spent, note.rho), 22n);
-    const tree = semaphoreTree(notes);
-    from = { note, proof: tree.generateProof(2) };
+    const tree = LeanTree.fromLeaves(notes);
+    from = { note, proof: tree.pathOf(2) };
   }
-  const notesTree = semaphoreTree(notes);
+  const notesTree = LeanTree.fromLeaves(notes);
   const pub: SpendPublic = {
     group: g,
     rootEnrolment: enrolTree.root,
@@ -75,6 +75,6 @@ export function scenario(s: Scenario = {}) {
     payee: payeeField(s.payee ?? SHOP_A),
     ctx: budgetMessage({ nonce: "ab".repeat(31), action: "purchase", context: { amount: "20.00", currency: "EUR" } }),
   };
-  const priv: SpendPrivate = { secret, salt, terms: packed, enrolment: enrolTree.generateProof(position), from, chain };
+  const priv: SpendPrivate = { secret, salt, terms: packed, enrolment: enrolTree.pathOf(position), from, chain };
   return { pub, priv, ...spendInput(pub, priv) };
 }
