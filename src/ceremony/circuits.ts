@@ -11,6 +11,7 @@ import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { CEREMONY_FILES, CIRCUIT_NAME, type CeremonyFile, shippedFile } from "../circuits/shipped";
 import { AGENT_PTAU, type PtauPin } from "./ptau";
+import { CeremonyError } from "./transcript";
 
 export interface CeremonyCircuit {
   name: string;
@@ -58,7 +59,17 @@ export const BUDGET_CEREMONY: CeremonyCircuit = {
   name: BUDGET_CIRCUIT_NAME,
   files: ceremonyFileNames(BUDGET_CIRCUIT_NAME),
   ptau: BUDGET_PTAU,
-  source: async (file) => new Uint8Array(await readFile(budgetArtifactPath(ceremonyFileNames(BUDGET_CIRCUIT_NAME)[file]))),
+  source: async (file) => {
+    const path = budgetArtifactPath(ceremonyFileNames(BUDGET_CIRCUIT_NAME)[file]);
+    try {
+      return new Uint8Array(await readFile(path));
+    } catch (error) {
+      // The compiled binary does not embed this circuit: its ceremony runs from a clone of the repository.
+      throw new CeremonyError(
+        `${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message} (the budget circuit's ceremony runs from a clone of the repository)`,
+      );
+    }
+  },
   shippedDir: () => budgetArtifactPath(""),
 };
 
