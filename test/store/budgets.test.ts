@@ -13,27 +13,28 @@ import { createTestDatabase, postgresTestUrl, type TestDatabase } from "../suppo
 
 const nullifiers = Array.from({ length: 30 }, (_, i) => `${1000 + i}`);
 
-/** Every nullifier recorded exactly once, by whichever side; the notes 0…n−1, one per nullifier. */
+/** Every nullifier recorded exactly once, by whichever side; the notes 1…n (leaf 0 is the tree's fixed first leaf), one per nullifier. */
 async function expectExactlyOnce(store: BudgetsStore, group: string, won: string[][]): Promise<void> {
   const all = won.flat().sort();
   expect(all).toEqual([...nullifiers].sort());
   const notes = await store.budgetNotes(group, 0, 1000);
-  expect(notes.map((n) => n.index)).toEqual(nullifiers.map((_, i) => i));
+  expect(notes.map((n) => n.index)).toEqual(nullifiers.map((_, i) => i + 1));
   expect(new Set(notes.map((n) => n.commitment.split("-by-")[0])).size).toBe(nullifiers.length);
 }
 
 async function behaves(store: BudgetsStore, group: string): Promise<void> {
-  expect(await store.recordBudgetSpend(group, "7", "cm7", 1)).toEqual({ recorded: true, index: 0 });
+  // Leaf 0 of the notes tree is its fixed first leaf: the first note is leaf 1.
+  expect(await store.recordBudgetSpend(group, "7", "cm7", 1)).toEqual({ recorded: true, index: 1 });
   // A replayed spend, whatever its new note, is refused and appends nothing.
   expect(await store.recordBudgetSpend(group, "7", "cm7-again", 2)).toEqual({ recorded: false, reason: "already_spent" });
-  expect(await store.recordBudgetSpend(group, "8", "cm8", 3)).toEqual({ recorded: true, index: 1 });
+  expect(await store.recordBudgetSpend(group, "8", "cm8", 3)).toEqual({ recorded: true, index: 2 });
   // Nullifiers are per group: another group's set and notes are its own.
-  expect(await store.recordBudgetSpend(`${group}-other`, "7", "cm7-other", 4)).toEqual({ recorded: true, index: 0 });
+  expect(await store.recordBudgetSpend(`${group}-other`, "7", "cm7-other", 4)).toEqual({ recorded: true, index: 1 });
   expect(await store.budgetNotes(group, 0, 10)).toEqual([
-    { index: 0, commitment: "cm7" },
-    { index: 1, commitment: "cm8" },
+    { index: 1, commitment: "cm7" },
+    { index: 2, commitment: "cm8" },
   ]);
-  expect(await store.budgetNotes(group, 1, 10)).toEqual([{ index: 1, commitment: "cm8" }]);
+  expect(await store.budgetNotes(group, 2, 10)).toEqual([{ index: 2, commitment: "cm8" }]);
 }
 
 describe("sqlite", () => {

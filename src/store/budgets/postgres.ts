@@ -15,7 +15,7 @@ export function postgresBudgets(sql: SQL): BudgetsStore {
           ON CONFLICT (group_id, nullifier) DO NOTHING RETURNING 1 AS ok`;
         if (!fresh) return { recorded: false, reason: "already_spent" } as const;
         const [{ size }] = await tx`
-          INSERT INTO budget_heads (group_id, size) VALUES (${groupId}, 1)
+          INSERT INTO budget_heads (group_id, size) VALUES (${groupId}, 2)
           ON CONFLICT (group_id) DO UPDATE SET size = budget_heads.size + 1 RETURNING size`;
         const index = Number(size) - 1;
         await tx`INSERT INTO budget_notes (group_id, idx, commitment) VALUES (${groupId}, ${index}, ${commitment})`;

@@ -2,6 +2,10 @@
 // nullifier set and its append-only notes. The types the domain sees and what
 // it asks of this aggregate; sqlite.ts and postgres.ts beside this file
 // answer it. Values are decimal field elements as the proof carries them.
+//
+// Indices are leaf indices in the group's notes tree, whose leaf 0 is the
+// fixed first leaf (NOTES_GENESIS_LEAF, src/budgets/encoding.ts: no
+// acceptable root is ever 0); it is never stored, so the first note is 1.
 
 /** A spend recorded (its new note's index in the group's notes), or refused because its nullifier was seen. */
 export type SpendRecord = { recorded: true; index: number } | { recorded: false; reason: "already_spent" };

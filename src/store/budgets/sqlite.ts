@@ -8,7 +8,7 @@ export function sqliteBudgets({ db, immediate }: SqliteDb): BudgetsStore {
   const q = {
     nullifier: db.query("INSERT INTO budget_nullifiers (group_id, nullifier, commitment, at) VALUES (?, ?, ?, ?) ON CONFLICT (group_id, nullifier) DO NOTHING"),
     head: db.query<{ size: number }, [string]>(
-      "INSERT INTO budget_heads (group_id, size) VALUES (?, 1) ON CONFLICT (group_id) DO UPDATE SET size = size + 1 RETURNING size",
+      "INSERT INTO budget_heads (group_id, size) VALUES (?, 2) ON CONFLICT (group_id) DO UPDATE SET size = size + 1 RETURNING size",
     ),
     note: db.query("INSERT INTO budget_notes (group_id, idx, commitment) VALUES (?, ?, ?)"),
     notes: db.query<{ idx: number; commitment: string }, [string, number, number]>(
