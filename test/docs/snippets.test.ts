@@ -101,7 +101,7 @@ describe("every block says what it is", () => {
     const readme = snippets("README.md");
     const flow = readme.find((s) => s.run && s.given.includes("KEY"));
     expect(flow).toBeDefined();
-    expect(commandsOf({ ...flow!, lang: "sh", code: "A=1 bun run lint:api \\\n  --x  # note\nzkagent keys list | jq ." })).toEqual([
+    expect(commandsOf({ ...flow!, lang: "sh", code: "A=1 bun run lint:api \\\n  --x  # the note's\nzkagent keys list | jq . # '#' \"#\"" })).toEqual([
       "bun run lint:api --x",
       "zkagent keys list",
       "jq .",

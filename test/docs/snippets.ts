@@ -117,11 +117,24 @@ export function commandsOf(snippet: Snippet): string[] {
     }
   }
   return logical
-    .map((line) => line.replace(/(^|\s)#(?![^'"]*['"][^'"]*$).*$/, "").trim())
+    .map((line) => withoutComment(line).trim())
     .filter((line) => line !== "")
     .flatMap((line) => line.split(/\s*(?:&&|\|\||;|\|)\s*|\$\(/))
     .map((part) => part.trim().replace(/^[A-Z_]+=\S*\s+/g, ""))
     .filter((part) => part !== "");
+}
+
+/** A shell line without its comment: a `#` that starts a word, outside quotes. */
+function withoutComment(line: string): string {
+  let quote: string | null = null;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i]!;
+    if (quote) {
+      if (c === quote) quote = null;
+    } else if (c === "'" || c === '"') quote = c;
+    else if (c === "#" && (i === 0 || /\s/.test(line[i - 1]!))) return line.slice(0, i);
+  }
+  return line;
 }
 
 /** The lines of an untagged block that look like commands (they must be in a tagged block, so they are held to what they say). */
