@@ -48,5 +48,9 @@ export const proofFailed = (reason: string, detail?: string): Refusal =>
 
 export const verifierUnavailable = (): Refusal => refuse(502, "Verification service unavailable", "verifier_unavailable");
 
+/** The service refused the merchant's API key: the merchant's configuration to mend (its onError says so), not the agent's. */
+export const serviceRejectedKey = (): Refusal =>
+  refuse(502, "Verification service unavailable", "service_rejected_key", { message: "the zkagent service refused this server's API key" });
+
 /** A bug in the merchant's own functions: no detail leaves (no stack in any answer). */
 export const internalError = (): Refusal => refuse(500, "Internal server error", "internal_error");
