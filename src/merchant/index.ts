@@ -53,6 +53,22 @@ export type { Scheme as GuardMode } from "./types";
 export type { SignatureOptions } from "./signatures";
 export { MemoryNonceStore, type NonceStore, type SignatureReason } from "../web-bot-auth";
 export { DirectoryCache, type DirectoryCacheOptions } from "./directories";
+export {
+  type Agent,
+  type AgentRegistration,
+  type ClientOptions,
+  type Group,
+  type GroupCreation,
+  type GroupTree,
+  type Mandate,
+  type MandateLimit,
+  type MandateRecord,
+  type SignedMandate,
+  type Spend,
+  ZkagentApiError,
+  type ZkagentClient,
+  zkagentClient,
+} from "./client";
 
 const SCHEMES: readonly Scheme[] = ["zkagent", "group", "web-bot-auth"];
 const PROOF_SCHEMES: readonly ProofScheme[] = ["zkagent", "group"];

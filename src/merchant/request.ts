@@ -5,7 +5,6 @@
 // the service never sees it. Node's request (IncomingMessage) becomes the
 // Fetch API Request the guard reads in one place, nodeRequest, for every
 // Node adapter.
-import type { IncomingMessage } from "node:http";
 import type { JsonObject } from "../identity/encoding";
 import { parseIJson } from "../identity/ijson";
 import { type BoundRequest, boundRequest, challengedContext, isJsonType, jsonProblem } from "../http-auth/statement";
@@ -88,8 +87,13 @@ export function requestUrlProblem(request: Request): string | null {
 /** A Host header as RFC 9110 §7.2 has it: a registered name, IPv4 or bracketed IPv6 literal, then an optional port; no userinfo, path or space. */
 const HOST = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._~!$&'()*+,;=%-]+)(:[0-9]*)?$/;
 
-/** What a Node adapter reads from Node's request beside its body. */
-export interface NodeRequestParts extends Pick<IncomingMessage, "method" | "headers" | "url" | "socket"> {
+/** What a Node adapter reads from Node's request (IncomingMessage) beside its body; written out so the core's types need no Node types. */
+export interface NodeRequestParts {
+  method?: string;
+  url?: string;
+  headers: Record<string, string | string[] | undefined>;
+  /** TLS sockets say `encrypted`. */
+  socket?: unknown;
   /** Express's: the target before a router stripped its mount path. */
   originalUrl?: string;
   /** Express's: "https" behind a proxy it trusts (X-Forwarded-Proto). */
@@ -112,8 +116,8 @@ export function nodeRequest(req: NodeRequestParts, body: Uint8Array): { ok: true
     return { ok: false, message: "the request target must be a path (origin-form, RFC 9112 §3.2.1), not an absolute URL or //authority" };
   const host = req.headers.host;
   if (host === undefined || host === "") return { ok: false, message: "the request has no Host header" };
-  if (!HOST.test(host) || !URL.canParse(`http://${host}/`)) return { ok: false, message: "the Host header is not a host[:port]" };
-  const protocol = req.protocol ?? ((req.socket as { encrypted?: boolean } | null)?.encrypted ? "https" : "http");
+  if (typeof host !== "string" || !HOST.test(host) || !URL.canParse(`http://${host}/`)) return { ok: false, message: "the Host header is not a host[:port]" };
+  const protocol = req.protocol ?? ((req.socket as { encrypted?: boolean } | null | undefined)?.encrypted ? "https" : "http");
   // Express's req.protocol is X-Forwarded-Proto's first value behind a proxy it trusts: anything a client wrote there.
   if (protocol !== "http" && protocol !== "https") return { ok: false, message: `the request's protocol is not http(s) (${protocol})` };
   const url = new URL(`${protocol}://${host}${target}`);

@@ -1,5 +1,6 @@
 // The adapters' types as the docs show them: types/*.ts (one file per
-// adapter and the core guard) compiled under strict tsc, TypeScript 7 and 5.
+// adapter, the core guard, and the API client's types against the service's
+// schemas) compiled under strict tsc, TypeScript 7 and 5.
 // Their `@ts-expect-error` lines must stay errors (tsc reports one that no
 // longer is), so a session type that widened or narrowed fails here.
 import { expect, test } from "bun:test";
