@@ -121,6 +121,29 @@ test("a global express.json({ verify }) keeping the raw bytes in req.rawBody (th
   });
 });
 
+test("express.raw() in front (the body a Buffer in req.body): the guard reads those bytes, the order is 201 and req.body stays the Buffer", async () => {
+  const { identity, options } = await service();
+  const app = express();
+  app.use(express.raw({ type: "*/*" }));
+  const orders = zkagent({ ...options, origin: "http://shop.test" });
+  app.post("/orders", orders, (req, res) => {
+    res
+      .status(201)
+      .json({
+        buffer: Buffer.isBuffer(req.body),
+        text: Buffer.isBuffer(req.body) ? req.body.toString("utf8") : null,
+        amount: orders.session(res).context.amount,
+      });
+  });
+  await serving(app, async (shop) => {
+    // The guard binds its configured origin: the agent addresses http://shop.test, delivered to the port.
+    const agentFetch = zkagentFetch({ identity, fetch: (request) => fetch(shop + new URL(request.url).pathname, request) });
+    const response = await agentFetch("http://shop.test/orders", post(JSON.stringify(order)));
+    expect(response.status).toBe(201);
+    expect(await response.json()).toEqual({ buffer: true, text: JSON.stringify(order), amount: "20" });
+  });
+});
+
 test("an absolute-form request target (POST http://relay.example/orders, Host the shop's) to a shop that answers only its own Host: 400 before any challenge; // too; the honest order still 201", async () => {
   const { harness, identity, options } = await service();
   const app = express();

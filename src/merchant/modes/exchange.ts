@@ -42,6 +42,11 @@ export function zkagentExchange(config: ExchangeConfig): Mode {
     report({ reason: "verifier_unavailable", level: "error", message });
     return new Unavailable(message);
   };
+  /** A claim kind's 502 (the service's answer contradicts the challenge it issued): the merchant is told which answer. */
+  const told = (refusal: Refusal, call: string, answer: ServiceAnswer): Refusal => {
+    if (refusal.response.status === 502) misunderstood(call, answer);
+    return refusal;
+  };
   const realm = options.realm ?? "zkagent";
   const publicBase = (options.publicUrl ?? options.url).replace(/\/+$/, "");
 
@@ -95,7 +100,7 @@ export function zkagentExchange(config: ExchangeConfig): Mode {
     if (claim && claim.kind !== kind) return requestMismatch(`the challenge was not issued for a ${claim.kind.param} claim`);
     if (!accepts(kind)) return schemeNotAccepted(kind.scheme);
     const refused = kind.checkStatus(status.body, claim?.value);
-    if (refused) return refused;
+    if (refused) return told(refused, "GET /v1/verify/status", status);
 
     const signature = credentials.signature;
     const decided = await service("POST", "/v1/verify/proof", {
@@ -111,7 +116,7 @@ export function zkagentExchange(config: ExchangeConfig): Mode {
       typeof body.agent_id === "string" &&
       typeof body.confidence === "number"
     ) {
-      return kind.session(body, status.body, {
+      const session = kind.session(body, status.body, {
         session_id: challengeId,
         agent_id: body.agent_id,
         action,
@@ -120,6 +125,7 @@ export function zkagentExchange(config: ExchangeConfig): Mode {
         confidence: body.confidence,
         receipt: typeof body.receipt === "string" ? body.receipt : null,
       });
+      return session.ok ? session : told(session, "POST /v1/verify/proof", decided);
     }
     if (decided.status === 404) return renew("unknown_challenge");
     if (body.error === "Challenge expired") return renew("challenge_expired");
