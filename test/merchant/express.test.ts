@@ -127,13 +127,11 @@ test("express.raw() in front (the body a Buffer in req.body): the guard reads th
   app.use(express.raw({ type: "*/*" }));
   const orders = zkagent({ ...options, origin: "http://shop.test" });
   app.post("/orders", orders, (req, res) => {
-    res
-      .status(201)
-      .json({
-        buffer: Buffer.isBuffer(req.body),
-        text: Buffer.isBuffer(req.body) ? req.body.toString("utf8") : null,
-        amount: orders.session(res).context.amount,
-      });
+    res.status(201).json({
+      buffer: Buffer.isBuffer(req.body),
+      text: Buffer.isBuffer(req.body) ? req.body.toString("utf8") : null,
+      amount: orders.session(res).context.amount,
+    });
   });
   await serving(app, async (shop) => {
     // The guard binds its configured origin: the agent addresses http://shop.test, delivered to the port.
