@@ -120,13 +120,19 @@ export function nodeRequest(req: NodeRequestParts, body: Uint8Array): { ok: true
   const protocol = req.protocol ?? ((req.socket as { encrypted?: boolean } | null | undefined)?.encrypted ? "https" : "http");
   // Express's req.protocol is X-Forwarded-Proto's first value behind a proxy it trusts: anything a client wrote there.
   if (protocol !== "http" && protocol !== "https") return { ok: false, message: `the request's protocol is not http(s) (${protocol})` };
-  const url = new URL(`${protocol}://${host}${target}`);
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined) continue;
-    for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
-  }
+  const url = `${protocol}://${host}${target}`;
+  if (!URL.canParse(url)) return { ok: false, message: "the request target does not parse as a path and query" };
   const method = req.method ?? "GET";
   const hasBody = method !== "GET" && method !== "HEAD" && body.length > 0;
-  return { ok: true, request: new Request(url, { method, headers, body: hasBody ? new Uint8Array(body) : undefined }) };
+  try {
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value === undefined) continue;
+      for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
+    }
+    return { ok: true, request: new Request(url, { method, headers, body: hasBody ? new Uint8Array(body) : undefined }) };
+  } catch {
+    // Node admits a few header values and methods the Fetch API refuses: the client's to fix, never a 500.
+    return { ok: false, message: "a header or the method is not one the Fetch API can carry" };
+  }
 }
