@@ -135,7 +135,7 @@ export function zkagentGuard<const M extends Scheme = ProofScheme>(options: Guar
         return proofs ? claimRequired(realm, askForClaim) : signatureRequired();
       } catch (error) {
         // Reported where it happened (service.ts); the agent gets the reason only.
-        if (error instanceof Unavailable) return error.reason === "service_rejected_key" ? serviceRejectedKey() : verifierUnavailable();
+        if (error instanceof Unavailable) return error.reason === "service_rejected_key" ? serviceRejectedKey() : verifierUnavailable(error.retryAfter);
         // A context function that threw, a bug: no detail leaves (no stack in any answer); the merchant gets it.
         report({
           reason: "internal_error",

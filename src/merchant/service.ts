@@ -14,10 +14,19 @@ export class Unavailable extends Error {
   constructor(
     message = "the zkagent service answered something the guard does not understand",
     readonly reason: UnavailableReason = "verifier_unavailable",
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; retryAfter?: number },
   ) {
     super(message, options);
+    this.retryAfter = options?.retryAfter;
   }
+  /** Seconds the service asked callers to wait (its own Retry-After on a 429 or 503), when it said. */
+  readonly retryAfter: number | undefined;
+}
+
+/** A Retry-After of delay-seconds (RFC 9110 §10.2.3), at most an hour; an HTTP-date or anything else is not passed on. */
+function retryAfterOf(headers: Headers): number | undefined {
+  const value = headers.get("retry-after")?.trim();
+  return value !== undefined && /^\d{1,9}$/.test(value) ? Math.min(Number(value), 3600) : undefined;
 }
 
 export interface ServiceAnswer {
@@ -44,8 +53,8 @@ export async function send(options: Transport, method: string, path: string, bod
 /** The guard's call: a usable answer, or Unavailable (reported once, here, with what happened). */
 export function serviceClient(options: Transport, report: Report): ServiceCall {
   const where = options.url.replace(/\/+$/, "");
-  const fail = (message: string, reason: UnavailableReason = "verifier_unavailable", cause?: unknown): never => {
-    const error = new Unavailable(message, reason, { cause });
+  const fail = (message: string, reason: UnavailableReason = "verifier_unavailable", cause?: unknown, retryAfter?: number): never => {
+    const error = new Unavailable(message, reason, { cause, retryAfter });
     report({ reason, level: "error", message, cause });
     throw error;
   };
@@ -77,7 +86,13 @@ export function serviceClient(options: Transport, report: Report): ServiceCall {
         `the zkagent service at ${where} refused the API key (${answered.status} ${error ?? "without a JSON error"}): check apiKey`,
         "service_rejected_key",
       );
-    if (answered.status >= 500 || answered.status === 429) return fail(`${method} ${where}${path} answered ${answered.status}${error ? ` ${error}` : ""}`);
+    if (answered.status >= 500 || answered.status === 429)
+      return fail(
+        `${method} ${where}${path} answered ${answered.status}${error ? ` ${error}` : ""}`,
+        "verifier_unavailable",
+        undefined,
+        retryAfterOf(answered.headers),
+      );
     if (said === null) return fail(`${method} ${where}${path} answered ${answered.status} with a body that is not a JSON object`);
     return { status: answered.status, body: said };
   };

@@ -65,7 +65,10 @@ describe("the service refusing the key, unreachable, or failing: told apart, to 
     for (const apiKey of ["zka_0123456789abcdef_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "not-a-key"]) {
       const problems: GuardProblem[] = [];
       const guard = zkagentGuard({ ...options, apiKey, onError: (p) => problems.push(p) });
-      const refused = await refusal(await guard.verify(orderRequest()));
+      const result = await guard.verify(orderRequest());
+      // Waiting mends nothing here: no Retry-After.
+      expect(result.ok ? "served" : result.response.headers.get("retry-after")).toBeNull();
+      const refused = await refusal(result);
       expect(refused).toEqual({
         status: 502,
         body: { error: "Verification service unavailable", reason: "service_rejected_key", message: "the zkagent service refused this server's API key" },
@@ -102,7 +105,7 @@ describe("the service refusing the key, unreachable, or failing: told apart, to 
         undefined,
       ],
       [
-        () => Response.json({ error: "Rate limit exceeded" }, { status: 429 }),
+        () => Response.json({ error: "Rate limit exceeded" }, { status: 429, headers: { "retry-after": "30" } }),
         "POST http://zkagent.test/v1/verify/challenge answered 429 Rate limit exceeded",
         undefined,
       ],
@@ -116,7 +119,10 @@ describe("the service refusing the key, unreachable, or failing: told apart, to 
     for (const [fetch, message, cause] of cases) {
       const problems: GuardProblem[] = [];
       const guard = zkagentGuard({ ...options, fetch, timeoutMs: 50, onError: (p) => problems.push(p) });
-      const refused = await refusal(await guard.verify(orderRequest()));
+      const result = await guard.verify(orderRequest());
+      // Retry-After: the service's own (the 429's 30 s), else 5 s.
+      expect(result.ok ? null : result.response.headers.get("retry-after")).toBe(message.includes(" 429 ") ? "30" : "5");
+      const refused = await refusal(result);
       expect(refused).toEqual({ status: 502, body: { error: "Verification service unavailable", reason: "verifier_unavailable" } });
       expect(problems.length).toBe(1);
       expect(problems[0]).toMatchObject({ reason: "verifier_unavailable", level: "error", message });
