@@ -13,6 +13,7 @@ import { zkagent as elysiaGuard } from "../../src/merchant/adapters/elysia";
 import { zkagent as expressGuard } from "../../src/merchant/adapters/express";
 import { zkagent as honoGuard } from "../../src/merchant/adapters/hono";
 import { bodyFields, type GuardOptions, type GuardProblem, type Scheme, zkagentGuard } from "../../src/merchant";
+import { nodeRequest } from "../../src/merchant/request";
 import { merchantService, rawRequest } from "./support";
 
 setDefaultTimeout(30_000);
@@ -310,3 +311,32 @@ describe("a Host that is no host[:port]: 400 on every adapter, every route, orig
 function service() {
   return merchantService(bodyFields(["amount", "currency"]));
 }
+
+describe("nodeRequest: only the path and query from the target, the authority from a Host that is a host[:port]", () => {
+  const build = (url: string, host: string | undefined, extra: Partial<Parameters<typeof nodeRequest>[0]> = {}) =>
+    nodeRequest({ method: "GET", url, headers: host === undefined ? {} : { host }, ...extra }, new Uint8Array());
+
+  test("what is taken, what is refused", () => {
+    const ok = (url: string, host: string, extra = {}) => {
+      const built = build(url, host, extra);
+      if (!built.ok) throw new Error(built.message);
+      return built.request.url;
+    };
+    expect(ok("/orders?x=1", "shop.example")).toBe("http://shop.example/orders?x=1");
+    expect(ok("/orders", "[::1]:8080")).toBe("http://[::1]:8080/orders");
+    expect(ok("/a/b", "shop.example", { originalUrl: "/mounted/a/b" })).toBe("http://shop.example/mounted/a/b");
+    expect(ok("/", "shop.example", { protocol: "https" })).toBe("https://shop.example/");
+    expect(ok("/", "shop.example", { socket: { encrypted: true } })).toBe("https://shop.example/");
+    const refused = (url: string, host: string | undefined, extra = {}) => {
+      const built = build(url, host, extra);
+      return built.ok ? built.request.url : built.message;
+    };
+    for (const target of ["http://relay.example/orders", "https://relay.example/", "//relay.example/orders", "*", "relay.example:443", ""])
+      expect(refused(target, "shop.example")).toBe("the request target must be a path (origin-form, RFC 9112 §3.2.1), not an absolute URL or //authority");
+    // x@y: a URL parser reads userinfo x and host y, an origin the client chose.
+    for (const host of ["[::1", "shop.example:99999", "x@y", "a b", "shop.example/evil", "a?b", "a#b", "a\\b"])
+      expect(refused("/orders", host)).toBe("the Host header is not a host[:port]");
+    expect(refused("/orders", undefined)).toBe("the request has no Host header");
+    expect(refused("/orders", "shop.example", { protocol: "javascript" })).toBe("the request's protocol is not http(s) (javascript)");
+  });
+});
