@@ -4,6 +4,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
+import { circles, edges, sourceFiles as storeFiles, upArrows, wholeStoreImporters } from "../scripts/layers";
 
 const SRC = resolve(import.meta.dir, "../src");
 
@@ -110,5 +111,47 @@ describe("layers point down", () => {
     expect(layerOf("merchant/index.ts")).toBe("sdk");
     expect(forbiddenPackage("merchant/index.ts", "sdk", "elysia")).toBe(true); // the core stays framework-neutral
     expect(forbiddenPackage("merchant/adapters/elysia.ts", "sdk", "elysia")).toBe(false);
+  });
+});
+
+// The store by aggregate (issue 39), on the finer map of scripts/layers.ts.
+describe("the store by aggregate", () => {
+  const all = edges();
+
+  test("no import runs up into or out of src/store/, and no file of it is in an import circle", () => {
+    expect(upArrows(all).filter((arrow) => arrow.includes("store/"))).toEqual([]);
+    expect(circles(all).filter((circle) => circle.some((file) => file.startsWith("store/")))).toEqual([]);
+  });
+
+  test("only the wiring imports the whole store contract; every other module imports the aggregates it uses", () => {
+    expect(wholeStoreImporters(all)).toEqual(["deps.ts", "lifecycle.ts", "main.ts"]);
+  });
+
+  test("an aggregate's records import no store code but other records; the store imports nothing of modules/", () => {
+    const fromRecords = all.filter(({ from, to }) => /^store\/[^/]+\/records\.ts$/.test(from) && to.startsWith("store/"));
+    expect(fromRecords.filter(({ to }) => !/^store\/[^/]+\/records\.ts$/.test(to))).toEqual([]);
+    expect(all.filter(({ from, to }) => from.startsWith("store/") && to.startsWith("modules/"))).toEqual([]);
+  });
+
+  test("no file under src/store/ is over 400 lines", () => {
+    const long = storeFiles(join(SRC, "store"))
+      .map((path) => ({ file: relative(SRC, path), lines: readFileSync(path, "utf8").split("\n").length - 1 }))
+      .filter(({ lines }) => lines > 400);
+    expect(long).toEqual([]);
+  });
+
+  test("the map finds what it is shown: a circle, an arrow up, the whole contract imported", () => {
+    const shown = [
+      { from: "identity/subject.ts", to: "store/interface.ts" },
+      { from: "store/interface.ts", to: "mandates/enforce.ts" },
+      { from: "mandates/enforce.ts", to: "identity/subject.ts" },
+      { from: "store/keys/sqlite.ts", to: "modules/keys/service.ts" },
+    ];
+    expect(circles(shown)).toEqual([["identity/subject.ts", "mandates/enforce.ts", "store/interface.ts"]]);
+    expect(upArrows(shown)).toEqual([
+      "identity/subject.ts → store/interface.ts (base → domain)",
+      "store/keys/sqlite.ts → modules/keys/service.ts (store → service)",
+    ]);
+    expect(wholeStoreImporters(shown)).toEqual(["identity/subject.ts"]);
   });
 });

@@ -13,7 +13,7 @@ import { recheckStoredTranscript } from "../ceremony/ceremony";
 import { CEREMONY_FILE_LIMITS } from "../ceremony/limits";
 import { CeremonyError, parseTranscript } from "../ceremony/transcript";
 import { sha256Hex as sha256, vkHash } from "../receipts/circuit";
-import type { CircuitRecord, CircuitWithArtifacts, Store } from "../store/interface";
+import type { CircuitRecord, CircuitWithArtifacts, CircuitsStore } from "../store/circuits/records";
 import type { SnarkjsVerificationKey, Verifier } from "../verifier/types";
 import { Refreshing } from "../refreshing";
 import { listingOf } from "./listing";
@@ -92,7 +92,7 @@ export function circuitRecordOf(files: { zkey: Uint8Array; wasm: Uint8Array; vk:
  * served (the list leaves it out; its routes answer circuit_not_served).
  * Nodes starting together may both rebuild a row: the store keeps the first.
  */
-export async function rebuildCircuitListings(store: Store): Promise<{ rebuilt: string[]; refused: { id: string; reason: string }[] }> {
+export async function rebuildCircuitListings(store: CircuitsStore): Promise<{ rebuilt: string[]; refused: { id: string; reason: string }[] }> {
   const done = { rebuilt: [] as string[], refused: [] as { id: string; reason: string }[] };
   const pending = (await store.listCircuits()).filter((c) => c.transcriptSha256 === null && c.refused === null);
   if (pending.length === 0) return done;
@@ -120,7 +120,7 @@ export async function shippedCircuitRecord(now: number): Promise<CircuitWithArti
  * every later start (each node's, each restart) asks for one small row.
  * Nodes starting together may both find it absent: addCircuit keeps one.
  */
-export async function seedShippedCircuit(store: Store, now: number): Promise<void> {
+export async function seedShippedCircuit(store: CircuitsStore, now: number): Promise<void> {
   if (await store.getCircuit(SHIPPED_CIRCUIT_ID)) return;
   await store.addCircuit(await shippedCircuitRecord(now));
 }
@@ -154,7 +154,7 @@ export class CircuitRegistry {
   readonly semaphore = new SemaphoreCircuits();
 
   constructor(
-    private readonly store: Store,
+    private readonly store: CircuitsStore,
     private readonly options: CircuitRegistryOptions,
   ) {
     this.view = new Refreshing(

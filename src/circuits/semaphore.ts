@@ -22,7 +22,7 @@ import { dirname, join } from "node:path";
 import { SEMAPHORE_ARTIFACTS_VERSION, SEMAPHORE_MAX_DEPTH, SEMAPHORE_PINS } from "../groups/semaphore-pins";
 import SEMAPHORE_VKS from "../groups/semaphore-vks.json";
 import { sha256Hex, vkHash } from "../receipts/circuit";
-import type { CircuitRecord } from "../store/interface";
+import type { CircuitRecord } from "../store/circuits/records";
 
 export const SEMAPHORE_CIRCUIT_PREFIX = "semaphore_v4_d";
 const ID = /^semaphore_v4_d([1-9]|[12][0-9]|3[0-2])-[0-9a-f]{16}$/;

@@ -2,7 +2,7 @@ import type { Config } from "../config";
 import { newSigningKey } from "../receipts/keys";
 import { jwkOf, KEY_REFRESH_MS } from "../receipts/signer";
 import { openStore } from "../store";
-import type { SigningKeyRecord } from "../store/interface";
+import type { SigningKeyRecord } from "../store/signing-keys/records";
 import { parse, printJson, say, shown, UsageError, warn } from "./args";
 
 export const receiptsHelp = `zkagent receipts — manage the receipt signing keys (uses DATABASE_URL, also while the server runs)

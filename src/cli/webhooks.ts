@@ -3,7 +3,7 @@
 // (docs/webhooks.md). Secrets are never printed.
 import type { Config } from "../config";
 import { openStore } from "../store";
-import type { WebhookDeliveryState } from "../store/interface";
+import type { WebhookDeliveryState } from "../store/webhooks/records";
 import { eventsOf } from "../webhooks/events";
 import { nonNegativeInteger, parse, printJson, say, shown, UsageError } from "./args";
 

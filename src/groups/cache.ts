@@ -1,5 +1,5 @@
 // The group trees a process keeps, and the one interface the store's
-// optimistic change (src/store/groups.ts) uses them through. Two
+// optimistic change (src/store/groups/change.ts) uses them through. Two
 // implementations: GroupTrees here (in the calling thread; tests and tools),
 // and ThreadTreeCache (thread.ts), which runs the same GroupTrees on a worker
 // thread so that the Poseidon hashing of a change never runs on the event

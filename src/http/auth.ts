@@ -5,11 +5,11 @@
 // so 401/403 come first, in the order docs/api.md fixes.
 import { Elysia } from "elysia";
 import { authenticate } from "../modules/keys/service";
-import type { Store } from "../store/interface";
+import type { KeysStore } from "../store/keys/records";
 
 export const API_KEY_HEADER = "x-api-key";
 
-export const authentication = (deps: { store: Store }) =>
+export const authentication = (deps: { store: KeysStore }) =>
   new Elysia().macro({
     auth: {
       async resolve({ request }) {

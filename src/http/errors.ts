@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { ApiError, type ErrorDetails, type RateLimitState } from "../errors";
 import type { Logger } from "../log";
-import { StoreUnavailableError } from "../store/interface";
+import { StoreUnavailableError } from "../store/unavailable";
 import { REQUEST_ID_HEADER } from "./request-id";
 
 export const JSON_CONTENT_TYPE = "application/json; charset=utf-8";

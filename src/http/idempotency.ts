@@ -14,7 +14,8 @@ import canonicalize from "canonicalize";
 import type { Clock } from "../clock";
 import { ApiError, invalidField, type ErrorKind } from "../errors";
 import { requestContext } from "../log";
-import type { ApiKeyRecord, Store } from "../store/interface";
+import type { IdempotencyStore } from "../store/idempotency/records";
+import type { ApiKeyRecord } from "../store/keys/records";
 import { JSON_CONTENT_TYPE, withRequestId } from "./errors";
 
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
@@ -31,7 +32,7 @@ export interface Outcome {
 }
 
 export async function idempotent(
-  deps: { store: Store; clock: Clock },
+  deps: { store: IdempotencyStore; clock: Clock },
   key: ApiKeyRecord,
   request: Request,
   route: string,

@@ -2,7 +2,13 @@
 // a domain rule, apart from the challenge module, because the receipts'
 // claims and the webhook events use it as well as the API answers, and the
 // agent's package carries the receipts' verifier but none of the service.
-import type { ChallengeRecord } from "../store/interface";
+
+/** What the rule reads of a challenge (a stored ChallengeRecord is one): its agent, its group, the pseudonym its decision found. */
+export interface SubjectOf {
+  agentId: string;
+  groupId?: string | null;
+  evidence?: { group?: { pseudonym: string | null } | null } | null;
+}
 
 /** Whom a session is about, as every answer, receipt and webhook event names it. */
 export type SessionSubject =
@@ -21,7 +27,7 @@ export type SessionSubject =
  * commitment (the proof answer, the status, the receipt's `sub` and the
  * webhook events all take it from here).
  */
-export function sessionSubject(challenge: Pick<ChallengeRecord, "agentId" | "groupId" | "evidence">): SessionSubject {
+export function sessionSubject(challenge: SubjectOf): SessionSubject {
   if (!challenge.groupId) return { agent_id: challenge.agentId };
   const pseudonym = challenge.evidence?.group?.pseudonym ?? null;
   return { agent_id: pseudonym ?? "", group_id: challenge.groupId, pseudonym };

@@ -9,7 +9,6 @@ import { createHash } from "node:crypto";
 import canonicalize from "canonicalize";
 import { type Consumption, type Context, evaluateMandate, type MandateResult, type MandateViolation, type Spend, type SpendKey, spendKeys } from "./evaluate";
 import type { Mandate } from "./schema";
-import type { Check } from "../receipts/claims";
 
 /** The reason a challenge fails when its mandate forbids it; `detail` names the constraint. */
 export const MANDATE_VIOLATION = "mandate_violation";
@@ -106,5 +105,6 @@ export function applyMandate<
   return { decision: { ...decision, status: "failed", confidence: null, reason: MANDATE_VIOLATION, evidence, receipt: null }, mandate };
 }
 
-/** The passed mandate check in a decision's evidence: one of the receipts' checks, typed so the two cannot drift. */
-export const MANDATE_CHECK: Check = "mandate";
+/** The check a standing mandate adds to a decision's evidence (one of the receipts' CHECKS, src/receipts/claims.ts). */
+export const MANDATE_CHECK = "mandate";
+export type MandateCheck = typeof MANDATE_CHECK;

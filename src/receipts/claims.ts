@@ -6,7 +6,8 @@
 //
 // docs/receipts.md documents each claim; keep the two in step.
 import { sessionSubject } from "../identity/subject";
-import type { ChallengeRecord, StoredStatus } from "../store/interface";
+import type { MandateCheck } from "../mandates/enforce";
+import type { ChallengeRecord, StoredStatus } from "../store/challenges/records";
 
 /** The protected header's `typ`: what this JWS is, so it cannot pass for another token. */
 export const RECEIPT_TYPE = "zkagent-receipt+jwt";
@@ -44,6 +45,9 @@ export const CHECKS = [
   "mandate",
 ] as const;
 export type Check = (typeof CHECKS)[number];
+/** The check src/mandates/enforce.ts adds is one of these: were it not, this would not compile (a type-only import, so the receipt verifier loads no mandate code). */
+export type MandateCheckListed = Listed<MandateCheck extends Check ? true : false>;
+type Listed<T extends true> = T;
 
 /** What a mandate consumed at decision time (docs/mandates.md); from the decision's evidence. */
 export interface MandateClaim {

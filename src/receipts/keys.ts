@@ -12,7 +12,7 @@
 // A key sealed under a secret can only be used by a process that has it.
 import { createCipheriv, createDecipheriv, createPrivateKey, createPublicKey, generateKeyPairSync, hkdfSync, randomBytes, type KeyObject } from "node:crypto";
 import { calculateJwkThumbprint, type JWK } from "jose";
-import type { SigningKeyRecord } from "../store/interface";
+import type { SigningKeyRecord } from "../store/signing-keys/records";
 
 const PLAIN = "plain:";
 const SEALED = "aes256gcm:";

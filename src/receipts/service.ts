@@ -6,7 +6,7 @@
 // is deterministic, so that receipt is the one the decider would have made.
 import { canonicalContextHash } from "../identity/encoding";
 import type { Logger } from "../log";
-import type { ChallengeRecord, Store } from "../store/interface";
+import type { ChallengeRecord, ChallengesStore } from "../store/challenges/records";
 import { receiptClaims } from "./claims";
 import type { ReceiptSigner } from "./signer";
 
@@ -18,7 +18,7 @@ export interface Receipts {
 }
 
 export interface ReceiptDeps extends Receipts {
-  store: Store;
+  store: ChallengesStore;
 }
 
 /** The context hash the proof was bound to: an absent context is bound as {}. */

@@ -5,7 +5,7 @@
 import { CompactSign, type JWK } from "jose";
 import type { KeyObject } from "node:crypto";
 import { Refreshing } from "../refreshing";
-import type { SigningKeyRecord, Store } from "../store/interface";
+import type { SigningKeyRecord, SigningKeysStore } from "../store/signing-keys/records";
 import { RECEIPT_ALG, RECEIPT_TYPE, type ReceiptClaims } from "./claims";
 import { newSigningKey, openPrivateKey } from "./keys";
 
@@ -30,7 +30,7 @@ export class ReceiptSigner {
   private readonly opened = new Map<string, KeyObject>();
 
   constructor(
-    private readonly store: Store,
+    private readonly store: SigningKeysStore,
     private readonly options: SignerOptions = {},
   ) {
     const refreshMs = options.refreshMs ?? KEY_REFRESH_MS;

@@ -4,7 +4,7 @@
 // endpoint reports them (its subject named by sessionSubject), the context the
 // proof bound, and the signed receipt the proof answer carried.
 import { sessionSubject } from "../identity/subject";
-import type { ChallengeRecord } from "../store/interface";
+import type { ChallengeRecord } from "../store/challenges/records";
 
 /**
  * The decisions, one event each. There is no `session.expired`: a challenge

@@ -11,7 +11,8 @@ import type { Clock } from "../clock";
 import type { Logger } from "../log";
 import type { Metrics } from "../observability/metrics";
 import { type Receipts, receiptOrNull } from "../receipts/service";
-import type { ClaimedWebhookDelivery, Store, WebhookAttemptOutcome } from "../store/interface";
+import type { ChallengesStore } from "../store/challenges/records";
+import type { ClaimedWebhookDelivery, WebhookAttemptOutcome, WebhooksStore } from "../store/webhooks/records";
 import { type BackoffSchedule, DEFAULT_SCHEDULE, nextAttemptAt } from "./backoff";
 import { type AttemptResult, send } from "./deliver";
 import { eventPayload, isEventType } from "./events";
@@ -19,8 +20,11 @@ import { checkTarget, type Resolver, systemResolver } from "./policy";
 import { webhookHeaders } from "./signing";
 import { onOutboxWritten } from "./wake";
 
+/** The store's aggregates this module uses. */
+type Stores = ChallengesStore & WebhooksStore;
+
 export interface WorkerOptions {
-  store: Store;
+  store: Stores;
   clock: Clock;
   logger: Logger;
   receipts: Receipts;

@@ -3,7 +3,8 @@
 // proof for the agent fails with `agent_revoked` rather than `unknown_agent`.
 import type { Clock } from "../../clock";
 import { ApiError } from "../../errors";
-import type { AgentRecord, ApiKeyRecord, Store } from "../../store/interface";
+import type { AgentRecord, AgentsStore } from "../../store/agents/records";
+import type { ApiKeyRecord } from "../../store/keys/records";
 import { keyIdOf } from "../../web-bot-auth/keys";
 import { mandateForRegistration, mandateViewOf, spendForView, type ViewSpend } from "../mandates/service";
 import type { AgentRequest } from "./model";
@@ -22,7 +23,7 @@ const agentViewOf = (agent: AgentRecord, spend: ViewSpend, now: number) => ({
 });
 
 /** The agent as the API shows it, with its mandate and the current period's spend (for reads). */
-export const agentView = async (store: Store, agent: AgentRecord, now: number) =>
+export const agentView = async (store: AgentsStore, agent: AgentRecord, now: number) =>
   agentViewOf(agent, await spendForView(store, agent.keyId, agent.agentId, agent.mandate, now), now);
 
 /** Write quotas on registration (issue 11): every row a key can make the service write is bounded. */
@@ -37,7 +38,7 @@ export const DEFAULT_AGENT_RATE_LIMIT = 1_000;
 export const DEFAULT_MAX_AGENTS_PER_KEY = 100_000;
 const RATE_WINDOW_MS = 60_000;
 
-type Deps = { store: Store; clock: Clock; limits?: Partial<AgentLimits> };
+type Deps = { store: AgentsStore; clock: Clock; limits?: Partial<AgentLimits> };
 
 export async function registerAgent({ store, clock, limits }: Deps, key: ApiKeyRecord, input: AgentRequest) {
   const now = clock.now();
@@ -113,7 +114,7 @@ export async function getAgentByKeyId({ store, clock }: Deps, key: ApiKeyRecord,
 }
 
 /** Fills the thumbprint of agents registered before it was stored (a no-op once done): what GET /v1/signing-keys reads. */
-export async function fillSigningKeyIds(store: Store): Promise<number> {
+export async function fillSigningKeyIds(store: AgentsStore): Promise<number> {
   let filled = 0;
   for (;;) {
     const batch = await store.agentsMissingSigningKeyId(500);

@@ -3,7 +3,7 @@
 // verified and failed; `expired` is derived from the clock, so a pending
 // challenge past its lifetime reads as expired whether or not anything ran.
 import { sessionSubject } from "../../identity/subject";
-import type { ChallengeRecord } from "../../store/interface";
+import type { ChallengeRecord } from "../../store/challenges/records";
 
 export const CHALLENGE_LIFETIME_MS = 300_000;
 /** Session data is kept 24 hours after expiry, then purged. */

@@ -4,11 +4,16 @@ import type { Clock } from "../../clock";
 import { DEFAULT_MAX_PENDING_PER_KEY } from "../../config";
 import { ApiError, type RateLimitState } from "../../errors";
 import { canonicalJson, newNonce } from "../../identity/encoding";
-import type { ApiKeyRecord, ChallengeRecord, Store } from "../../store/interface";
+import type { ChallengeRecord, ChallengesStore } from "../../store/challenges/records";
+import type { GroupsStore } from "../../store/groups/records";
+import type { ApiKeyRecord } from "../../store/keys/records";
 import { CHALLENGE_LIFETIME_MS } from "./lifecycle";
 import type { ChallengeRequest, GroupChallengeRequest } from "./model";
 import { anonymityWarning } from "../../groups/roots";
 import { groupMessage, groupScope } from "../../groups/derivation";
+
+/** The store's aggregates this module uses. */
+type Stores = ChallengesStore & GroupsStore;
 
 const RATE_WINDOW_MS = 60_000;
 
@@ -16,7 +21,7 @@ const RATE_WINDOW_MS = 60_000;
 export const newChallengeId = (): string => `ch_${randomBytes(16).toString("base64url")}`;
 
 export interface ChallengeDeps {
-  store: Store;
+  store: Stores;
   clock: Clock;
   /** Which circuit new challenges are proved with: the active one (every node within CIRCUIT_REFRESH_MS). */
   circuits: CircuitRegistry;
@@ -39,9 +44,9 @@ const RECOUNT_INTERVAL_MS = 1_000;
  * up to 6 × its rate (issue 11: 5 × let the cap be exceeded by 20 %).
  */
 export const WINDOWS_PER_LIFETIME = Math.floor(CHALLENGE_LIFETIME_MS / RATE_WINDOW_MS) + 1;
-const pendingEstimates = new WeakMap<Store, Map<string, { count: number; countedAt: number }>>();
+const pendingEstimates = new WeakMap<Stores, Map<string, { count: number; countedAt: number }>>();
 
-async function checkPendingCap(store: Store, key: ApiKeyRecord, now: number, max: number): Promise<void> {
+async function checkPendingCap(store: Stores, key: ApiKeyRecord, now: number, max: number): Promise<void> {
   if (max === 0) return;
   if (key.rateLimit > 0 && key.rateLimit * WINDOWS_PER_LIFETIME <= max) return;
   let perKey = pendingEstimates.get(store);

@@ -5,7 +5,7 @@
 import { type CircuitRegistry, setupOf } from "../../circuits/registry";
 import { SEMAPHORE_ARTIFACTS_PACKAGE, SemaphoreUnavailableError, semaphoreDepthOf } from "../../circuits/semaphore";
 import { ApiError } from "../../errors";
-import type { CircuitRecord } from "../../store/interface";
+import type { CircuitRecord } from "../../store/circuits/records";
 import type { CeremonySummary, CircuitView } from "./model";
 
 export type ArtifactKind = "vk" | "zkey" | "wasm" | "transcript";

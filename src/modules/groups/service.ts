@@ -1,6 +1,6 @@
 // Groups (issue 24): create, change and read Semaphore v4 groups. The tree
 // arithmetic is the domain's (src/groups/); the store applies each change in
-// one transaction (Store.changeGroup) with this process's cached trees. The
+// one transaction (GroupsStore.changeGroup) with this process's cached trees. The
 // bounds of issue 32 (groups per key, leaves per group, additions in flight
 // per key) and the owner's rules of issue 34 (no re-add, challengers) are
 // decided here and in the store's transaction.
@@ -11,12 +11,13 @@ import { Queues } from "../../groups/cache";
 import { anonymityWarning } from "../../groups/roots";
 import { storedMandate } from "../../mandates/enforce";
 import { type Mandate, parseMandate } from "../../mandates/schema";
-import { type ApiKeyRecord, type ChangeGroupResult, type GroupRecord, newGroupRecord, type Store } from "../../store/interface";
+import { type ChangeGroupResult, type GroupRecord, type GroupsStore, newGroupRecord } from "../../store/groups/records";
+import type { ApiKeyRecord } from "../../store/keys/records";
 import { SETTINGS } from "../../config";
 import { encodeChanges, MAX_CHANGES_PAGE, MAX_MEMBERS_PAGE, type GroupRequest } from "./model";
 
 export interface GroupDeps {
-  store: Store;
+  store: GroupsStore;
   clock: Clock;
   groups: TreeCache;
   limits?: { groupMaxPerKey?: number; groupMaxMembers?: number; groupAdditionsInFlight?: number };
@@ -268,7 +269,7 @@ export function membersRequestOf(query: MembersQuery) {
 }
 
 /** The group, or 404: what the members route reads first (its version decides the ETag). */
-export async function membersGroup({ store }: { store: Store }, groupId: string | null): Promise<GroupRecord> {
+export async function membersGroup({ store }: { store: GroupsStore }, groupId: string | null): Promise<GroupRecord> {
   const group = groupId === null ? null : await store.getGroup(groupId);
   if (!group) throw new ApiError("group_not_found");
   return group;
@@ -283,7 +284,7 @@ const PAGE_ATTEMPTS = 3;
  * version, so that the page is the group at `version` (its root and ETag)
  * and not a mix of two versions.
  */
-export async function readMembersPage(deps: { store: Store }, first: GroupRecord, request: ReturnType<typeof membersRequestOf>) {
+export async function readMembersPage(deps: { store: GroupsStore }, first: GroupRecord, request: ReturnType<typeof membersRequestOf>) {
   let group = first;
   for (let attempt = 1; ; attempt++) {
     const page = await membersPage(deps, group, request);
@@ -295,7 +296,7 @@ export async function readMembersPage(deps: { store: Store }, first: GroupRecord
 }
 
 /** The members page (leaves) or the changes since a version, of `group` as read. */
-async function membersPage({ store }: { store: Store }, group: GroupRecord, request: ReturnType<typeof membersRequestOf>) {
+async function membersPage({ store }: { store: GroupsStore }, group: GroupRecord, request: ReturnType<typeof membersRequestOf>) {
   const { since, offset, limit } = request;
   const head = { group_id: group.groupId, version: group.version, size: group.size, merkle_tree_root: group.root, merkle_tree_depth: group.depth };
   if (since === null) {
@@ -323,7 +324,7 @@ export async function deleteGroupMandate({ store }: GroupDeps, key: ApiKeyRecord
   return mandateResult(await store.setGroupMandate(groupId, key.id, null), key);
 }
 
-function mandateResult(result: Awaited<ReturnType<Store["setGroupMandate"]>>, key: ApiKeyRecord) {
+function mandateResult(result: Awaited<ReturnType<GroupsStore["setGroupMandate"]>>, key: ApiKeyRecord) {
   if (result.outcome === "set") return groupView(result.group, key.id);
   throw new ApiError(result.outcome === "forbidden" ? "group_forbidden" : "group_not_found");
 }

@@ -6,7 +6,7 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Clock } from "../../clock";
 import { ApiError } from "../../errors";
-import type { ApiKeyRecord, Store, Usage } from "../../store/interface";
+import type { ApiKeyRecord, KeysStore, Usage } from "../../store/keys/records";
 
 const KEY_PATTERN = /^zka_([0-9a-f]{16})_[A-Za-z0-9_-]{43}$/;
 
@@ -19,7 +19,7 @@ export interface CreatedKey {
   key: string;
 }
 
-export async function createKey(store: Store, clock: Clock, name: string, rateLimit: number): Promise<CreatedKey> {
+export async function createKey(store: KeysStore, clock: Clock, name: string, rateLimit: number): Promise<CreatedKey> {
   const id = randomBytes(8).toString("hex");
   const key = `${keyPrefix(id)}_${randomBytes(32).toString("base64url")}`;
   const record: ApiKeyRecord = { id, name, hash: hashKey(key), rateLimit, createdAt: clock.now(), revokedAt: null };
@@ -28,7 +28,7 @@ export async function createKey(store: Store, clock: Clock, name: string, rateLi
 }
 
 /** The live key a request's X-Api-Key header names, or the 401/403 to answer. */
-export async function authenticate(store: Store, header: string | null | undefined): Promise<ApiKeyRecord> {
+export async function authenticate(store: KeysStore, header: string | null | undefined): Promise<ApiKeyRecord> {
   if (header === null || header === undefined || header === "") throw new ApiError("missing_api_key");
   const match = KEY_PATTERN.exec(header);
   if (!match) throw new ApiError("invalid_api_key");
@@ -69,7 +69,7 @@ export const usageView = (record: ApiKeyRecord, usage: Usage) => ({
 });
 
 /** Creates the first key when the store has none, so a new user can try the API at once. */
-export async function bootstrapKey(store: Store, clock: Clock, rateLimit: number): Promise<CreatedKey | null> {
+export async function bootstrapKey(store: KeysStore, clock: Clock, rateLimit: number): Promise<CreatedKey | null> {
   if ((await store.listKeys()).length > 0) return null;
   return createKey(store, clock, "bootstrap", rateLimit);
 }

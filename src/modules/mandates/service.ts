@@ -1,7 +1,7 @@
 // Mandates on agents: set, replace, remove, and read with the current
 // period's spend. The mandate object or the principal's JWS is checked here
 // (src/mandates/ is the domain); the store applies it in one conditional
-// update (see Store.setMandate) and enforces it at verification.
+// update (see AgentsStore.setMandate) and enforces it at verification.
 import type { Clock } from "../../clock";
 import { ApiError, invalidField } from "../../errors";
 import { type StoredMandate, mandateHash, storedMandate } from "../../mandates/enforce";
@@ -9,9 +9,10 @@ import { limitSpendKey, type Spend, type SpendKey } from "../../mandates/evaluat
 import { periodEnd } from "../../mandates/period";
 import { MANDATE_JWS_MAX_LENGTH, verifyMandateJws } from "../../mandates/principal";
 import { type Mandate, type MandateLimit, parseMandate } from "../../mandates/schema";
-import type { AgentRecord, ApiKeyRecord, SetMandateResult, Store } from "../../store/interface";
+import type { AgentRecord, AgentsStore, SetMandateResult } from "../../store/agents/records";
+import type { ApiKeyRecord } from "../../store/keys/records";
 
-type Deps = { store: Store; clock: Clock };
+type Deps = { store: AgentsStore; clock: Clock };
 
 /** What an agent's registration binds a signed mandate to. */
 export interface MandateRegistration {
@@ -95,7 +96,13 @@ export interface ViewSpend {
 
 export const NO_VIEW_SPEND: ViewSpend = { limits: [], spend: [] };
 
-export async function spendForView(store: Store, keyId: string, agentId: string, mandateText: string | null | undefined, now: number): Promise<ViewSpend> {
+export async function spendForView(
+  store: AgentsStore,
+  keyId: string,
+  agentId: string,
+  mandateText: string | null | undefined,
+  now: number,
+): Promise<ViewSpend> {
   const mandate = mandateText ? (JSON.parse(mandateText) as Mandate) : null;
   const limits = (mandate?.limits ?? []).flatMap((limit, index) => {
     const key = limitSpendKey(limit, now);
@@ -134,7 +141,7 @@ export function mandateViewOf(agent: AgentRecord, { limits, spend }: ViewSpend, 
 }
 
 /** The agent's mandate as the API shows it, with each limit's spend in the current period (for reads, where nothing was written). */
-export async function mandateView(store: Store, agent: AgentRecord, now: number) {
+export async function mandateView(store: AgentsStore, agent: AgentRecord, now: number) {
   return mandateViewOf(agent, await spendForView(store, agent.keyId, agent.agentId, agent.mandate, now), now);
 }
 

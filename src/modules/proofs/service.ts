@@ -25,7 +25,11 @@ import type { Logger } from "../../log";
 import type { Metrics, SubmissionOutcome } from "../../observability/metrics";
 import type { Check } from "../../receipts/claims";
 import { type Receipts, receiptOrNull, signReceipt } from "../../receipts/service";
-import type { AgentRecord, ApiKeyRecord, ChallengeRecord, Decision, DecisionEvidence, Store } from "../../store/interface";
+import type { AgentRecord } from "../../store/agents/records";
+import type { ChallengeRecord, ChallengesStore, DecisionEvidence } from "../../store/challenges/records";
+import type { Decision, DecisionsStore } from "../../store/decisions/records";
+import type { GroupsStore } from "../../store/groups/records";
+import type { ApiKeyRecord } from "../../store/keys/records";
 import type { VerifyFailure } from "../../verifier/types";
 import { sessionSubject } from "../../identity/subject";
 import { isExpired, isRetained } from "../challenges/lifecycle";
@@ -33,6 +37,9 @@ import { PROOF_STRING_REQUIREMENT, type ProofRequest } from "./model";
 import { groupMessage, groupScope } from "../../groups/derivation";
 import { parseSemaphoreProof, publicSignals, unpackPoints } from "../../groups/proof-object";
 import type { MandateScope } from "../../mandates/enforce";
+
+/** The store's aggregates this module uses. */
+type Stores = ChallengesStore & DecisionsStore & GroupsStore;
 
 /**
  * Why a verification failed: the verifier's own reasons plus what this
@@ -57,7 +64,7 @@ export type FailureReason =
   | "not_member";
 
 export interface ProofDeps {
-  store: Store;
+  store: Stores;
   clock: Clock;
   /** The verifier of each circuit version: a proof is checked against its challenge's circuit. */
   circuits: CircuitRegistry;
@@ -199,8 +206,8 @@ const POLL_MAX_MS = 100;
 type Settled = "verified" | "failed" | "pending" | "expired" | "gone" | null;
 
 /** Per store (tests run several in one process), the verifications in flight in this process by challenge id. */
-const inFlight = new WeakMap<Store, Map<string, Promise<Settled>>>();
-const flightsOf = (store: Store) => {
+const inFlight = new WeakMap<Stores, Map<string, Promise<Settled>>>();
+const flightsOf = (store: Stores) => {
   let flights = inFlight.get(store);
   if (!flights) inFlight.set(store, (flights = new Map()));
   return flights;

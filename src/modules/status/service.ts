@@ -2,11 +2,12 @@ import type { Clock } from "../../clock";
 import { ApiError } from "../../errors";
 import type { Logger } from "../../log";
 import { boundContextHash, type Receipts, receiptOrNull } from "../../receipts/service";
-import type { ApiKeyRecord, Store } from "../../store/interface";
+import type { ChallengesStore } from "../../store/challenges/records";
+import type { ApiKeyRecord } from "../../store/keys/records";
 import { isRetained, sessionView } from "../challenges/lifecycle";
 
 export interface StatusDeps {
-  store: Store;
+  store: ChallengesStore;
   clock: Clock;
   logger: Logger;
   receipts: Receipts;

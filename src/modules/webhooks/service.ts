@@ -4,14 +4,15 @@
 // to), and again by the worker at every delivery.
 import type { Clock } from "../../clock";
 import { ApiError, invalidField } from "../../errors";
-import type { ApiKeyRecord, Store, WebhookDeliveryRecord, WebhookDeliveryState, WebhookEndpointRecord } from "../../store/interface";
+import type { ApiKeyRecord } from "../../store/keys/records";
+import type { WebhookDeliveryRecord, WebhookDeliveryState, WebhookEndpointRecord, WebhooksStore } from "../../store/webhooks/records";
 import { type EventType, eventsColumn, eventsOf } from "../../webhooks/events";
 import { checkTarget, type Resolver } from "../../webhooks/policy";
 import { newSecret } from "../../webhooks/signing";
 import type { WebhookRequest } from "./model";
 
 export interface WebhookDeps {
-  store: Store;
+  store: WebhooksStore;
   clock: Clock;
   /** WEBHOOKS_ALLOW_PRIVATE and the resolver (tests pass their own). */
   webhooks?: { allowPrivate?: boolean; resolve?: Resolver };

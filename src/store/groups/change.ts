@@ -3,9 +3,10 @@
 // version, apply the change there, and store it in one transaction if the
 // group is still at the version it was planned on. And the decision a root
 // that is no longer acceptable turns a verified group proof into.
-import type { TreeCache, TreeSnapshot } from "../groups/cache";
-import type { Leaf, TreeNode } from "../groups/tree";
-import type { ChangeGroupResult, Decision, GroupChange, GroupRecord } from "./interface";
+import type { TreeCache, TreeSnapshot } from "../../groups/cache";
+import type { Leaf, TreeNode } from "../../groups/tree";
+import type { Decision } from "../decisions/records";
+import type { ChangeGroupResult, GroupChange, GroupRecord } from "./records";
 
 /** A stored internal node. */
 export type NodeRow = { level: number | string; idx: number | string; value: string };
