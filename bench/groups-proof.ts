@@ -1,7 +1,7 @@
 // Benchmark: a Semaphore v4 group proof, both ends, against the stock client
 // in one run (bun run bench:groups-proof = bun bench/groups-proof.ts).
 //
-//   zkagent proof      the agent SDK end to end (src/agent/group.ts
+//   zkagent proof      the agent SDK end to end (src/agent/group/proof.ts
 //                      proveGroupMembership: tree rebuilt from the member list,
 //                      witness, zkagent's own prover, statement check); "first":
 //                      the first proof at a depth in the process (artifacts read
@@ -184,7 +184,7 @@ process.exit(0);
 
 async function agentRows(size: number, added: number, large: number): Promise<Record<string, unknown>[]> {
   const { startFeedServer } = await import("../test/agent/group-feed-server");
-  const { treePath, writeTree } = await import("../src/agent/group-cache");
+  const { treePath, writeTree } = await import("../src/agent/group/cache");
   const feed = startFeedServer();
   feed.pageSize = 100_000;
   const home = mkdtempSync(join(tmpdir(), "zkagent-bench-agent-"));
@@ -196,7 +196,7 @@ async function agentRows(size: number, added: number, large: number): Promise<Re
     const t = performance.now();
     const leaves = filler(n - 1, 0);
     leaves.splice(Math.floor(n / 3), 0, BigInt(member.identity_commitment));
-    // In slices: the server's own tree (AgentTree, the agent's hashing) grows as a service's does.
+    // In slices: the server's own tree (LeanTree, the agent's hashing) grows as a service's does.
     for (let at = 0; at < leaves.length; at += 100_000) feed.add(group, leaves.slice(at, at + 100_000));
     log(`(setup) the server's tree of ${n} leaves: ${((performance.now() - t) / 1000).toFixed(1)} s`);
   };

@@ -13,7 +13,7 @@ import { LeanIMT } from "@zk-kit/lean-imt";
 import { buildPoseidon } from "circomlibjs";
 import { poseidon2 as litePoseidon2 } from "poseidon-lite/poseidon2";
 import { poseidon2, poseidonBackend, poseidonLevel, poseidonLevelBytes } from "../src/groups/poseidon";
-import { semaphoreTree } from "../src/groups/tree";
+import { LeanTree } from "../src/groups/lean-tree";
 import { FIELD_ORDER_R as R } from "../src/identity/field";
 
 const { values } = parseArgs({ options: { pairs: { type: "string" }, leaves: { type: "string" }, json: { type: "boolean" } } });
@@ -68,7 +68,7 @@ const t1 = performance.now();
 const liteTree = new LeanIMT<bigint>((a, b) => litePoseidon2([a, b]), leaves);
 const liteTreeMs = performance.now() - t1;
 const t2 = performance.now();
-const ourTree = semaphoreTree(leaves);
+const ourTree = LeanTree.fromLeaves(leaves);
 const ourTreeMs = performance.now() - t2;
 if (ourTree.root !== liteTree.root) throw new Error("the trees' roots differ");
 

@@ -33,7 +33,7 @@ const THREAD_ENTRIES = [
   join(ROOT, "src/verifier/thread-main.ts"),
   join(ROOT, "src/prover/thread-main.ts"),
   join(ROOT, "src/groups/thread-main.ts"),
-  join(ROOT, "src/agent/tree-thread.ts"),
+  join(ROOT, "src/agent/group/tree-thread.ts"),
 ];
 
 /** Files the binary cannot work without; a missing one is a build error, not a runtime surprise. */

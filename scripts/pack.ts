@@ -9,7 +9,7 @@
 //                      bin `zkagent`), for Node ≥ 20 and Bun; its dependencies
 //                      and WebAssembly bundled in, no Semaphore artifacts (the
 //                      agent downloads the depth it needs from its service,
-//                      src/agent/semaphore-artifacts.ts); must never reach the
+//                      src/agent/group/artifacts.ts); must never reach the
 //                      store, the HTTP service or the MCP server's host side
 //   zkagent            the service and the whole CLI (src/cli/index.ts, Bun),
 //                      with the two built in (./agent, ./merchant… exports: the
@@ -95,7 +95,7 @@ export const PACKAGES: PackageSpec[] = [
       "The agent side of zkagent: identities, zero-knowledge proofs (agent and Semaphore group), and a fetch that answers ZKAgent challenges; CLI `zkagent` for Node",
     exports: { ".": "agent/index.ts" },
     bin: { zkagent: "cli/agent.ts" },
-    extraEntries: ["prover/thread-main.ts", "agent/tree-thread.ts"],
+    extraEntries: ["prover/thread-main.ts", "agent/group/tree-thread.ts"],
     external: [],
     forbidden: [
       /^src\/(store|modules|http|webhooks|ceremony\/(?!snarkjs))\//,
@@ -122,7 +122,7 @@ export const PACKAGES: PackageSpec[] = [
       "./merchant/express": "merchant/adapters/express.ts",
     },
     bin: { zkagent: "cli/index.ts" },
-    extraEntries: ["verifier/thread-main.ts", "prover/thread-main.ts", "groups/thread-main.ts", "agent/tree-thread.ts"],
+    extraEntries: ["verifier/thread-main.ts", "prover/thread-main.ts", "groups/thread-main.ts", "agent/group/tree-thread.ts"],
     // Read from its installed package (src/circuits/semaphore.ts), never bundled: 164 MB of zkeys, served at /v1/circuits/{id}/zkey.
     external: ["@zk-kit/semaphore-artifacts", "hono", "express"],
     dependencies: { "@zk-kit/semaphore-artifacts": exactDependency("@zk-kit/semaphore-artifacts") },

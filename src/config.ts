@@ -4,6 +4,7 @@
 // (configHelp, configTable; test/config.test.ts fails when the README's table
 // differs, and `bun scripts/readme-config.ts` rewrites it).
 import { availableParallelism } from "node:os";
+import { TREE_BYTES_PER_LEAF, treeCacheMbFor } from "./groups/tree-budget";
 
 interface Common {
   /** The environment variable. */
@@ -156,7 +157,18 @@ export const SETTINGS = {
     min: 1,
     max: 1_000_000,
     default: 128,
-    description: "MiB of group trees a process keeps (least recently used dropped first, reloaded from the store)",
+    defaultText: "128, or what GROUP_MAX_MEMBERS needs if more",
+    description:
+      "MiB of group trees a process keeps (least recently used dropped first, reloaded from the store); must hold one group of GROUP_MAX_MEMBERS (96 B a leaf), else the service refuses to start",
+  },
+  groupRootDurationS: {
+    env: "GROUP_ROOT_DURATION_S",
+    kind: "integer",
+    min: 0,
+    max: 31_536_000,
+    default: 3_600,
+    description:
+      "seconds a group root stays acceptable for proofs after it was replaced (the current root always is; never one from before a removal; Semaphore's contracts keep one hour too)",
   },
   groupTreeThread: {
     env: "GROUP_TREE_THREAD",
@@ -255,12 +267,21 @@ function read(setting: Setting, raw: string | undefined): number | string {
 export function loadConfig(env: Record<string, string | undefined> = process.env): Readonly<Config> {
   const config: Record<string, number | string> = {};
   for (const [key, setting] of Object.entries(SETTINGS) as [string, Setting][]) config[key] = read(setting, env[setting.env]);
+  // The tree cache must hold the largest group allowed, or such a group is dropped and reloaded from the store at every change (issue 37).
+  const needed = treeCacheMbFor(config.groupMaxMembers as number);
+  if (!env[SETTINGS.groupTreeCacheMb.env]) config.groupTreeCacheMb = Math.max(config.groupTreeCacheMb as number, needed);
+  else if ((config.groupTreeCacheMb as number) < needed)
+    throw new ConfigError(
+      `GROUP_TREE_CACHE_MB ${config.groupTreeCacheMb} cannot hold one group of GROUP_MAX_MEMBERS ${config.groupMaxMembers} (${needed} MiB at ${TREE_BYTES_PER_LEAF} B a leaf): raise it to ${needed} or lower GROUP_MAX_MEMBERS`,
+    );
   return Object.freeze(config as Config);
 }
 
 /** True when the default is described in words rather than shown as a value. */
 const describedDefault = (setting: Setting): boolean =>
-  (setting.kind === "integer" && typeof setting.default === "function") || setting.kind === "url" || setting.kind === "secret";
+  (setting.kind === "integer" && (typeof setting.default === "function" || setting.defaultText !== undefined)) ||
+  setting.kind === "url" ||
+  setting.kind === "secret";
 
 const defaultText = (setting: Setting): string =>
   describedDefault(setting) ? ("defaultText" in setting && setting.defaultText ? setting.defaultText : "computed") : String(setting.default);

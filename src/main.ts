@@ -93,7 +93,7 @@ export function privateWebhooksWarning(config: Pick<Config, "webhooksAllowPrivat
 
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const logger = createLogger(config.logLevel);
-  const store = await openStore(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
+  const store = await openStore(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous, groupRootDurationMs: config.groupRootDurationS * 1000 });
   const lifecycle = new Lifecycle();
   // The one place the service's verifier is chosen: proofs that arrive while
   // one is being verified are verified together (verifier/batching.ts); on

@@ -26,6 +26,8 @@ export type ChallengeErrorCode =
   | "request_mismatch"
   /** A group challenge's message is not the one its nonce, action and context give (`field`: message). */
   | "message_mismatch"
+  /** A group challenge's scope is not the one the agent derives from the origin it binds, or cannot be derived for the origin named (`field`: scope). */
+  | "scope_mismatch"
   /** Above the agent's maxAmount, in another currency, or no amount to compare (`field`: amount or currency). */
   | "limit"
   /** The circuit or the group's members would come from a service the agent does not trust (`field`: circuit). */
@@ -37,6 +39,10 @@ export type ChallengeErrorCode =
 
 /** The agent will not answer a challenge (nothing was proved, nothing sent), or a request timed out. */
 export class ChallengeError extends Error {
+  // The class's own name, whatever a bundler renames it to (src/agent/group/error.ts).
+  static {
+    Object.defineProperty(ChallengeError, "name", { value: "ChallengeError" });
+  }
   override readonly name = "ChallengeError";
   constructor(
     readonly code: ChallengeErrorCode,

@@ -19,7 +19,9 @@ import { formatAuth, fromBase64url, parseAuth, toBase64url } from "../http-auth/
 import type { JsonObject } from "../identity/encoding";
 import { ChallengeError, checkChallenge, checkGroupMessage, type MaxAmount, outgoingRequest, parseMaxAmount } from "./checks";
 import { CircuitSourceError, type LoadedCircuit, loadCircuit } from "./circuit";
-import { parseGroupChallenge, proveGroupChallenge } from "./group";
+import { boundOrigin } from "../groups/derivation";
+import { checkGroupScope } from "./group/challenge";
+import { parseGroupChallenge, proveGroupChallenge } from "./group/index";
 import { prove, sign } from "./index";
 import { type RequestSigner, requestSigner } from "../web-bot-auth/sign";
 
@@ -219,8 +221,10 @@ async function defaultGroupProver(challenge: ZkAgentChallenge, options: AgentFet
   if (identity.group_id !== undefined && groupChallenge.group_id !== identity.group_id) {
     throw new ChallengeError("identity", `the challenge is for group ${groupChallenge.group_id}, the identity claims ${identity.group_id}`, "group_id");
   }
+  // The origin the challenge binds is the one the request goes to (zkagentFetch checked it: checkChallenge); the scope is derived from it.
+  const origin = boundOrigin(challenge.context) ?? undefined;
   const proof = await proveGroupChallenge(
-    { privateKey: identity.private_key, challenge: groupChallenge, service },
+    { privateKey: identity.private_key, challenge: groupChallenge, service, action: challenge.action, context: challenge.context, origin },
     {
       precompute: options.precompute,
       tableCache: options.tableCache,
@@ -246,6 +250,8 @@ export async function answerChallenge(challenge: ZkAgentChallenge, options: Agen
   let proof: string;
   if (claim.group !== undefined) {
     checkGroupMessage({ ...challenge, message: challenge.params.message });
+    // The scope too, before any prover (the SDK's or one passed in) sees the challenge: the bound origin's, or none is proved.
+    checkGroupScope(challenge.params.group_id ?? "", challenge.params.scope ?? "", challenge.context, boundOrigin(challenge.context) ?? undefined);
     proof = await (options.groupProver ?? ((c: ZkAgentChallenge) => defaultGroupProver(c, options)))(challenge, identity);
   } else {
     if (identity.secret === undefined) throw new ChallengeError("identity", "an agent claim needs the identity's secret", "secret");

@@ -145,6 +145,7 @@ export interface SignRequest {
 export const sign = (request: SignRequest): string => signChallenge(request.signingSecret, request);
 
 export {
+  checkGroupIntent,
   createSemaphoreIdentity,
   defaultSemaphoreCacheDir,
   DEFAULT_MIN_ANONYMITY,
@@ -153,6 +154,7 @@ export {
   fetchGroupMembers,
   type GroupChallenge,
   type GroupChallengeRequest,
+  type GroupIntent,
   GroupProofError,
   type GroupProofErrorCode,
   type GroupProveOptions,
@@ -172,7 +174,7 @@ export {
   type SyncedGroup,
   type SyncOptions,
   syncGroupTree,
-} from "./group";
+} from "./group/index";
 export { createPrincipal, type PrincipalKeyPair, signMandate, type SignMandateRequest } from "./mandate";
 // Web Bot Auth for operators: sign agents' requests, publish their key directory (docs/http-auth.md, "Signed agents").
 export {

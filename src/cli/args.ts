@@ -157,7 +157,7 @@ export function tableChoice(values: { "table-cache"?: string; "no-table-cache"?:
   return { precompute: true, tableCache: values["table-cache"], threads };
 }
 
-/** The option every command that may prove for a group takes: the anonymity floor (src/agent/group.ts, minAnonymity). */
+/** The option every command that may prove for a group takes: the anonymity floor (src/agent/group/proof.ts, minAnonymity). */
 export const GROUP_OPTIONS = { "min-anonymity": { type: "string" } } as const;
 
 export const groupOptionsHelp = `  --min-anonymity N: refuse to prove for a group with fewer than N active

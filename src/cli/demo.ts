@@ -46,7 +46,7 @@ export function demoKeyFile(databaseUrl: string): string {
  */
 async function demoKey(config: Config): Promise<{ key: string; prefix: string; file: string; created: boolean }> {
   const file = demoKeyFile(config.databaseUrl);
-  const store = await openStore(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
+  const store = await openStore(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous, groupRootDurationMs: config.groupRootDurationS * 1000 });
   try {
     const kept = existsSync(file) ? readFileSync(file, "utf8").trim() : "";
     const record = kept ? await authenticate(store, kept).catch(() => null) : null;

@@ -1,10 +1,9 @@
 // `zkagent prove --group-challenge`: the agent's side of private verification
-// (src/agent/group.ts) as a command.
+// (src/agent/group/) as a command: the flags say what the agent means to
+// prove (--action, --context, --origin) and the SDK holds the challenge to them.
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { constants } from "node:fs";
-import canonicalize from "canonicalize";
 import { ChallengeError, GroupProofError, parseGroupChallenge, proveGroupChallenge, SemaphoreArtifactError } from "../agent";
-import { checkGroupMessage } from "../agent/checks";
 import type { Config } from "../config";
 import type { JsonObject } from "../identity/encoding";
 import {
@@ -26,7 +25,7 @@ import {
 } from "./args";
 import { EXIT_UNREACHABLE, unreachable } from "./unreachable";
 
-export const proveGroupHelp = `zkagent prove --group-challenge FILE --identity FILE [--action NAME] [--context JSON] [--service URL [--allow-insecure-loopback]] [--artifacts DIR] [--min-anonymity N] [--table-cache DIR | --no-table-cache] [--threads N] [--json]
+export const proveGroupHelp = `zkagent prove --group-challenge FILE --identity FILE [--action NAME] [--context JSON] [--origin URL] [--service URL [--allow-insecure-loopback]] [--artifacts DIR] [--min-anonymity N] [--table-cache DIR | --no-table-cache] [--threads N] [--json]
   Proves, for a challenge made for a group (its JSON as the service returned
   it, or the "challenge" member of a ZKAgent 401), that the Semaphore
   identity is one of the group's members, without saying which. Prints the
@@ -39,13 +38,19 @@ export const proveGroupHelp = `zkagent prove --group-challenge FILE --identity F
   them) or --action and --context (what the service's challenge answer does
   not repeat); given both ways they must be equal. No action either way is a
   usage error; no context means the empty one.
+  The scope (the member's pseudonym's domain) is checked too: a challenge
+  that binds an origin (a 401's, "@request" in its context) is proved only
+  for --origin, the platform the proof is for, and only with that origin's
+  scope (exit 1, scope_mismatch, otherwise); a challenge asked of the service
+  directly binds none and carries its asking key's scope, which cannot be
+  checked: prove such challenges only for the platform you asked yourself.
   --identity: the JSON of zkagent identity new --semaphore --json, or the
   bare base64 private key. Either file may be - (standard input), not both.
   --service: the zkagent service the group lives on (default
   http://localhost:$PORT); the group's tree is synced from
   /v1/groups/{group_id}/members without an API key and checked against the
-  root it serves; the proof is for the challenge's root when the first
-  "size" leaves rebuild it, else for the current one. An http://
+  root it serves; the proof is for that current root, whatever the
+  challenge's merkle_tree_root and size say (they are advisory). An http://
   --service is accepted only to this machine with --allow-insecure-loopback
   (the default, this machine's own service, needs no flag).
   --artifacts: a directory holding semaphore-<depth>.wasm and .zkey; default
@@ -116,6 +121,7 @@ export async function proveGroupCommand(argv: string[], config: Config): Promise
     artifacts: { type: "string" },
     action: { type: "string" },
     context: { type: "string" },
+    origin: { type: "string" },
     ...GROUP_OPTIONS,
     ...TABLE_OPTIONS,
     json: { type: "boolean" },
@@ -138,25 +144,25 @@ export async function proveGroupCommand(argv: string[], config: Config): Promise
   const challenge = challengeJson as Record<string, unknown>;
   const flagContext = parseContext(values.context) as JsonObject | undefined;
   const privateKey = privateKeyOf(await readInput(identityPath, "identity"));
+  if (values.origin !== undefined && !/^https?:\/\/[^/]/.test(values.origin))
+    throw new UsageError(`--origin: ${shown(values.origin)} is not an http(s) origin`);
   try {
-    const parsed = parseGroupChallenge(challenge);
-    const fileContext = challenge.context;
-    if (fileContext !== undefined && (typeof fileContext !== "object" || fileContext === null || Array.isArray(fileContext)))
-      throw new UsageError("--group-challenge: the challenge's context is not a JSON object");
+    // A file that is no group challenge is named as such first (exit 1), before what the flags must add to it.
+    parseGroupChallenge(challenge);
     if (values.action === undefined && typeof challenge.action !== "string")
       throw new UsageError(
         '--group-challenge: the challenge has no "action" and no --action is given: the message it binds cannot be checked, so nothing is proved',
       );
-    const action = values.action ?? (challenge.action as string);
-    if (typeof challenge.action === "string" && challenge.action !== action)
-      throw new ChallengeError("request_mismatch", `the challenge says action "${challenge.action}", --action "${action}": refused`, "action");
-    const context = flagContext ?? (fileContext as JsonObject | undefined) ?? {};
-    if (fileContext !== undefined && canonicalize(fileContext) !== canonicalize(context))
-      throw new ChallengeError("request_mismatch", "the challenge's context is not the one --context gives: refused", "context");
-    if (typeof challenge.nonce !== "string") throw new ChallengeError("malformed", 'the challenge has no "nonce"', "nonce");
-    checkGroupMessage({ nonce: challenge.nonce, action, context, message: parsed.message });
+    // The SDK holds the challenge to what the flags say is meant (action, context, origin): the same checks as the SDK's callers get.
     const proof = await proveGroupChallenge(
-      { privateKey, challenge: parsed, service: values.service ?? `http://localhost:${config.port}` },
+      {
+        privateKey,
+        challenge: challenge as never,
+        service: values.service ?? `http://localhost:${config.port}`,
+        action: values.action,
+        context: flagContext,
+        origin: values.origin,
+      },
       {
         artifactsDir: values.artifacts,
         // The default service is this machine's own, named by the CLI itself; a --service given over http needs the flag.

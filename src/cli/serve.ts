@@ -104,7 +104,7 @@ async function runPrimary(config: Config, count: number): Promise<number> {
 
   // Once, before any worker: migrations run here, and the first key is created
   // by exactly one process (workers start with bootstrap: false).
-  const store = await openStore(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
+  const store = await openStore(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous, groupRootDurationMs: config.groupRootDurationS * 1000 });
   try {
     await bootstrapAndAnnounce(store, systemClock, config.defaultRateLimit);
   } finally {

@@ -6,17 +6,14 @@
 // loop that serves other keys' requests.
 //
 // Memory is bounded: the trees are kept least recently used first within a
-// byte budget (GROUP_TREE_CACHE_MB). A tree dropped for room is loaded again
+// byte budget (GROUP_TREE_CACHE_MB, which src/config.ts holds to fit the
+// largest group allowed: ./tree-budget.ts). A tree dropped for room is loaded again
 // from its stored leaves and internal nodes (no hashing), its root checked
 // against the stored root, the next time its group changes.
 import { GroupTree, type Leaf, type TreeNode, type TreeState } from "./tree";
 
-/**
- * What one cached leaf costs, measured: ≈ 385 B per member in the issue's
- * figures (RSS after 430k members); rounded up. The budget counts leaves
- * (removed ones included) times this.
- */
-export const TREE_BYTES_PER_LEAF = 400;
+export { TREE_BYTES_PER_LEAF } from "./tree-budget";
+import { TREE_BYTES_PER_LEAF } from "./tree-budget";
 
 /** The stored tree, as the store reads it in one consistent read. */
 export interface TreeSnapshot {

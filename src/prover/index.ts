@@ -33,6 +33,8 @@ export interface ProverArtifacts {
   zkey: Uint8Array;
   /** The circuit's circom witness calculator (the `<name>.wasm` of circom --wasm). */
   wasm: Uint8Array;
+  /** The zkey's SHA-256 (hex) when the caller has it already (it checked the file against a pin): names its cached tables without hashing the zkey again. */
+  zkeySha256?: string;
 }
 
 export interface ProofResult {
@@ -337,9 +339,9 @@ export async function createProver(artifacts: ProverArtifacts, options: ProverOp
   });
 }
 
-/** Where the table cache in `dir` keeps this zkey's tables for this module (whether the file is there, and sound, is for the caller and the read to say). */
-export async function cachedTablesPath(zkey: Uint8Array, dir: string): Promise<string> {
-  return tablesPath(dir, sha256Hex(zkey), await proverModuleDigest());
+/** Where the table cache in `dir` keeps this zkey's tables (the zkey, or its SHA-256 in hex) for this module (whether the file is there, and sound, is for the caller and the read to say). */
+export async function cachedTablesPath(zkey: Uint8Array | string, dir: string): Promise<string> {
+  return tablesPath(dir, typeof zkey === "string" ? zkey : sha256Hex(zkey), await proverModuleDigest());
 }
 
 /**
@@ -364,7 +366,7 @@ async function loadProver(
   try {
     if (cacheDir === undefined) loadZkey(wasm, z, options.window ?? 0, precompute);
     else {
-      const [zkeyDigest, moduleDigest] = [sha256Hex(artifacts.zkey), await proverModuleDigest()];
+      const [zkeyDigest, moduleDigest] = [artifacts.zkeySha256 ?? sha256Hex(artifacts.zkey), await proverModuleDigest()];
       const path = tablesPath(cacheDir, zkeyDigest, moduleDigest);
       const cached = options.window === undefined && !rebuild ? readTables(path, zkeyDigest, moduleDigest, baseSections(z).length) : undefined;
       if (cached && loadZkeyCached(wasm, z, cached)) cachedFrom = path;

@@ -12,11 +12,13 @@ export interface OpenStoreOptions {
   sqliteSynchronous?: "NORMAL" | "FULL";
   /** PostgreSQL only: connections in this process's pool. */
   postgresPoolSize?: number;
+  /** How long a replaced group root stays acceptable (GROUP_ROOT_DURATION_S; default one hour). */
+  groupRootDurationMs?: number;
 }
 
 export const isPostgresUrl = (databaseUrl: string): boolean => /^postgres(ql)?:\/\//i.test(databaseUrl);
 
 export async function openStore(databaseUrl: string, options: OpenStoreOptions = {}): Promise<Store> {
-  if (isPostgresUrl(databaseUrl)) return openPostgres(databaseUrl, { poolSize: options.postgresPoolSize });
-  return openSqlite(databaseUrl, { synchronous: options.sqliteSynchronous ?? "NORMAL" });
+  if (isPostgresUrl(databaseUrl)) return openPostgres(databaseUrl, { poolSize: options.postgresPoolSize, groupRootDurationMs: options.groupRootDurationMs });
+  return openSqlite(databaseUrl, { synchronous: options.sqliteSynchronous ?? "NORMAL", groupRootDurationMs: options.groupRootDurationMs });
 }

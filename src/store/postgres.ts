@@ -2,6 +2,7 @@
 // connection/postgres.ts), each aggregate's SQL in its folder, composed into
 // one Store.
 import { mapUnreachable, openPostgresSql, type PostgresOptions } from "./connection/postgres";
+import { DEFAULT_ROOT_DURATION_MS } from "../groups/roots";
 import type { Store } from "./interface";
 import { postgresAgents } from "./agents/postgres";
 import { postgresAudit } from "./audit/postgres";
@@ -20,18 +21,19 @@ export type PostgresStore = Store & { readonly kind: "postgres" };
 
 export async function openPostgres(url: string, options: PostgresOptions = {}): Promise<PostgresStore> {
   const sql = await openPostgresSql(url, options);
+  const rootDurationMs = options.groupRootDurationMs ?? DEFAULT_ROOT_DURATION_MS;
   const { drain, ...challenges } = postgresChallenges(sql);
   return {
     kind: "postgres",
     ...postgresKeys(sql),
     ...postgresAgents(sql),
     ...challenges,
-    ...postgresDecisions(sql),
+    ...postgresDecisions(sql, rootDurationMs),
     ...postgresAudit(sql),
     ...postgresSigningKeys(sql),
     ...postgresCircuits(sql),
     ...postgresIdempotency(sql),
-    ...postgresGroups(sql),
+    ...postgresGroups(sql, rootDurationMs),
     ...postgresWebhooks(sql),
     ...mapUnreachable({
       async ping(): Promise<void> {

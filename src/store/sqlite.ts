@@ -1,5 +1,6 @@
 // The embedded default: one SQLite file (connection/sqlite.ts), each
 // aggregate's SQL in its folder, composed into one Store.
+import { DEFAULT_ROOT_DURATION_MS } from "../groups/roots";
 import type { Store } from "./interface";
 import { sqliteAgents } from "./agents/sqlite";
 import { sqliteAudit } from "./audit/sqlite";
@@ -19,18 +20,19 @@ export type SqliteStore = Store & { readonly kind: "sqlite" };
 
 export function openSqlite(path: string, options: SqliteOptions = {}): SqliteStore {
   const connection = openSqliteDb(path, options);
+  const rootDurationMs = options.groupRootDurationMs ?? DEFAULT_ROOT_DURATION_MS;
   const { flushOnClose, ...challenges } = sqliteChallenges(connection);
   return {
     kind: "sqlite",
     ...sqliteKeys(connection),
     ...sqliteAgents(connection),
     ...challenges,
-    ...sqliteDecisions(connection),
+    ...sqliteDecisions(connection, rootDurationMs),
     ...sqliteAudit(connection),
     ...sqliteSigningKeys(connection),
     ...sqliteCircuits(connection),
     ...sqliteIdempotency(connection),
-    ...sqliteGroups(connection),
+    ...sqliteGroups(connection, rootDurationMs),
     ...sqliteWebhooks(connection),
 
     async ping(): Promise<void> {

@@ -1,15 +1,15 @@
 // A stand-in for the service's public members route with its changes feed
-// (the wire contract of issue 32, src/agent/group-sync.ts), on a real
+// (the wire contract of issue 32, src/agent/group/sync.ts), on a real
 // loopback port: the agent's sync is tested against it, and it counts every
 // leaf record it serves so a test can say what a sync downloaded.
 //
 //   GET /v1/groups/{id}/members                 → {group_id, version, size, merkle_tree_root, merkle_tree_depth, offset, members, next_offset} (+ ETag)
 //   GET /v1/groups/{id}/members?since=V[&offset=N][&limit=M]
 //     → {group_id, version, size, merkle_tree_root, merkle_tree_depth, since, offset, count, changes, next_offset}
-import { AgentTree, nodeBytes } from "../../src/agent/group-tree";
+import { LeanTree, nodeBytes } from "../../src/groups/lean-tree";
 
 interface Group {
-  tree: AgentTree;
+  tree: LeanTree;
   /** The group version at which each leaf last changed. */
   changedAt: number[];
   version: number;
@@ -23,7 +23,7 @@ export interface FeedServer {
   remove(groupId: string, commitment: bigint): void;
   state(groupId: string): { size: number; root: bigint; version: number; depth: number; active: number };
   /** The group's tree itself (the bench writes an agent's cache file from it). */
-  tree(groupId: string): AgentTree;
+  tree(groupId: string): LeanTree;
   /** Rewrites the records of every feed answer (a lying service); undefined to stop. */
   lie?: (records: { index: number; value: bigint }[]) => { index: number; value: bigint }[];
   /** Leaves per feed page (default 1,000). */
@@ -35,7 +35,7 @@ export function startFeedServer(): FeedServer {
   const groups = new Map<string, Group>();
   const group = (id: string) => {
     let g = groups.get(id);
-    if (!g) groups.set(id, (g = { tree: new AgentTree(), changedAt: [], version: 0 }));
+    if (!g) groups.set(id, (g = { tree: new LeanTree(), changedAt: [], version: 0 }));
     return g;
   };
   const feed: FeedServer = {

@@ -5,8 +5,9 @@
 import { expect, test } from "bun:test";
 import { Group } from "@semaphore-protocol/group";
 import { Identity } from "@semaphore-protocol/identity";
-import { GroupProofError, proveStatement } from "../../src/agent/group";
-import { semaphoreProver } from "../../src/agent/semaphore-artifacts";
+import { GroupProofError } from "../../src/agent/group/index";
+import { proveStatement } from "../../src/agent/group/proof";
+import { semaphoreProver } from "../../src/agent/group/artifacts";
 import { semaphoreHash, semaphoreNullifier, semaphorePublicSignals } from "../../src/groups/statement";
 import type { Prover } from "../../src/prover";
 

@@ -19,10 +19,10 @@ import {
   type SemaphoreIdentityKeys,
   syncGroupTree,
 } from "../../src/agent";
-import { AgentTree } from "../../src/agent/group-tree";
-import { treePath } from "../../src/agent/group-cache";
+import { LeanTree } from "../../src/groups/lean-tree";
+import { treePath } from "../../src/agent/group/cache";
 import { groupMessageOf } from "../../src/groups/derivation";
-import { semaphoreTree } from "../../src/groups/tree";
+import { semaphoreTree } from "../support/lean-imt";
 import { type FeedServer, startFeedServer } from "./group-feed-server";
 
 setDefaultTimeout(60_000);
@@ -208,16 +208,22 @@ describe("never proved with", () => {
     expect(proof.merkleTreeRoot).toBe(feed.state("tamper-path").root.toString());
   });
 
-  test("another member's leaf replaced, every ancestor and the header recomputed: the root is not the served one, so it is synced from 0", async () => {
+  test("another member's leaf replaced, every ancestor and the header recomputed: the root is not the served one; the resync from 0 disagrees with a leaf the agent holds, so nothing is proved until the cache is removed", async () => {
     const { cache, path } = await setup("tamper-leaf");
     const leaves = [...filler(60, 1), commitment(0), commitment(1), ...filler(3, 500)];
     leaves[3] = 999n; // a consistent tree of other leaves
-    const forged = AgentTree.fromLeaves(leaves);
+    const forged = LeanTree.fromLeaves(leaves);
     const { header } = readFile(path);
     writeFile(path, { ...header, root: forged.root.toString() }, Buffer.concat(forged.payload()));
     feed.served.records = 0;
-    const proof = await proveFresh("tamper-leaf", cache);
+    // The agent cannot tell a file rewritten on its own disk from a service that rewrote its history: either way a
+    // leaf it holds is another member in the service's answer, and it says so rather than pick one.
+    await expect(proveFresh("tamper-leaf", cache)).rejects.toThrow(
+      /rewrote the history of group tamper-leaf: leaf 3 was 999 .*remove the agent's group-tree cache/,
+    );
     expect(feed.served.records).toBe(65);
+    rmSync(path);
+    const proof = await proveFresh("tamper-leaf", cache);
     expect(proof.merkleTreeRoot).toBe(feed.state("tamper-leaf").root.toString());
   });
 
@@ -260,14 +266,25 @@ describe("a service rewriting history", () => {
   });
 });
 
-describe("members added after the challenge (issue 34 item 5)", () => {
-  test("the challenge's root is rebuilt from its first `size` leaves and proved against", async () => {
+describe("members added after the challenge (issue 34 item 5; issue 37: the challenge's root and size are advisory)", () => {
+  test("the challenge's root and size are not what is proved against: the current synced root is, for a member inside the challenge's prefix too", async () => {
     feed.add("growing", [commitment(0), commitment(1), commitment(2), ...filler(4, 1)]);
     const challenge = challengeNow("growing");
     feed.add("growing", [commitment(3), ...filler(20, 900)]);
     const proof = await proveGroupChallenge({ privateKey: ids[1]!.private_key, challenge, service: feed.url }, options(cacheOf("growing")));
-    expect(proof.merkleTreeRoot).toBe(challenge.merkle_tree_root);
-    expect(proof.merkleTreeRoot).not.toBe(feed.state("growing").root.toString());
+    expect(proof.merkleTreeRoot).not.toBe(challenge.merkle_tree_root);
+    expect(proof.merkleTreeRoot).toBe(feed.state("growing").root.toString());
+  });
+
+  test("the same challenge proved by the member at leaf 0 and the member at leaf n − 1, the challenge naming the first n − 1 leaves: the same root", async () => {
+    feed.add("ends", [commitment(0), ...filler(6, 3_000), commitment(5)]);
+    const size = feed.state("ends").size;
+    const prefix = LeanTree.fromLeaves([commitment(0), ...filler(6, 3_000)]).root.toString();
+    const challenge = challengeNow("ends", { size: size - 1, merkle_tree_root: prefix });
+    const atFirst = await proveGroupChallenge({ privateKey: ids[0]!.private_key, challenge, service: feed.url }, options(cacheOf("ends")));
+    const atLast = await proveGroupChallenge({ privateKey: ids[5]!.private_key, challenge, service: feed.url }, options(cacheOf("ends")));
+    expect(atFirst.merkleTreeRoot).toBe(atLast.merkleTreeRoot);
+    expect(atFirst.merkleTreeRoot).toBe(feed.state("ends").root.toString());
   });
 
   test("a member added after the challenge, or a challenge without size, proves against the current synced root", async () => {
@@ -324,7 +341,7 @@ describe("the anonymity floor (issue 34 item 6)", () => {
     const bound = challengeNow("pair", { context: { amount: "5" } });
     writeFileSync(
       challengeFile,
-      JSON.stringify({ ...bound, message: groupMessageOf({ nonce: bound.nonce, action: bound.action, context: bound.context }).toString() }),
+      JSON.stringify({ ...bound, message: groupMessageOf({ nonce: bound.nonce, action: bound.action!, context: bound.context }).toString() }),
     );
     writeFileSync(identityFile, JSON.stringify(ids[5]), { mode: 0o600 });
     const run = async (extra: string[]) => {
@@ -385,7 +402,7 @@ describe("a feed answer that could mislead the agent is refused, naming what is 
     return bytes;
   };
   const leaves = [11n, 22n, 33n];
-  const tree = AgentTree.fromLeaves(leaves);
+  const tree = LeanTree.fromLeaves(leaves);
   const page = (overrides: Record<string, unknown> = {}, records = leaves.map((v, i) => record(i, v))) => ({
     group_id: "h",
     version: 3,
@@ -436,6 +453,35 @@ describe("a feed answer that could mislead the agent is refused, naming what is 
     const synced = await sync();
     expect(asked.map((url) => url.searchParams.get("since"))).toEqual(["3", "0"]);
     expect([synced.version, synced.tree.root, synced.fromCache]).toEqual([1, tree.root, false]); // built from 0, not from the kept tree
+  });
+
+  test("a lying service answers 400 to ?since=V and serves from 0 a history with a member's leaf replaced: refused, naming the leaf; the kept tree stays; a history that only removes and adds is accepted", async () => {
+    answer = () => Response.json(page());
+    await sync(); // this process now keeps [11, 22, 33] at version 3
+    const liar = (served: bigint[]) => {
+      const forged = LeanTree.fromLeaves(served);
+      answer = (url) =>
+        url.searchParams.get("since") === "0"
+          ? Response.json(
+              page(
+                { version: 9, size: served.length, merkle_tree_root: forged.root.toString() },
+                served.map((v, i) => record(i, v)),
+              ),
+            )
+          : Response.json({ error: "Invalid field since" }, { status: 400 });
+    };
+    liar([11n, 99n, 33n, 44n]); // leaf 1 is another member now, with a root that matches what is served
+    let error = await refusal(sync());
+    expect(error.message).toContain("leaf 1 was 22 and is now 99");
+    liar([11n, 22n]); // fewer leaves than the agent has seen
+    error = await refusal(sync());
+    expect(error.message).toContain("serves 2 leaves, this agent has seen 3");
+    liar([11n, 0n, 33n, 44n]); // leaf 1 removed, one added: an honest history
+    const synced = await sync();
+    expect(synced.tree.root).toBe(LeanTree.fromLeaves([11n, 0n, 33n, 44n]).root);
+    liar([11n, 22n, 33n, 44n]); // a removed leaf never comes back
+    error = await refusal(sync());
+    expect(error.message).toContain("leaf 1 was removed (0) and is now 22");
   });
 
   test("a next_offset that does not follow the page, and a group that keeps changing between pages", async () => {

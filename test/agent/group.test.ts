@@ -1,4 +1,4 @@
-// The agent's group proofs (src/agent/group.ts) against the stock Semaphore
+// The agent's group proofs (src/agent/group/proof.ts) against the stock Semaphore
 // v4 client: they pass its verifyProof at several depths and group sizes, fail
 // it for a neighbouring statement, and have the shape and deterministic
 // values of its generateProof for the same identity, group, message and scope.

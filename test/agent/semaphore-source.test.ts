@@ -5,7 +5,7 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadSemaphoreArtifacts, SemaphoreArtifactError } from "../../src/agent/semaphore-artifacts";
+import { loadSemaphoreArtifacts, SemaphoreArtifactError } from "../../src/agent/group/artifacts";
 import { SEMAPHORE_PINS } from "../../src/groups/semaphore-pins";
 
 const real = await loadSemaphoreArtifacts(1); // from the repository's installed package

@@ -1,12 +1,12 @@
 // The first group proof in a process with no cached tables for its depth does
 // not wait for them (issue 32): it proves without, and a detached process
-// builds them into the cache for the next process (src/agent/build-tables.ts).
+// builds them into the cache for the next process (src/agent/group/build-tables.ts).
 import { afterAll, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createSemaphoreIdentity, proveGroupMembership } from "../../src/agent";
-import { AgentTree } from "../../src/agent/group-tree";
+import { LeanTree } from "../../src/groups/lean-tree";
 
 setDefaultTimeout(90_000);
 
@@ -21,7 +21,7 @@ test("no tables cached: the proof is made at once, a detached builder writes the
     nonce: "00",
     action: "purchase",
     group_id: "tables",
-    merkle_tree_root: AgentTree.fromLeaves(members.map(BigInt)).root.toString(),
+    merkle_tree_root: LeanTree.fromLeaves(members.map(BigInt)).root.toString(),
     merkle_tree_depth: 7,
     message: "1",
     scope: "2",

@@ -18,7 +18,7 @@ import {
   loadCircuit,
   zkagentFetch,
 } from "../../src/agent";
-import { groupMessageOf } from "../../src/groups/derivation";
+import { groupMessageOf, originScope } from "../../src/groups/derivation";
 import { formatAuth, toBase64url } from "../../src/http-auth/scheme";
 import { cli } from "../http-auth/support";
 
@@ -122,7 +122,8 @@ describe("the zkagent service", () => {
         merkle_tree_root: "1",
         merkle_tree_depth: "1",
         message: groupMessageOf({ nonce, action: "purchase", context }).toString(),
-        scope: "5",
+        // The origin's scope: the agent checks it before it reads anything (issue 37).
+        scope: originScope(new URL(request.url).origin, "g").toString(),
         circuit_id: "semaphore-1",
         circuit: `${silentUrl}/v1/circuits/semaphore-1`,
       });

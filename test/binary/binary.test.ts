@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import canonicalize from "canonicalize";
 import { buildBinary } from "../../scripts/build";
-import { createSemaphoreIdentity, proveGroupChallenge } from "../../src/agent/group";
+import { createSemaphoreIdentity, proveGroupChallenge } from "../../src/agent/group/index";
 import { newNonce, publicSignals } from "../../src/identity/encoding";
 import { Groth16Verifier } from "../../src/verifier";
 import { contract } from "../support/contract";

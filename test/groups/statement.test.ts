@@ -73,7 +73,10 @@ test("acceptable roots: any root the group had since its last removal, never 0",
   expect(isAcceptableRoot("r4", history, 3)).toBe(true);
   expect(isAcceptableRoot("other", history, 0)).toBe(false);
   expect(isAcceptableRoot("0", [{ root: "0", version: 0 }], 0)).toBe(false);
-  expect(anonymityWarning(2)).toContain("one of two");
+  // By the real count (issue 38): an empty group's warning spoke of "one of two".
+  expect(anonymityWarning(2)).toContain("one of 2");
+  expect(anonymityWarning(0)).toContain("no member could make a proof");
+  expect(anonymityWarning(0)).not.toContain("two");
   expect(anonymityWarning(1)).toContain("names its one member");
   expect(anonymityWarning(3)).toBeNull();
 });

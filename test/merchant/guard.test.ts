@@ -8,7 +8,7 @@ import { Elysia } from "elysia";
 import fc from "fast-check";
 import { Hono } from "hono";
 import { answerChallenge, ChallengeError, createIdentity, readChallenge, zkagentFetch } from "../../src/agent";
-import { groupMessageOf } from "../../src/groups/derivation";
+import { challengeScope, groupMessageOf, originScope } from "../../src/groups/derivation";
 import { formatAuth, parseAuth } from "../../src/http-auth/scheme";
 import { contextHash } from "../../src/identity/encoding";
 import { zkagent as elysiaGuard } from "../../src/merchant/adapters/elysia";
@@ -153,7 +153,18 @@ function double(say: { statusGroup?: string | null; answerGroup?: string } = {})
       Object.assign(stored, { action: body.action, context: body.context, group: body.group_id });
       // The message the service derives (the agent recomputes it and refuses any other).
       const message = groupMessageOf({ nonce: "ab".repeat(31), action: body.action, context: body.context }).toString();
-      return reply(200, { challenge_id: "ch_group", nonce: "ab".repeat(31), expires_in: 300, timestamp: 1, ...GROUP_FIELDS, group_id: body.group_id, message });
+      // And the scope of the origin the context binds (issue 37: the agent recomputes it too).
+      const scope = challengeScope({ keyId: "key_merchant", groupId: body.group_id, context: body.context }).toString();
+      return reply(200, {
+        challenge_id: "ch_group",
+        nonce: "ab".repeat(31),
+        expires_in: 300,
+        timestamp: 1,
+        ...GROUP_FIELDS,
+        group_id: body.group_id,
+        message,
+        scope,
+      });
     }
     if (path === "/v1/verify/status/ch_group") {
       const group = say.statusGroup === undefined ? stored.group || "grp_1" : say.statusGroup;
@@ -225,7 +236,12 @@ describe("a group claim (private verification), against a test double of the ser
       action: "purchase",
       context: order,
     });
-    expect(seen[0]).toMatchObject({ group_id: "grp_1", merkle_tree_root: "123", merkle_tree_depth: "20", scope: "789" });
+    expect(seen[0]).toMatchObject({
+      group_id: "grp_1",
+      merkle_tree_root: "123",
+      merkle_tree_depth: "20",
+      scope: originScope("http://shop.test", "grp_1").toString(),
+    });
     expect(seen[0]!.message).toBe(groupMessageOf({ nonce: "ab".repeat(31), action: "purchase", context: service.calls[0]!.body.context }).toString());
     expect(service.calls[0]!.body).toEqual({
       group_id: "grp_1",

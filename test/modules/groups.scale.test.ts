@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import { Group } from "@semaphore-protocol/group";
 import { GroupTrees, TREE_BYTES_PER_LEAF } from "../../src/groups/cache";
 import { ThreadTreeCache } from "../../src/groups/thread";
-import { semaphoreTree } from "../../src/groups/tree";
+import { semaphoreTree } from "../support/lean-imt";
 import { authenticate } from "../../src/modules/keys/service";
 import { decodeChanges } from "../../src/modules/groups/model";
 import { ReaderWindows } from "../../src/modules/groups/service";

@@ -9,11 +9,12 @@ import { createTestDatabase, postgresTestUrl, truncateAll, type TestDatabase } f
 
 export interface StoreUnderTest {
   name: "sqlite" | "postgres";
-  open(): Promise<Store>;
+  /** `groupRootDurationMs`: the store option of that name (default one hour). */
+  open(options?: { groupRootDurationMs?: number }): Promise<Store>;
 }
 
 export function storesUnderTest(): StoreUnderTest[] {
-  const stores: StoreUnderTest[] = [{ name: "sqlite", open: async () => openSqlite(":memory:") }];
+  const stores: StoreUnderTest[] = [{ name: "sqlite", open: async (options = {}) => openSqlite(":memory:", options) }];
   {
     let db: Promise<TestDatabase> | undefined;
     const opened: Store[] = [];
@@ -23,11 +24,11 @@ export function storesUnderTest(): StoreUnderTest[] {
     });
     stores.push({
       name: "postgres",
-      async open() {
+      async open(options = {}) {
         const { url } = await (db ??= postgresTestUrl().then(createTestDatabase));
         // The previous test's store is done with: close its pool before emptying the tables.
         for (const store of opened.splice(0)) await store.close().catch(() => {});
-        const store = await openPostgres(url, { poolSize: 4 });
+        const store = await openPostgres(url, { poolSize: 4, ...options });
         opened.push(store);
         await truncateAll(url);
         return store;

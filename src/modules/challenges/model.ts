@@ -66,7 +66,9 @@ export const groupChallengeResponse = t.Object(
       description: "The group's size (leaves, removed ones included) when the challenge was created: its first size leaves give merkle_tree_root",
     }),
     message: decimal("Binds the nonce, the action and the context (docs/protocol.md); pass it as-is to generateProof"),
-    scope: decimal("One per (calling key, group): the member's pseudonym is the same at this platform, unrelated at another; pass it as-is"),
+    scope: decimal(
+      "One per (platform, group): the origin the context's @request binds, else the calling key; the member's pseudonym is the same at this platform, unrelated at another; pass it as-is",
+    ),
     anonymity_warning: t.Union([t.String(), t.Null()], { description: "Set while the group has fewer than 3 active members (docs/privacy.md)" }),
   },
   { additionalProperties: false },

@@ -10,7 +10,7 @@ import type { ApiKeyRecord } from "../../store/keys/records";
 import { CHALLENGE_LIFETIME_MS } from "./lifecycle";
 import type { ChallengeRequest, GroupChallengeRequest } from "./model";
 import { anonymityWarning } from "../../groups/roots";
-import { groupMessage, groupScope } from "../../groups/derivation";
+import { challengeScope, groupMessage } from "../../groups/derivation";
 
 /** The store's aggregates this module uses. */
 type Stores = ChallengesStore & GroupsStore;
@@ -159,7 +159,7 @@ export async function createGroupChallenge(deps: ChallengeDeps, key: ApiKeyRecor
       merkle_tree_depth: depth,
       size: group.size,
       message: groupMessage(challenge).toString(),
-      scope: groupScope(key.id, group.groupId).toString(),
+      scope: challengeScope({ keyId: key.id, groupId: group.groupId, context: input.context }).toString(),
       anonymity_warning: anonymityWarning(group.activeMembers),
     },
     rateLimit,

@@ -34,7 +34,8 @@ import type { VerifyFailure } from "../../verifier/types";
 import { sessionSubject } from "../../identity/subject";
 import { isExpired, isRetained } from "../challenges/lifecycle";
 import { PROOF_STRING_REQUIREMENT, type ProofRequest } from "./model";
-import { groupMessage, groupScope } from "../../groups/derivation";
+import { challengeScope, groupMessage } from "../../groups/derivation";
+import type { JsonObject } from "../../identity/encoding";
 import { parseSemaphoreProof, publicSignals, unpackPoints } from "../../groups/proof-object";
 import type { MandateScope } from "../../mandates/enforce";
 
@@ -103,10 +104,12 @@ async function evaluateGroup(deps: ProofDeps, challenge: ChallengeRecord, input:
   const failed = (reason: FailureReason): Evaluation => ({ reason, signatureValid: false, checks, identityCommitment: null, circuit: used, group });
   if (!proof) return failed("invalid_proof_format");
   if (proof.message !== groupMessage(challenge).toString()) return failed("message_mismatch");
-  if (proof.scope !== groupScope(challenge.keyId, groupId).toString()) return failed("scope_mismatch");
+  // The stored context is the canonical text the service wrote: its @request.origin, if any, names the platform (groups/derivation.ts).
+  const context = challenge.context === null ? null : (JSON.parse(challenge.context) as JsonObject);
+  if (proof.scope !== challengeScope({ keyId: challenge.keyId, groupId, context }).toString()) return failed("scope_mismatch");
   if (proof.merkleTreeDepth !== challenge.groupDepth) return failed("depth_mismatch");
   checks.push("group_statement");
-  if (!(await deps.store.acceptableRoot(groupId, proof.merkleTreeRoot))) return failed("not_member");
+  if (!(await deps.store.acceptableRoot(groupId, proof.merkleTreeRoot, deps.clock.now()))) return failed("not_member");
   checks.push("group_root");
   if (!circuit.ok) return failed(circuit.reason);
   deps.metrics?.proofCheck(challenge.keyId);

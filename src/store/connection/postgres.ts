@@ -16,6 +16,8 @@ import { StoreUnavailableError } from "../unavailable";
 export interface PostgresOptions {
   /** Connections in this process's pool. */
   poolSize?: number;
+  /** How long a replaced group root stays acceptable (default DEFAULT_ROOT_DURATION_MS, src/groups/roots.ts). */
+  groupRootDurationMs?: number;
 }
 
 export const DEFAULT_POOL_SIZE = 10;

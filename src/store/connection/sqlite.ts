@@ -16,6 +16,8 @@ export interface SqliteOptions {
   synchronous?: "NORMAL" | "FULL";
   /** How long a write waits for another process's lock before StoreUnavailableError (default LOCK_WAIT_MS). */
   lockWaitMs?: number;
+  /** How long a replaced group root stays acceptable (default DEFAULT_ROOT_DURATION_MS, src/groups/roots.ts). */
+  groupRootDurationMs?: number;
 }
 
 /** PRAGMA busy_timeout: for migration, reads during a WAL checkpoint, and the CLI. */

@@ -15,7 +15,8 @@ import { refuseRoot } from "../groups/change";
 import { toSpend } from "../agents/rows";
 import { evidenceText, toChallenge } from "../challenges/rows";
 import type { DecideResult, Decision, DecisionsStore } from "./records";
-export function postgresDecisions(sql: SQL): DecisionsStore {
+/** `rootDurationMs`: how long a replaced group root stays acceptable (src/groups/roots.ts). */
+export function postgresDecisions(sql: SQL, rootDurationMs: number): DecisionsStore {
   /**
    * The common case in one statement (one round trip instead of five: BEGIN,
    * mandate read, update, usage, COMMIT): the conditional update and the usage
@@ -85,10 +86,13 @@ export function postgresDecisions(sql: SQL): DecisionsStore {
         // FOR SHARE waits for a removal in progress (it holds the row FOR
         // UPDATE) and then reads its committed removed_version: a removal
         // acknowledged anywhere refuses the removed member here.
-        const [row] = await tx`SELECT mandate, removed_version FROM groups WHERE group_id = ${group.groupId} FOR SHARE`;
+        const [row] = await tx`SELECT mandate, removed_version, version FROM groups WHERE group_id = ${group.groupId} FOR SHARE`;
         const [ok] = row
-          ? await tx`SELECT 1 AS ok FROM group_roots WHERE group_id = ${group.groupId} AND root = ${group.root} AND root <> '0'
-              AND version >= ${row.removed_version} LIMIT 1`
+          ? await tx`SELECT 1 AS ok FROM group_roots r WHERE r.group_id = ${group.groupId} AND r.root = ${group.root} AND r.root <> '0'
+              AND r.version >= ${row.removed_version}
+              AND (r.version = ${row.version} OR EXISTS (SELECT 1 FROM group_roots n WHERE n.group_id = r.group_id AND n.version = r.version + 1
+                                                          AND n.made_at > ${proposed.decidedAt - rootDurationMs}))
+              LIMIT 1`
           : [];
         if (!ok) decision = refuseRoot(proposed);
         else {

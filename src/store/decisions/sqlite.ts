@@ -14,7 +14,8 @@ import { toAgent, toSpend } from "../agents/rows";
 import { evidenceText, toChallenge } from "../challenges/rows";
 import type { DecideResult, Decision, DecisionsStore } from "./records";
 
-export function sqliteDecisions({ db, immediate }: SqliteDb): DecisionsStore {
+/** `rootDurationMs`: how long a replaced group root stays acceptable (src/groups/roots.ts). */
+export function sqliteDecisions({ db, immediate }: SqliteDb, rootDurationMs: number): DecisionsStore {
   const q = {
     getSpend: db.query(
       `SELECT total, count FROM mandate_spend
@@ -37,8 +38,11 @@ export function sqliteDecisions({ db, immediate }: SqliteDb): DecisionsStore {
     ),
     getGroup: db.query("SELECT * FROM groups WHERE group_id = ?"),
     acceptableRoot: db.query(
+      // src/groups/roots.ts: since the last removal, and current or replaced (its successor made) after the cutoff.
       `SELECT 1 AS ok FROM group_roots r JOIN groups g ON g.group_id = r.group_id
-       WHERE r.group_id = ? AND r.root = ? AND r.version >= g.removed_version AND r.root <> '0' LIMIT 1`,
+       WHERE r.group_id = ? AND r.root = ? AND r.version >= g.removed_version AND r.root <> '0'
+         AND (r.version = g.version OR EXISTS (SELECT 1 FROM group_roots n WHERE n.group_id = r.group_id AND n.version = r.version + 1 AND n.made_at > ?))
+       LIMIT 1`,
     ),
     getAgent: db.query("SELECT * FROM agents WHERE key_id = ? AND agent_id = ?"),
     getChallenge: db.query("SELECT * FROM challenges WHERE id = ?"),
@@ -68,7 +72,7 @@ export function sqliteDecisions({ db, immediate }: SqliteDb): DecisionsStore {
     if (scope && group && proposed.status === "verified") {
       // The root is judged here, inside the deciding write transaction: a
       // removal committed by any process before it refuses the removed member.
-      if (q.acceptableRoot.get(group.groupId, group.root) === null) {
+      if (q.acceptableRoot.get(group.groupId, group.root, proposed.decidedAt - rootDurationMs) === null) {
         decision = refuseRoot(proposed);
       } else {
         const row = q.getGroup.get(group.groupId) as { mandate: string | null } | null;

@@ -8,7 +8,8 @@ import { toGroup } from "./rows";
 import { changeGroupOptimistically, levelsOf, toLeaf } from "./change";
 import type { ChangeGroupResult, GroupChange, GroupRecord, GroupsStore } from "./records";
 
-export function postgresGroups(sql: SQL): GroupsStore {
+/** `rootDurationMs`: how long a replaced root stays acceptable (src/groups/roots.ts). */
+export function postgresGroups(sql: SQL, rootDurationMs: number): GroupsStore {
   const store: GroupsStore = {
     async createGroup(group: GroupRecord, maxPerKey = 0): Promise<"created" | "exists" | "too_many"> {
       if (hasNul(group.groupId)) return "exists";
@@ -82,7 +83,7 @@ export function postgresGroups(sql: SQL): GroupsStore {
               SELECT ${groupId}, l, i, v FROM unnest(${`{${nodes.map((n) => n.level).join(",")}}`}::bigint[], ${`{${nodes.map((n) => n.index).join(",")}}`}::bigint[],
                                                       ${`{${nodes.map((n) => n.value).join(",")}}`}::text[]) AS t(l, i, v)
               ON CONFLICT (group_id, level, idx) DO UPDATE SET value = excluded.value`;
-            await tx`INSERT INTO group_roots (group_id, version, root) VALUES (${groupId}, ${version}, ${root})`;
+            await tx`INSERT INTO group_roots (group_id, version, root, made_at) VALUES (${groupId}, ${version}, ${root}, ${at})`;
             return toGroup(updated);
           }),
       });
@@ -125,11 +126,14 @@ export function postgresGroups(sql: SQL): GroupsStore {
       return { outcome: other ? ("forbidden" as const) : ("not_found" as const) };
     },
 
-    async acceptableRoot(groupId: string, root: string): Promise<boolean> {
+    async acceptableRoot(groupId: string, root: string, now: number): Promise<boolean> {
       if (hasNul(groupId, root)) return false;
       const rows = await sql`
       SELECT 1 FROM group_roots r JOIN groups g ON g.group_id = r.group_id
-      WHERE r.group_id = ${groupId} AND r.root = ${root} AND r.version >= g.removed_version AND r.root <> '0' LIMIT 1`;
+      WHERE r.group_id = ${groupId} AND r.root = ${root} AND r.version >= g.removed_version AND r.root <> '0'
+        AND (r.version = g.version OR EXISTS (SELECT 1 FROM group_roots n WHERE n.group_id = r.group_id AND n.version = r.version + 1
+                                               AND n.made_at > ${now - rootDurationMs}))
+      LIMIT 1`;
       return rows.length > 0;
     },
   };

@@ -101,6 +101,6 @@ export interface GroupsStore {
     mandate: string | null,
   ): Promise<{ outcome: "set"; group: GroupRecord } | { outcome: "not_found" | "forbidden" }>;
 
-  /** Whether `root` is acceptable for the group now (src/groups/roots.ts): read from the database, never a cache. */
-  acceptableRoot(groupId: string, root: string): Promise<boolean>;
+  /** Whether `root` is acceptable for the group at `now` (ms; src/groups/roots.ts): read from the database, never a cache. */
+  acceptableRoot(groupId: string, root: string, now: number): Promise<boolean>;
 }

@@ -7,7 +7,8 @@ import { toGroup } from "./rows";
 import { changeGroupOptimistically, levelsOf, type NodeRow, toLeaf } from "./change";
 import type { ChangeGroupResult, GroupChange, GroupRecord, GroupsStore } from "./records";
 
-export function sqliteGroups({ db, immediate }: SqliteDb): GroupsStore {
+/** `rootDurationMs`: how long a replaced root stays acceptable (src/groups/roots.ts). */
+export function sqliteGroups({ db, immediate }: SqliteDb, rootDurationMs: number): GroupsStore {
   const q = {
     insertGroup: db.query(
       `INSERT INTO groups (group_id, key_id, created_at, version, size, active_members, depth, root, removed_version, mandate, challengers)
@@ -24,7 +25,7 @@ export function sqliteGroups({ db, immediate }: SqliteDb): GroupsStore {
          changed_at = $at, changed_request_id = $requestId
        WHERE group_id = $groupId RETURNING *`,
     ),
-    insertRoot: db.query("INSERT INTO group_roots (group_id, version, root) VALUES (?, ?, ?)"),
+    insertRoot: db.query("INSERT INTO group_roots (group_id, version, root, made_at) VALUES (?, ?, ?, ?)"),
     putNode: db.query(
       `INSERT INTO group_nodes (group_id, level, idx, value) VALUES ($groupId, $level, $index, $value)
        ON CONFLICT (group_id, level, idx) DO UPDATE SET value = excluded.value`,
@@ -41,8 +42,11 @@ export function sqliteGroups({ db, immediate }: SqliteDb): GroupsStore {
     // Since version 0 every leaf is a change, and the n-th change is leaf n: a primary-key range, not an OFFSET scan.
     leavesFrom: db.query("SELECT leaf_index, commitment FROM group_members WHERE group_id = ? AND leaf_index >= ? ORDER BY leaf_index LIMIT ?"),
     acceptableRoot: db.query(
+      // src/groups/roots.ts: since the last removal, and current or replaced (its successor made) after the cutoff.
       `SELECT 1 AS ok FROM group_roots r JOIN groups g ON g.group_id = r.group_id
-       WHERE r.group_id = ? AND r.root = ? AND r.version >= g.removed_version AND r.root <> '0' LIMIT 1`,
+       WHERE r.group_id = ? AND r.root = ? AND r.version >= g.removed_version AND r.root <> '0'
+         AND (r.version = g.version OR EXISTS (SELECT 1 FROM group_roots n WHERE n.group_id = r.group_id AND n.version = r.version + 1 AND n.made_at > ?))
+       LIMIT 1`,
     ),
   };
 
@@ -90,7 +94,7 @@ export function sqliteGroups({ db, immediate }: SqliteDb): GroupsStore {
             const updated = toGroup(q.updateGroup.get({ groupId, version, size, active, depth, root, removedVersion, at, requestId }));
             for (const leaf of leaves) q.putLeaf.run({ groupId, index: leaf.index, value: leaf.value, version });
             for (const node of nodes) q.putNode.run({ groupId, level: node.level, index: node.index, value: node.value });
-            q.insertRoot.run(groupId, version, root);
+            q.insertRoot.run(groupId, version, root, at);
             return updated;
           }),
       });
@@ -124,8 +128,8 @@ export function sqliteGroups({ db, immediate }: SqliteDb): GroupsStore {
       });
     },
 
-    async acceptableRoot(groupId: string, root: string): Promise<boolean> {
-      return q.acceptableRoot.get(groupId, root) !== null;
+    async acceptableRoot(groupId: string, root: string, now: number): Promise<boolean> {
+      return q.acceptableRoot.get(groupId, root, now - rootDurationMs) !== null;
     },
   };
 }

@@ -327,4 +327,9 @@ export const sqliteMigrations: string[] = [
   // first start that finds them (SQL cannot hash a JWK: main.ts).
   `ALTER TABLE agents ADD COLUMN signing_key_id TEXT;
    CREATE INDEX agents_by_signing_key_id ON agents (key_id, signing_key_id);`,
+  // 13: when each group root was made (issue 37), so that a replaced root is
+  // accepted only for the root duration after its successor was made
+  // (src/groups/roots.ts). Roots from before have none: only a group's
+  // current root among them stays acceptable.
+  `ALTER TABLE group_roots ADD COLUMN made_at INTEGER;`,
 ];

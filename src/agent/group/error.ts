@@ -1,4 +1,7 @@
-// The agent's refusals to prove for a group (src/agent/group.ts), each naming what was wrong.
+// The agent's refusals to prove for a group (src/agent/group/), each naming
+// what was wrong. Hides nothing and reveals nothing: a refusal is the same
+// for every member of the group (src/agent/group/proof.ts), except
+// not_member, which only a non-member meets.
 
 export type GroupProofErrorCode =
   /** The challenge lacks a field or has one of the wrong form. */
@@ -20,6 +23,11 @@ export type GroupProofErrorCode =
 
 /** A refusal to prove, naming what was wrong. */
 export class GroupProofError extends Error {
+  // The class's own name too, not only the instances': a bundler that splits code renames a class it sees twice
+  // (GroupProofError2), and that is what Bun and Node print for an uncaught error.
+  static {
+    Object.defineProperty(GroupProofError, "name", { value: "GroupProofError" });
+  }
   override readonly name = "GroupProofError";
   constructor(
     readonly code: GroupProofErrorCode,

@@ -1,5 +1,5 @@
 // Reading a group's tree from its zkagent service (issue 32): the agent keeps
-// the tree it synced last (src/agent/group-cache.ts) and asks only for what
+// the tree it synced last (src/agent/group/cache.ts) and asks only for what
 // changed since that version:
 //
 //   GET {service}/v1/groups/{id}/members?since=V&offset=N   (no API key)
@@ -12,20 +12,27 @@
 // until next_offset is null; since=0 is every leaf. A group that changes while
 // its pages are read shows another version: the read starts again.
 //
-// What the agent asks tells the service nothing about which member it is: it
-// downloads every change (on a first sync, every leaf), never its own path.
+// What it hides: which member the agent is. It downloads every change (on a
+// first sync, every leaf), never its own path, and asks the same whoever it
+// is. What it reveals: that some member (or anyone) read the group, when.
 // Nothing served is used unchecked: the tree the changes give must have the
 // root the same answer serves, or it is dropped and synced from version 0;
-// a sync from 0 that does not give the served root is refused. A service that
+// a sync from 0 that does not give the served root is refused. And the
+// service cannot rewrite history: a leaf the agent has seen is, in whatever
+// it serves later (changes, or a whole resync after a 400 to ?since), that
+// same leaf or 0 (removed), never another member, and never fewer leaves:
+// else the sync is refused, naming the leaf (a service showing this agent a
+// tree of its own making could steer which root it proves against). A service that
 // does not know `since` (an answer without `changes`) is read the older way:
 // every leaf, from the paged member list.
-import { acceptedSource, readBounded } from "../bounded-fetch";
-import { defaultTreeCacheDir, dropTree, readTree, treePath, writeTree } from "./group-cache";
-import { GroupProofError } from "./group-error";
-import type { AgentTree, LeafChange } from "./group-tree";
-import { NODE_BYTES, readNode, writeNode } from "./group-tree";
-import { buildTree } from "./tree-build";
-import { FIELD_ORDER_R, parseFieldElement } from "../identity/field";
+import { acceptedSource, readBounded } from "../../bounded-fetch";
+import { serviceSays } from "./artifacts";
+import { defaultTreeCacheDir, dropTree, readTree, treePath, writeTree } from "./cache";
+import { GroupProofError } from "./error";
+import type { LeafChange, LeanTree } from "../../groups/lean-tree";
+import { NODE_BYTES, readNode, writeNode } from "../../groups/lean-tree";
+import { buildTree } from "./tree";
+import { FIELD_ORDER_R, parseFieldElement } from "../../identity/field";
 
 export interface FetchMembersOptions {
   /** For tests and custom transports; the global fetch by default. */
@@ -47,7 +54,7 @@ export interface SyncOptions extends FetchMembersOptions {
 
 /** A group's tree as synced: its root is the one the service served in the same answer. */
 export interface SyncedGroup {
-  tree: AgentTree;
+  tree: LeanTree;
   /** The group's version (null from a service without the changes feed). */
   version: number | null;
   /** Leaf records the service sent in this sync (a first sync: every leaf; later: the changes). */
@@ -139,10 +146,7 @@ export async function readMembers(
       prefetched = undefined;
     } else {
       const { response, signal } = await get(options, current);
-      if (!response.ok) {
-        await response.body?.cancel();
-        throw new GroupProofError("members", `GET ${current}: HTTP ${response.status}`);
-      }
+      if (!response.ok) throw new GroupProofError("members", `GET ${current}: HTTP ${response.status}${await serviceSays(response)}`);
       page = await boundedJson(response, maxPageBytes, current.href, signal);
     }
     if (!Array.isArray(page.members)) throw new GroupProofError("members", `GET ${current}: no "members" list`);
@@ -225,10 +229,7 @@ async function readChanges(
       // since > 0: a version this service never had (a tree from another life of it); since = 0: a service that does not take `since`.
       return since > 0 ? "unknown" : { legacy: undefined };
     }
-    if (!response.ok) {
-      await response.body?.cancel();
-      throw new GroupProofError("members", `GET ${url}: HTTP ${response.status}`);
-    }
+    if (!response.ok) throw new GroupProofError("members", `GET ${url}: HTTP ${response.status}${await serviceSays(response)}`);
     const page = await boundedJson(response, maxPageBytes, url.href, signal);
     if (!("changes" in page)) {
       if (since > 0 || offset > 0) throw new GroupProofError("members", `GET ${url}: no "changes" in an answer to ?since=`);
@@ -266,9 +267,9 @@ async function readChanges(
 
 // The trees this process synced, by cache key: a process proving twice reads its file once.
 const MAX_MEMORY_TREES = 4;
-const memory = new Map<string, { tree: AgentTree; version: number }>();
+const memory = new Map<string, { tree: LeanTree; version: number }>();
 
-function remember(key: string, tree: AgentTree, version: number): void {
+function remember(key: string, tree: LeanTree, version: number): void {
   memory.delete(key);
   memory.set(key, { tree, version });
   if (memory.size > MAX_MEMORY_TREES) memory.delete(memory.keys().next().value!);
@@ -279,6 +280,47 @@ export function forgetGroupTree(service: string, groupId: string, cacheDir: stri
   const key = serviceKey(serviceBase(service, allowInsecureLoopback));
   memory.delete(`${key}\n${groupId}`);
   if (cacheDir !== false) dropTree(treePath(cacheDir, key, groupId));
+}
+
+/**
+ * The leaves this agent has seen of a group: a tree whose root was served,
+ * as it stood before any change not yet checked against a served root
+ * (`before`: the earlier value of each leaf such a change touched).
+ */
+interface Seen {
+  tree: LeanTree;
+  size: number;
+  before: Map<number, bigint>;
+}
+
+const leafBytes = (tree: LeanTree): Uint8Array => tree.payload()[0] ?? new Uint8Array(0);
+
+/**
+ * GroupProofError unless `fresh` (a tree with a served root) keeps every leaf
+ * `seen` held: the same value, or 0 (removed); never another member, never
+ * a removed leaf back, never fewer leaves. Compared as bytes (a million
+ * leaves in milliseconds), then leaf by leaf where they differ.
+ */
+export function checkHistory(seen: Seen, fresh: LeanTree, groupId: string): void {
+  const refuse = (what: string) =>
+    new GroupProofError(
+      "members",
+      `the service rewrote the history of group ${groupId}: ${what}, yet leaves are only ever added or removed (set to 0): refused (the tree this agent keeps is left as it was; if the service's store was really replaced, remove the agent's group-tree cache)`,
+    );
+  if (fresh.size < seen.size) throw refuse(`it now serves ${fresh.size} leaves, this agent has seen ${seen.size}`);
+  const old = leafBytes(seen.tree);
+  const now = leafBytes(fresh);
+  const bytes = seen.size * NODE_BYTES;
+  if (seen.before.size === 0 && Buffer.compare(old.subarray(0, bytes), now.subarray(0, bytes)) === 0) return;
+  for (let i = 0; i < seen.size; i++) {
+    const at = i * NODE_BYTES;
+    const known = seen.before.get(i);
+    if (known === undefined && Buffer.compare(old.subarray(at, at + NODE_BYTES), now.subarray(at, at + NODE_BYTES)) === 0) continue;
+    const was = known ?? readNode(old, at);
+    const is = readNode(now, at);
+    if (is === was || is === 0n) continue;
+    throw refuse(was === 0n ? `leaf ${i} was removed (0) and is now ${is}` : `leaf ${i} was ${was} and is now ${is}`);
+  }
 }
 
 /** The service as the cache names it: its base URL without a trailing slash. */
@@ -298,7 +340,7 @@ export async function syncGroupTree(service: string, groupId: string, options: S
   const path = cacheDir === false ? null : treePath(cacheDir, key, groupId);
   const first = membersUrl(base, groupId);
 
-  let held: { tree: AgentTree; version: number } | undefined = memory.get(memoryKey);
+  let held: { tree: LeanTree; version: number } | undefined = memory.get(memoryKey);
   memory.delete(memoryKey); // taken out while it changes: an exception leaves no half-updated tree behind
   if (!held && path) {
     const read = readTree(path, key, groupId);
@@ -306,17 +348,31 @@ export async function syncGroupTree(service: string, groupId: string, options: S
     else if (read.problem !== "none") dropTree(path);
   }
   let received = 0;
+  // What this agent has seen, whatever the service answers from here on: a resync from 0 must keep it (checkHistory).
+  const seen: Seen | undefined = held ? { tree: held.tree, size: held.tree.size, before: new Map() } : undefined;
+  const seenVersion = held?.version ?? 0;
+  const keepsHistory = (fresh: LeanTree) => {
+    if (!seen || fresh === seen.tree) return;
+    try {
+      checkHistory(seen, fresh, groupId);
+    } catch (error) {
+      // Refused: this process keeps what it had seen (unless unchecked changes touched it; the disk copy is untouched either way).
+      if (seen.before.size === 0 && seen.tree.size === seen.size) remember(memoryKey, seen.tree, seenVersion);
+      throw error;
+    }
+  };
   for (let attempt = 0; attempt < 4; attempt++) {
     const since = held?.version ?? 0;
     const answer = await readChanges(first, groupId, since, options);
     if (answer === "moved") continue;
     if (answer === "unknown") {
-      if (path) dropTree(path);
+      // Resynced from 0, but not trusted more for it: the new history is checked against `seen` before it replaces anything.
       held = undefined;
       continue;
     }
     if ("legacy" in answer) {
       const synced = await legacySync(service, groupId, options, held?.tree, answer.legacy);
+      keepsHistory(synced.tree);
       // Kept in this process only (no version to resume from): the next read hashes only the leaves that differ.
       remember(memoryKey, synced.tree, 0);
       return synced;
@@ -335,11 +391,17 @@ export async function syncGroupTree(service: string, groupId: string, options: S
       }
     }
     try {
-      if (held) tree.apply(answer.changes);
+      if (held) {
+        // The leaves these changes overwrite, as seen: if the result is not the served root, the resync is held to them.
+        for (const change of answer.changes)
+          if (change.index < tree.size && !seen!.before.has(change.index)) seen!.before.set(change.index, tree.leaf(change.index));
+        tree.apply(answer.changes);
+      }
     } catch (error) {
       throw new GroupProofError("members", `the changes served for group ${groupId}: ${(error as Error).message}: refused`);
     }
     if (tree.size === answer.size && tree.root === answer.root) {
+      if (held === undefined) keepsHistory(tree);
       if (path && (held === undefined || answer.version !== held.version)) writeTree(cacheDir as string, path, key, groupId, answer.version, tree);
       remember(memoryKey, tree, answer.version);
       return { tree, version: answer.version, received, fromCache: held !== undefined, verified: true };
@@ -350,8 +412,7 @@ export async function syncGroupTree(service: string, groupId: string, options: S
         `the ${tree.size} leaves served for group ${groupId} give the root ${tree.root}, not the root ${answer.root} the service names: refused`,
       );
     }
-    // The kept tree and the changes do not give the served root: start again from nothing.
-    if (path) dropTree(path);
+    // The kept tree and the changes do not give the served root: start again from nothing (held to what was seen).
     held = undefined;
   }
   throw new GroupProofError("members", `group ${groupId} kept changing while it was read: try again`);
@@ -359,9 +420,9 @@ export async function syncGroupTree(service: string, groupId: string, options: S
 
 /**
  * The tree of a first sync (every leaf, in order): hashed in shares on
- * threads when it is large (tree-build.ts). Leaves with a gap are refused.
+ * threads when it is large (src/agent/group/tree.ts). Leaves with a gap are refused.
  */
-async function firstTree(changes: readonly LeafChange[]): Promise<AgentTree> {
+async function firstTree(changes: readonly LeafChange[]): Promise<LeanTree> {
   const bytes = new Uint8Array(changes.length * NODE_BYTES);
   for (const [i, change] of changes.entries()) {
     if (change.index !== i) throw new GroupProofError("members", `the leaves served leave a gap before leaf ${change.index}: refused`);
@@ -375,7 +436,7 @@ async function legacySync(
   service: string,
   groupId: string,
   options: FetchMembersOptions,
-  held: AgentTree | undefined,
+  held: LeanTree | undefined,
   firstPage: { url: URL; page: Record<string, unknown> } | undefined,
 ): Promise<SyncedGroup> {
   const { members, root } = await readMembers(service, groupId, options, firstPage);
@@ -383,7 +444,16 @@ async function legacySync(
   let tree = held;
   const changes: LeafChange[] = [];
   if (tree && leaves.length >= tree.size) {
-    for (let i = 0; i < tree.size; i++) if (tree.leaf(i) !== leaves[i]) changes.push({ index: i, value: leaves[i]! });
+    for (let i = 0; i < tree.size; i++) {
+      if (tree.leaf(i) === leaves[i]) continue;
+      // Only removals (0) of leaves the agent holds: any other change is a rewritten history (checkHistory).
+      if (leaves[i] !== 0n)
+        throw new GroupProofError(
+          "members",
+          `the service rewrote the history of group ${groupId}: leaf ${i} was ${tree.leaf(i)} and is now ${leaves[i]}, yet leaves are only ever added or removed (set to 0): refused`,
+        );
+      changes.push({ index: i, value: 0n });
+    }
     for (let i = tree.size; i < leaves.length; i++) changes.push({ index: i, value: leaves[i]! });
     tree.apply(changes);
   } else tree = await firstTree(leaves.map((value, index) => ({ index, value })));

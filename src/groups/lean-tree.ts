@@ -1,20 +1,30 @@
-// The agent's copy of a group's tree (issue 32): every level of the Lean
-// incremental Merkle tree Semaphore v4 uses (@zk-kit/lean-imt's rules:
-// a parent is Poseidon(left, right), or its left child alone when it has no
-// right one; depth ⌈log2 size⌉), kept as 32-byte big-endian nodes.
+// A group's tree, the one implementation the agent (src/agent/group/) and
+// the service (src/groups/tree.ts, its per-process cache) share: every level
+// of the Lean incremental Merkle tree Semaphore v4 uses (@zk-kit/lean-imt's
+// rules: a parent is Poseidon(left, right), or its left child alone when it
+// has no right one; depth ⌈log2 size⌉), kept as 32-byte big-endian nodes.
+// What it hides: nothing (its leaves are public). What it reveals: nothing
+// beyond them.
 //
-// Why all levels, and why bytes: a process that reads the tree from its disk
-// cache and applies k changed leaves hashes k·depth nodes and converts only
-// the nodes it touches to numbers; a million-member tree (64 MB) is never
-// turned into two million bigints nor rehashed. The roots it computes are
-// lean-imt's (test/agent/group-tree.test.ts compares both on random trees and
-// changes, removals included).
+// Why all levels, and why bytes: applying k changed leaves hashes k·depth
+// nodes and converts only the nodes it touches to numbers; a million-member
+// tree (≈ 64 MB of nodes) is never turned into two million bigints (the
+// service's LeanIMT of bigints took ≈ 385 B a leaf, this ≈ 64–80) nor
+// rehashed. A run of neighbouring parents (appended leaves) is hashed a
+// level at a time in the WebAssembly Poseidon. The roots it computes are
+// lean-imt's (test/agent/group-tree.test.ts compares both on random trees
+// and changes, removals included).
 //
 // Nothing here trusts what it holds: the path a proof uses is hashed up to the
 // root it is proved against (verifyPath) before any proof is made.
 import { poseidon2, poseidonLevelBytes } from "../groups/poseidon";
 
 export const NODE_BYTES = 32;
+
+/** Consecutive dirty parents from which apply() hashes a whole run in one call (fewer: one hash call each). */
+const RUN_MIN = 4;
+/** How much a level's buffer grows when it is full. */
+const GROWTH = 1.25;
 
 /** Poseidon over two inputs: the Semaphore v4 tree's hash (the same as src/groups/tree.ts's semaphoreTree). */
 export type PairHash = (left: bigint, right: bigint) => bigint;
@@ -29,13 +39,9 @@ export function readNode(bytes: Uint8Array, offset: number): bigint {
   return BigInt(hex);
 }
 
-/** `value` (below 2^256) as 32 big-endian bytes at `offset`. */
+/** `value` (below 2^256) as 32 big-endian bytes at `offset` (through hex: one conversion, not 32 bigint shifts). */
 export function writeNode(bytes: Uint8Array, offset: number, value: bigint): void {
-  let v = value;
-  for (let i = offset + NODE_BYTES - 1; i >= offset; i--) {
-    bytes[i] = Number(v & 0xffn);
-    v >>= 8n;
-  }
+  Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).write(value.toString(16).padStart(64, "0"), offset, NODE_BYTES, "hex");
 }
 
 export const nodeBytes = (value: bigint): Uint8Array => {
@@ -70,7 +76,7 @@ export interface MerklePath {
  * `leaves`), each exactly levelCount(count, level) nodes: a parent hashes its
  * two children, or is its left child alone. The same rule as apply(), for a
  * whole run of leaves at once (a first sync, or one share of it on a thread:
- * tree-build.ts).
+ * src/agent/group/tree.ts).
  */
 export function buildLevels(leaves: Uint8Array, count: number, upTo: number, hash: PairHash = poseidonPair): Uint8Array[] {
   const levels: Uint8Array[] = [];
@@ -95,7 +101,7 @@ export function buildLevels(leaves: Uint8Array, count: number, upTo: number, has
   return levels;
 }
 
-export class AgentTree {
+export class LeanTree {
   /** levels[0] = leaves; each level's buffer may be longer than its nodes (room to grow). */
   private levels: Uint8Array[] = [];
   private leafCount = 0;
@@ -129,9 +135,24 @@ export class AgentTree {
     return this.node(0, index);
   }
 
+  /** The low 32 bits of leaf `index` (a hash key: commitments are Poseidon outputs), read from its bytes. */
+  leafKey(index: number): number {
+    const leaves = this.levels[0]!;
+    const at = index * NODE_BYTES + NODE_BYTES - 4;
+    return ((leaves[at]! << 24) | (leaves[at + 1]! << 16) | (leaves[at + 2]! << 8) | leaves[at + 3]!) >>> 0;
+  }
+
+  /** Whether leaf `index` is `value` (32 bytes, big-endian), compared in place. */
+  leafIs(index: number, value: Uint8Array): boolean {
+    const leaves = this.levels[0]!;
+    const at = index * NODE_BYTES;
+    for (let i = 0; i < NODE_BYTES; i++) if (leaves[at + i] !== value[i]) return false;
+    return true;
+  }
+
   /** A tree over `leaves` (size · 1 hashes). */
-  static fromLeaves(leaves: readonly bigint[], hash?: PairHash): AgentTree {
-    const tree = new AgentTree(hash);
+  static fromLeaves(leaves: readonly bigint[], hash?: PairHash): LeanTree {
+    const tree = new LeanTree(hash);
     tree.apply(leaves.map((value, index) => ({ index, value })));
     return tree;
   }
@@ -176,27 +197,52 @@ export class AgentTree {
       }
       const below = this.levels[level]!;
       const above = this.levels[level + 1]!;
-      for (const parent of parents) {
-        const left = 2 * parent;
-        const right = left + 1;
-        if (right < count) {
-          writeNode(above, parent * NODE_BYTES, this.hash(readNode(below, left * NODE_BYTES), readNode(below, right * NODE_BYTES)));
-        } else {
-          above.set(below.subarray(left * NODE_BYTES, left * NODE_BYTES + NODE_BYTES), parent * NODE_BYTES);
+      for (let run = 0; run < parents.length; ) {
+        // A run of consecutive parents (appended leaves) in one call into the module: no bigint per node.
+        let end = run + 1;
+        while (end < parents.length && parents[end] === parents[end - 1]! + 1) end++;
+        if (end - run >= RUN_MIN && this.hash === poseidonPair) {
+          const first = parents[run]!;
+          const children = below.subarray(2 * first * NODE_BYTES, Math.min(2 * (parents[end - 1]! + 1), count) * NODE_BYTES);
+          above.set(poseidonLevelBytes(children), first * NODE_BYTES);
+          run = end;
+          continue;
+        }
+        for (; run < end; run++) {
+          const parent = parents[run]!;
+          const left = 2 * parent;
+          const right = left + 1;
+          if (right < count) {
+            writeNode(above, parent * NODE_BYTES, this.hash(readNode(below, left * NODE_BYTES), readNode(below, right * NODE_BYTES)));
+          } else {
+            above.set(below.subarray(left * NODE_BYTES, left * NODE_BYTES + NODE_BYTES), parent * NODE_BYTES);
+          }
         }
       }
       dirty = parents;
     }
   }
 
-  /** Room for `size` leaves on every level, growing by doubling. */
+  /** Bytes the levels take (their buffers, room to grow included): what a cache of trees counts. */
+  get allocatedBytes(): number {
+    let total = 0;
+    for (const level of this.levels) total += level.byteLength;
+    return total;
+  }
+
+  /**
+   * Room for `size` leaves on every level, growing by a quarter (at least a
+   * node): a tree that grows by many small additions copies O(1) bytes per
+   * leaf amortised and never holds more than 25 % unused room.
+   */
   private reserve(size: number): void {
     const depth = depthOf(size);
     for (let level = 0; level <= depth; level++) {
       const need = levelCount(size, level) * NODE_BYTES;
       const current = this.levels[level];
       if (current && current.length >= need) continue;
-      const grown = new Uint8Array(Math.max(need, (current?.length ?? 0) * 2, NODE_BYTES));
+      const room = Math.ceil(((current?.length ?? 0) * GROWTH) / NODE_BYTES) * NODE_BYTES;
+      const grown = new Uint8Array(Math.max(need, room, NODE_BYTES));
       if (current) grown.set(current);
       this.levels[level] = grown;
     }
@@ -284,8 +330,8 @@ export class AgentTree {
    * levelCount(size, level) nodes (built elsewhere, e.g. in shares on
    * threads); the levels above are hashed here.
    */
-  static fromLevels(size: number, levels: Uint8Array[], hash?: PairHash): AgentTree {
-    const tree = new AgentTree(hash);
+  static fromLevels(size: number, levels: Uint8Array[], hash?: PairHash): LeanTree {
+    const tree = new LeanTree(hash);
     const depth = depthOf(size);
     const known = Math.min(levels.length - 1, depth);
     tree.levels = levels.slice(0, known + 1);
@@ -305,12 +351,12 @@ export class AgentTree {
   }
 
   /** A tree from payload() bytes (no hashing: the caller checks the root and every path it uses). Null when the length does not fit `size`. */
-  static fromPayload(size: number, bytes: Uint8Array, hash?: PairHash): AgentTree | null {
+  static fromPayload(size: number, bytes: Uint8Array, hash?: PairHash): LeanTree | null {
     if (!Number.isSafeInteger(size) || size < 0) return null;
     let expected = 0;
     for (let level = 0; level <= depthOf(size) && size > 0; level++) expected += levelCount(size, level) * NODE_BYTES;
     if (bytes.length !== expected) return null;
-    const tree = new AgentTree(hash);
+    const tree = new LeanTree(hash);
     let at = 0;
     for (let level = 0; level <= depthOf(size) && size > 0; level++) {
       const length = levelCount(size, level) * NODE_BYTES;

@@ -1,3 +1,7 @@
+// The agent's tree of a group (the shared LeanTree, src/groups/lean-tree.ts),
+// built from a first sync's leaves. Hides nothing, reveals nothing: the
+// leaves are public and every member builds the same tree.
+//
 // A group's first sync hashes every leaf once (n − 1 Poseidon hashes: ≈ 0.05 ms
 // each on one core here, docs/performance.md): the bulk of the first proof in
 // a large group. The tree splits into aligned subtrees that need nothing of
@@ -6,14 +10,14 @@
 // cannot run on a thread (no Workers, a compiled binary without the module)
 // is hashed on this one: the same tree, slower.
 import { availableParallelism } from "node:os";
-import { AgentTree, buildLevels, depthOf, levelCount, NODE_BYTES } from "./group-tree";
-import { threadModule } from "../thread-module";
+import { LeanTree, buildLevels, depthOf, levelCount, NODE_BYTES } from "../../groups/lean-tree";
+import { threadModule } from "../../thread-module";
 
 /** Below this many leaves a thread costs more to start than it saves. */
 export const PARALLEL_MIN_LEAVES = 1 << 14;
 
 /** The thread's module, wherever this code runs (src/thread-module.ts). */
-const THREAD_MODULE = threadModule(import.meta.url, "agent", "tree-build.ts", "tree-thread");
+const THREAD_MODULE = threadModule(import.meta.url, "agent/group", "tree.ts", "tree-thread");
 
 /**
  * A thread that has not answered by then will not (its module never loaded):
@@ -55,11 +59,11 @@ export async function buildTree(
   count: number,
   threads = Math.min(availableParallelism(), 8),
   minLeaves = PARALLEL_MIN_LEAVES,
-): Promise<AgentTree> {
+): Promise<LeanTree> {
   const depth = depthOf(count);
   // Shares: a power of two no larger than the threads asked for, each an aligned subtree of 2^k leaves (the last one partial).
   const shares = count < minLeaves || threads < 2 ? 1 : 2 ** Math.min(Math.floor(Math.log2(threads)), depth);
-  if (shares === 1) return AgentTree.fromLevels(count, [leaves]);
+  if (shares === 1) return LeanTree.fromLevels(count, [leaves]);
   const k = depth - Math.log2(shares);
   const span = 2 ** k;
   const jobs: Promise<Uint8Array[]>[] = [];
@@ -82,5 +86,5 @@ export async function buildTree(
     }
     levels.push(joined);
   }
-  return AgentTree.fromLevels(count, levels);
+  return LeanTree.fromLevels(count, levels);
 }

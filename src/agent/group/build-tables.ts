@@ -1,10 +1,11 @@
 // Builds a Semaphore depth's window tables into the table cache, run as a
-// detached process by semaphoreProver (src/agent/semaphore-artifacts.ts) when
+// detached process by semaphoreProver (src/agent/group/artifacts.ts) when
 // a proof found none cached: that proof goes on without tables, and the next
 // process reads these. Arguments: DEPTH CACHE_DIR MARKER [ARTIFACTS_DIR [ARTIFACTS_CACHE, "-" for none]].
+// It sees the public circuit only, never the member's secret or its path.
 import { rmSync } from "node:fs";
-import { createProver } from "../prover";
-import { loadSemaphoreArtifacts } from "./semaphore-artifacts";
+import { createProver } from "../../prover";
+import { loadSemaphoreArtifacts } from "./artifacts";
 
 const [depth, dir, marker, artifactsDir, artifactsCache] = process.argv.slice(2);
 try {

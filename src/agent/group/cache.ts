@@ -15,15 +15,19 @@
 // version 0. A file altered so that every check still passes (whoever can
 // write the directory can recompute the hash) gains nothing: the synced root
 // must be the one the service serves, and the path a proof uses is hashed up
-// to the root it proves against before the proof is made (src/agent/group.ts).
+// to the root it proves against before the proof is made (src/agent/group/proof.ts).
+//
+// What it hides: nothing beyond the machine (0700/0600; the tree is public,
+// the file names no member). What it reveals, to whoever reads the
+// directory: which groups of which services this user proves for.
 //
 // Layout: one JSON line (the header below) ‖ "\n" ‖ every level's nodes,
-// leaves first, 32 bytes each, big-endian (AgentTree.payload()).
+// leaves first, 32 bytes each, big-endian (LeanTree.payload()).
 import { createHash } from "node:crypto";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { cacheDir, readCacheFile, writeCacheFile } from "../cache-file";
-import { AgentTree } from "./group-tree";
+import { cacheDir, readCacheFile, writeCacheFile } from "../../cache-file";
+import { LeanTree } from "../../groups/lean-tree";
 
 const FORMAT = "zkagent-group-tree/1";
 /** 2^21 leaves (the SDK's default bound) take 128 MiB over all levels; a larger file is none of ours. */
@@ -49,7 +53,7 @@ export function treePath(dir: string, service: string, group: string): string {
 }
 
 export interface CachedTree {
-  tree: AgentTree;
+  tree: LeanTree;
   version: number;
 }
 
@@ -70,7 +74,7 @@ export function readTree(path: string, service: string, group: string): CachedTr
   if (!Number.isSafeInteger(header.version) || header.version < 0) return { problem: "no version" };
   const payload = bytes.subarray(newline + 1);
   if (createHash("sha256").update(payload).digest("hex") !== header.content) return { problem: "its content does not have the hash its header names" };
-  const tree = AgentTree.fromPayload(header.size, payload);
+  const tree = LeanTree.fromPayload(header.size, payload);
   if (!tree) return { problem: "its levels do not have the size its header names" };
   if (tree.root.toString() !== header.root) return { problem: "its top node is not the root its header names" };
   return { tree, version: header.version };
@@ -86,7 +90,7 @@ export function dropTree(path: string): void {
 }
 
 /** Writes the tree at `version` (best effort: a directory that cannot be written only means the next process syncs from 0). */
-export function writeTree(dir: string, path: string, service: string, group: string, version: number, tree: AgentTree): void {
+export function writeTree(dir: string, path: string, service: string, group: string, version: number, tree: LeanTree): void {
   const parts = tree.payload();
   const hash = createHash("sha256");
   for (const part of parts) hash.update(part);

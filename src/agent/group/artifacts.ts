@@ -1,4 +1,6 @@
-// The Semaphore v4 artifacts the agent proves group membership with: the
+// The Semaphore v4 artifacts the agent proves group membership with (hides
+// nothing, reveals which depth the agent proves at — the challenge's, the same
+// for every member — to the service it downloads from): the
 // public ceremony's zkey and witness generator of one tree depth. Whatever the
 // source, a file is used only if its SHA-256 is the one pinned in
 // src/groups/semaphore-pins.ts (generated from @zk-kit/semaphore-artifacts):
@@ -20,20 +22,24 @@
 // service is not trusted with the bytes, only asked for them: a file that is
 // not the pinned one is refused, whichever source it came from.
 import { createHash } from "node:crypto";
-import { cacheDir as namedCacheDir, writeCacheFile } from "../cache-file";
+import { cacheDir as namedCacheDir, writeCacheFile } from "../../cache-file";
 import { closeSync, constants, existsSync, mkdirSync, openSync, rmSync, statSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { setPriority } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { acceptedSource, readBounded as readBoundedBody } from "../bounded-fetch";
-import { SEMAPHORE_ARTIFACTS_VERSION, SEMAPHORE_MAX_DEPTH, SEMAPHORE_PINS } from "../groups/semaphore-pins";
-import { cachedTablesPath, createProver, type Prover } from "../prover";
-import { proverThreads, tableOptions } from "./prover-tables";
+import { acceptedSource, readBounded as readBoundedBody } from "../../bounded-fetch";
+import { SEMAPHORE_ARTIFACTS_VERSION, SEMAPHORE_MAX_DEPTH, SEMAPHORE_PINS } from "../../groups/semaphore-pins";
+import { cachedTablesPath, createProver, type Prover } from "../../prover";
+import { proverThreads, tableOptions } from "../prover-tables";
 
 /** An artifact that is missing, not a regular file, too large, or not the pinned bytes. */
 export class SemaphoreArtifactError extends Error {
+  // The class's own name (GroupProofError says why).
+  static {
+    Object.defineProperty(SemaphoreArtifactError, "name", { value: "SemaphoreArtifactError" });
+  }
   override readonly name = "SemaphoreArtifactError";
 }
 
@@ -93,6 +99,8 @@ export interface SemaphoreArtifacts {
   depth: number;
   zkey: Uint8Array;
   wasm: Uint8Array;
+  /** The zkey's SHA-256 (hex): its pin, checked once on load, so the prover need not hash 5 MB again. */
+  zkeySha256: string;
 }
 
 /** Where the artifacts may come from (the file header); every field optional. */
@@ -110,14 +118,15 @@ export interface SemaphoreArtifactSource {
   fetch?: typeof fetch;
   /** Look in the installed @zk-kit/semaphore-artifacts (default true); false: the cache and the service only. */
   installedPackage?: boolean;
+  /** Milliseconds each download may take, its body included (default 120 s; the SDK passes its timeoutMs). */
+  timeoutMs?: number;
 }
 
 const sha256Hex = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 const SEMAPHORE_ID = /^semaphore_v4_d([1-9]|[12][0-9]|3[0-2])-[0-9a-f]{16}$/;
 
 /** `bytes`, refused unless they are the pinned file of `kind` at `depth`. */
-function pinned(bytes: Uint8Array, depth: number, kind: Kind, where: string): Uint8Array {
-  const sha256 = sha256Hex(bytes);
+function pinned(bytes: Uint8Array, depth: number, kind: Kind, where: string, sha256 = sha256Hex(bytes)): Uint8Array {
   const pin = SEMAPHORE_PINS[depth]![kind];
   if (sha256 !== pin) {
     throw new SemaphoreArtifactError(
@@ -134,7 +143,7 @@ async function fromDirectory(depth: number, dir: string): Promise<SemaphoreArtif
     return pinned(await readBounded(path, kind), depth, kind, path);
   };
   const [zkey, wasm] = await Promise.all([read("zkey"), read("wasm")]);
-  return { depth, zkey, wasm };
+  return { depth, zkey, wasm, zkeySha256: SEMAPHORE_PINS[depth]!.zkey };
 }
 
 /** A cached file (named by its pin), or null when absent or not the pinned bytes (then it is fetched again and overwritten). */
@@ -153,6 +162,38 @@ function toCache(dir: string, depth: number, kind: Kind, bytes: Uint8Array): voi
   writeCacheFile(dir, join(dir, `${SEMAPHORE_PINS[depth]![kind]}.${kind}`), [bytes]);
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: a service's text must not move the terminal's cursor
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]+/g;
+
+/** Default time for one download, its body included, when the caller names none. */
+const DOWNLOAD_TIMEOUT_MS = 120_000;
+
+/**
+ * What a service said with a refusal, for the error the agent shows: the
+ * `message` (and `reason`) of a JSON error body, or the start of a text one
+ * (at most 4 KiB read; control characters dropped). Empty when it said nothing.
+ */
+export async function serviceSays(response: Response): Promise<string> {
+  let text: string;
+  try {
+    const body = await readBoundedBody(response, 4096);
+    if (body === null) return "";
+    text = new TextDecoder().decode(body.bytes);
+  } catch {
+    return "";
+  }
+  let said = text;
+  try {
+    const json = JSON.parse(text) as { message?: unknown; reason?: unknown; error?: unknown };
+    const message = typeof json.message === "string" ? json.message : typeof json.error === "string" ? json.error : null;
+    if (message !== null) said = typeof json.reason === "string" ? `${message} (${json.reason})` : message;
+  } catch {
+    // not JSON: the text as it came
+  }
+  said = said.replace(CONTROL, " ").trim().slice(0, 500);
+  return said === "" ? "" : `: the service says: ${said}`;
+}
+
 /** One file from the service, bounded while it streams and checked against the pin; no redirect is followed. */
 async function fromService(source: SemaphoreArtifactSource, depth: number, kind: Kind): Promise<Uint8Array> {
   const { service, circuitId } = source;
@@ -169,19 +210,29 @@ async function fromService(source: SemaphoreArtifactSource, depth: number, kind:
     throw new SemaphoreArtifactError(`${circuitId ?? "no circuit id"} is not a Semaphore circuit id of depth ${depth} (semaphore_v4_d${depth}-<16 hex>)`);
   const url = new URL(`${base.pathname.replace(/\/$/, "")}/v1/circuits/${circuitId}/${kind}`, base);
   const get = source.fetch ?? fetch;
+  const timeoutMs = source.timeoutMs ?? DOWNLOAD_TIMEOUT_MS;
+  // One signal for the request and its body: a service that sends headers and then trickles is bounded too.
+  const signal = AbortSignal.timeout(timeoutMs);
+  const late = (error: unknown) =>
+    new SemaphoreArtifactError(`GET ${url}: ${signal.aborted ? `no complete answer within ${timeoutMs / 1000} s (timeoutMs)` : (error as Error).message}`, {
+      cause: error,
+    });
   let response: Response;
   try {
-    response = await get(url.href, { redirect: "error", signal: AbortSignal.timeout(120_000) });
+    response = await get(url.href, { redirect: "error", signal });
   } catch (error) {
-    throw new SemaphoreArtifactError(`GET ${url}: ${(error as Error).message}`);
+    throw late(error);
   }
-  if (!response.ok) {
-    await response.body?.cancel();
-    throw new SemaphoreArtifactError(`GET ${url}: HTTP ${response.status}`);
+  if (!response.ok) throw new SemaphoreArtifactError(`GET ${url}: HTTP ${response.status}${await serviceSays(response)}`);
+  let body: Awaited<ReturnType<typeof readBoundedBody>>;
+  try {
+    body = await readBoundedBody(response, MAX_BYTES[kind]);
+  } catch (error) {
+    throw late(error);
   }
-  const body = await readBoundedBody(response, MAX_BYTES[kind]);
   if (body === null) throw new SemaphoreArtifactError(`GET ${url}: more than the ${MAX_BYTES[kind]} bytes a Semaphore ${kind} may have: refused`);
-  return pinned(body.bytes, depth, kind, `GET ${url}`);
+  // readBounded hashed the bytes while they streamed: that digest is the one checked, not a second pass.
+  return pinned(body.bytes, depth, kind, `GET ${url}`, body.sha256);
 }
 
 /**
@@ -209,14 +260,14 @@ export async function loadSemaphoreArtifacts(depth: number, source: string | Sem
     return bytes;
   };
   const [zkey, wasm] = await Promise.all([one("zkey"), one("wasm")]);
-  return { depth, zkey, wasm };
+  return { depth, zkey, wasm, zkeySha256: SEMAPHORE_PINS[depth]!.zkey };
 }
 
 export interface SemaphoreProverOptions {
   /** Where semaphore-<depth>.zkey/.wasm are; default the installed @zk-kit/semaphore-artifacts, the cache, then `artifactsService`. */
   artifactsDir?: string;
   /** Where the depth's files are fetched from when no local source has them (a trusted zkagent service and the circuit id it serves them under). */
-  artifactsService?: { service: string; circuitId: string; allowInsecureLoopback?: boolean; fetch?: typeof fetch };
+  artifactsService?: { service: string; circuitId: string; allowInsecureLoopback?: boolean; fetch?: typeof fetch; timeoutMs?: number };
   /** Where downloaded artifacts are kept; default defaultSemaphoreCacheDir(), false for none. */
   artifactsCache?: string | false;
   /** Window tables at load (see ProveOptions.precompute); default true. */
@@ -308,13 +359,13 @@ export function semaphoreProver(depth: number, options: SemaphoreProverOptions =
     }).then(async (a) => {
       const threads = proverThreads(options.threads, "cores");
       if (tables.tableCache !== undefined && options.waitForTables !== true) {
-        const file = await cachedTablesPath(a.zkey, tables.tableCache);
+        const file = await cachedTablesPath(a.zkeySha256, tables.tableCache);
         if (!existsSync(file) && buildTablesInBackground(depth, tables.tableCache, file, options)) {
           entry.tables = file;
-          return createProver({ zkey: a.zkey, wasm: a.wasm }, { precompute: false });
+          return createProver({ zkey: a.zkey, wasm: a.wasm, zkeySha256: a.zkeySha256 }, { precompute: false });
         }
       }
-      return createProver({ zkey: a.zkey, wasm: a.wasm }, { ...tables, threads });
+      return createProver({ zkey: a.zkey, wasm: a.wasm, zkeySha256: a.zkeySha256 }, { ...tables, threads });
     });
     provers.set(key, entry);
     // A failed load is not kept: the next call reads the files again.

@@ -1,6 +1,7 @@
-// One share of a group tree's first build, on a thread (tree-build.ts starts
+// One share of a group tree's first build, on a thread (tree.ts starts
 // it): levels 1…upTo over a run of leaves, posted back as transferred buffers.
-import { buildLevels } from "./group-tree";
+// Public leaves in, public nodes out: nothing of the member crosses the thread.
+import { buildLevels } from "../../groups/lean-tree";
 
 declare const self: Worker;
 
