@@ -315,3 +315,14 @@ export function benchOp(op: i32, n: i32): void {
 export function benchStage(stage: i32): void {
   benchStageAt(base(), stage);
 }
+
+/**
+ * fpMul on raw limbs (for the differential tests of the two builds, whose
+ * fpMul differs: test/assembly/wide.test.ts): a ‖ b (9 little-endian u32
+ * limbs each, Montgomery form, any value < 8p with limbs 0..7 below 2^29, as
+ * lazy sums are) → a·b·2^−261 mod p raw at 2·FP_SIZE.
+ */
+export function fpMulRaw(): void {
+  const a = base();
+  fpMul(a + 2 * FP_SIZE, a, a + FP_SIZE);
+}

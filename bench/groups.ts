@@ -20,7 +20,12 @@
 // 200k group, batches of 10,000 one after another); the server's RSS after
 // 600,000 members in 6 groups.
 //
-//   bun bench/groups.ts [--sizes 10000,100000,1000000] [--batch 10000] [--stores sqlite,postgres] [--server | --server-only] [--json]
+// Issue 37: the flood's bodies are built (and serialised) before it starts,
+// so the prober measures the server, not the client sharing its event loop;
+// p50/p99/max are printed (the max shows the stalls a sparse p99 misses).
+// --flood-only stops the server rows after the flood.
+//
+//   bun bench/groups.ts [--sizes 10000,100000,1000000] [--batch 10000] [--stores sqlite,postgres] [--server | --server-only] [--flood-only] [--json]
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -45,6 +50,7 @@ const { values } = parseArgs({
     server: { type: "boolean" },
     "server-only": { type: "boolean" },
     "reads-per-minute": { type: "string" },
+    "flood-only": { type: "boolean" },
   },
 });
 const STORES = (values.stores ?? "sqlite,postgres").split(",");
@@ -120,16 +126,17 @@ const CLI = new URL("../src/cli/index.ts", import.meta.url).pathname;
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 const pct = (xs: number[]) => {
   const sorted = [...xs].sort((a, b) => a - b);
-  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), n: xs.length };
+  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1]!, n: xs.length };
 };
+type Pct = ReturnType<typeof pct>;
 
 interface ServerRow {
   store: string;
-  idle: { p50: number; p99: number; n: number };
-  flood: { p50: number; p99: number; n: number };
-  readers: { p50: number; p99: number; n: number; pages: number; megabytes: number };
-  additions: { members: number; seconds: number; perSecond: number };
-  rssMiB: { start: number; after600k: number };
+  idle: Pct;
+  flood: Pct;
+  readers?: Pct & { pages: number; megabytes: number };
+  additions?: { members: number; seconds: number; perSecond: number };
+  rssMiB?: { start: number; after600k: number };
 }
 
 const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
@@ -190,19 +197,22 @@ async function serverRows(kind: string, databaseUrl: string): Promise<ServerRow>
     await challenges(() => true, 20);
     const idle = await challenges(() => true, 200);
 
-    // The flood: 3 rounds of two concurrent POSTs of 10,000 into one group.
+    // The flood: 3 rounds of two concurrent POSTs of 10,000 into one group, their bodies serialised beforehand.
     await ok(call(a.key, "POST", "/v1/groups", { group_id: "flood" }));
+    const bodies = Array.from({ length: 6 }, () => JSON.stringify({ identity_commitments: fresh(10_000) }));
+    const post = (body: string) =>
+      ok(fetch(`${url}/v1/groups/flood/members`, { method: "POST", headers: { "x-api-key": a.key, "content-type": "application/json" }, body }));
     let flooding = true;
     const flood = (async () => {
       try {
-        for (let round = 0; round < 3; round++)
-          await Promise.all([0, 1].map(() => ok(call(a.key, "POST", "/v1/groups/flood/members", { identity_commitments: fresh(10_000) }))));
+        for (let round = 0; round < 3; round++) await Promise.all([0, 1].map((i) => post(bodies[round * 2 + i]!)));
       } finally {
         flooding = false;
       }
     })();
     const duringFlood = await challenges(() => !flooding, 20);
     await flood;
+    if (values["flood-only"]) return { store: kind, idle: pct(idle), flood: pct(duringFlood) };
 
     // The additions rate: a 200,000-member group, batches one after another; then 5 groups of 80,000 (600k in 6 groups).
     await ok(call(a.key, "POST", "/v1/groups", { group_id: "big" }));
@@ -255,14 +265,16 @@ async function serverRows(kind: string, databaseUrl: string): Promise<ServerRow>
   }
 }
 
+const ms = (p: Pct) => `${p.p50.toFixed(1)}/${p.p99.toFixed(1)}/${p.max.toFixed(1)} ms (${p.n})`;
 const printServer = (r: ServerRow) =>
   values.json ||
   console.log(
-    `${r.store} server: another key's challenge p50/p99 idle ${r.idle.p50.toFixed(1)}/${r.idle.p99.toFixed(1)} ms; ` +
-      `during 2 × 10,000 additions ${r.flood.p50.toFixed(1)}/${r.flood.p99.toFixed(1)} ms (${r.flood.n}); ` +
-      `during 4 readers of 200k ${r.readers.p50.toFixed(1)}/${r.readers.p99.toFixed(1)} ms (${r.readers.n}; ${r.readers.pages} pages, ${r.readers.megabytes.toFixed(0)} MB out in 10 s); ` +
-      `additions ${r.additions.perSecond.toFixed(0)}/s (200k in ${r.additions.seconds.toFixed(1)} s, 1M ≈ ${(1e6 / r.additions.perSecond).toFixed(0)} s); ` +
-      `RSS ${r.rssMiB.start.toFixed(0)} → ${r.rssMiB.after600k.toFixed(0)} MiB after 600k members in 6 groups`,
+    `${r.store} server: another key's challenge p50/p99/max idle ${ms(r.idle)}; during 3 × 2 × 10,000 additions ${ms(r.flood)}` +
+      (r.readers && r.additions && r.rssMiB
+        ? `; during 4 readers of 200k ${ms(r.readers)} (${r.readers.pages} pages, ${r.readers.megabytes.toFixed(0)} MB out in 10 s); ` +
+          `additions ${r.additions.perSecond.toFixed(0)}/s (200k in ${r.additions.seconds.toFixed(1)} s, 1M ≈ ${(1e6 / r.additions.perSecond).toFixed(0)} s); ` +
+          `RSS ${r.rssMiB.start.toFixed(0)} → ${r.rssMiB.after600k.toFixed(0)} MiB after 600k members in 6 groups`
+        : ""),
   );
 
 const rows: Row[] = [];

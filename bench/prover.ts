@@ -34,13 +34,14 @@ import { join } from "node:path";
 import * as snarkjs from "snarkjs";
 // @ts-ignore — untyped nested dependency (the copy snarkjs itself uses)
 import { buildBn128 } from "ffjavascript";
-import { buildWasm, isStale, PROVER_TEST_WASM_PATH } from "../scripts/asc-build";
+import { buildPath, buildWasm, isStale, PROVER_TEST_WASM_PATH, PROVER_WASM_PATH } from "../scripts/asc-build";
 import { identityCommitment } from "../src/identity/commitment";
 import { type CircuitInput, createProver, type Prover, randomScalar, writeProveInput } from "../src/prover";
 import { BaseSet, type ProverTestExports } from "../src/prover/wasm";
 import type { WitnessCalculator } from "../src/prover/witness";
 import { parseZkey } from "../src/prover/zkey";
 import { semaphoreArtifacts, semaphoreStatement } from "../test/prover/semaphore";
+import { WASM_BUILD, type WasmBuild, wideArithmeticSupported } from "../src/wasm-engine";
 import { median } from "./support";
 
 const args = process.argv.slice(2);
@@ -56,7 +57,11 @@ const root = join(import.meta.dir, "..");
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 // The test build is not made by postinstall (only what `start` needs is): built here when missing or stale.
 if (isStale(PROVER_TEST_WASM_PATH)) buildWasm(PROVER_TEST_WASM_PATH);
-const testModule = await WebAssembly.compile(readFileSync(PROVER_TEST_WASM_PATH));
+const testModule = await WebAssembly.compile(readFileSync(buildPath(PROVER_TEST_WASM_PATH, WASM_BUILD)));
+// The other WebAssembly build (src/wasm-engine.ts), proving side by side with
+// the process's own: the portable one when this engine runs the wide one.
+const otherBuild: WasmBuild | undefined = WASM_BUILD === "wide" ? "portable" : wideArithmeticSupported() ? "wide" : undefined;
+const otherModule = otherBuild ? await WebAssembly.compile(readFileSync(buildPath(PROVER_WASM_PATH, otherBuild))) : undefined;
 
 interface Circuit {
   name: string;
@@ -128,6 +133,7 @@ async function bench(c: Circuit) {
   let t = performance.now();
   const prover: Prover = await createProver({ zkey: c.zkey, wasm: c.wasm });
   const loadMs = performance.now() - t;
+  const other: Prover | undefined = otherModule ? await createProver({ zkey: c.zkey, wasm: c.wasm }, { module: otherModule }) : undefined;
   const threaded: Prover | undefined = threads > 1 ? await createProver({ zkey: c.zkey, wasm: c.wasm }, { threads }) : undefined;
   t = performance.now();
   await createProver({ zkey: c.zkey, wasm: c.wasm }, { precompute: false });
@@ -200,12 +206,14 @@ async function bench(c: Circuit) {
 
   // Warm-up: JIT tiers of both, and the snarkjs curve for the "curve once" variant.
   await zkagentRun(Math.min(10, c.iterations))();
+  if (other) await zkagentRun(Math.min(10, c.iterations), other)();
   if (threaded) await zkagentRun(Math.min(10, c.iterations), threaded)();
   await snarkjsRun(1, true)();
   await breakdown(2);
 
-  const results: { zkagent: number[]; threads: number[]; single: number[]; curveOnce: number[]; breakdown: Breakdown[] } = {
+  const results: { zkagent: number[]; other: number[]; threads: number[]; single: number[]; curveOnce: number[]; breakdown: Breakdown[] } = {
     zkagent: [],
+    other: [],
     threads: [],
     single: [],
     curveOnce: [],
@@ -214,15 +222,18 @@ async function bench(c: Circuit) {
   const snarkjsIterations = Math.max(3, c.iterations >> 2);
   for (let round = 0; round < rounds; round++) {
     const zk: number[] = [];
+    const oth: number[] = [];
     const par: number[] = [];
     const single: number[] = [];
     const once: number[] = [];
     // Blocks: zkagent, snarkjs single, zkagent, snarkjs curve-once, zkagent alternating with the breakdown.
     const block = Math.max(1, Math.floor(c.iterations / 3));
     zk.push(...(await zkagentRun(block)()));
+    if (other) oth.push(...(await zkagentRun(block, other)()));
     if (threaded) par.push(...(await zkagentRun(block, threaded)()));
     single.push(...(await snarkjsRun(snarkjsIterations, true)()));
     zk.push(...(await zkagentRun(block)()));
+    if (other) oth.push(...(await zkagentRun(block, other)()));
     if (threaded) par.push(...(await zkagentRun(block, threaded)()));
     (globalThis as any).curve_bn128 ??= await buildBn128(true);
     once.push(...(await snarkjsRun(snarkjsIterations, false)()));
@@ -230,9 +241,11 @@ async function bench(c: Circuit) {
     const stagedRuns: Breakdown[] = [];
     for (let i = 0; i < Math.max(1, c.iterations - 2 * block); i++) {
       zk.push(...(await zkagentRun(1)()));
+      if (other) oth.push(...(await zkagentRun(1, other)()));
       stagedRuns.push(await breakdown(1));
     }
     results.zkagent.push(median(zk));
+    if (other) results.other.push(median(oth));
     if (threaded) results.threads.push(median(par));
     results.single.push(median(single));
     results.curveOnce.push(median(once));
@@ -240,6 +253,7 @@ async function bench(c: Circuit) {
   }
 
   const zkagentMs = median(results.zkagent);
+  const otherMs = other ? median(results.other) : undefined;
   const singleMs = median(results.single);
   const threadsMs = threaded ? median(results.threads) : undefined;
   threaded?.close();
@@ -263,12 +277,21 @@ async function bench(c: Circuit) {
     snarkjs_fullprove_curve_once_median_ms: +onceMs.toFixed(1),
     speedup_vs_single: +(singleMs / zkagentMs).toFixed(2),
     speedup_vs_curve_once: +(onceMs / zkagentMs).toFixed(2),
+    build: WASM_BUILD,
+    ...(otherMs === undefined
+      ? {}
+      : {
+          other_build: otherBuild,
+          zkagent_other_build_median_ms: +otherMs.toFixed(2),
+          other_build_speedup_vs_single: +(singleMs / otherMs).toFixed(2),
+        }),
     ...(threadsMs === undefined
       ? {}
       : { threads, zkagent_threads_median_ms: +threadsMs.toFixed(2), threads_speedup_vs_single: +(singleMs / threadsMs).toFixed(2) }),
     breakdown_median_ms: Object.fromEntries(Object.entries(parts).map(([k, v]) => [k, +v.toFixed(2)])),
     per_round: {
       zkagent: results.zkagent.map((x) => +x.toFixed(2)),
+      other: results.other.map((x) => +x.toFixed(2)),
       threads: results.threads.map((x) => +x.toFixed(2)),
       single: results.single.map((x) => +x.toFixed(1)),
       curveOnce: results.curveOnce.map((x) => +x.toFixed(1)),
@@ -286,7 +309,13 @@ for (const name of selected) {
     `  createProver (zkey parse + tables + witness calculator): ${r.load_ms} ms; without tables ${r.load_no_tables_ms} ms; ` +
       `with tableCache: ${r.load_table_cache_cold_ms} ms writing it, ${r.load_table_cache_warm_ms} ms reading it`,
   );
-  log(`  zkagent prove            median ${r.zkagent_median_ms} ms   (rounds: ${r.per_round.zkagent.join(", ")})`);
+  log(`  zkagent prove            median ${r.zkagent_median_ms} ms   (${r.build} build; rounds: ${r.per_round.zkagent.join(", ")})`);
+  if (r.zkagent_other_build_median_ms !== undefined) {
+    log(
+      `  zkagent prove, ${r.other_build} build  median ${r.zkagent_other_build_median_ms} ms   (rounds: ${r.per_round.other.join(", ")}); ` +
+        `${r.other_build_speedup_vs_single}× snarkjs single; the ${r.build} build is ${(r.zkagent_other_build_median_ms / r.zkagent_median_ms).toFixed(2)}× faster`,
+    );
+  }
   if (r.zkagent_threads_median_ms !== undefined) {
     log(`  zkagent prove, ${r.threads} threads  median ${r.zkagent_threads_median_ms} ms   (rounds: ${r.per_round.threads.join(", ")})`);
   }

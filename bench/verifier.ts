@@ -1,7 +1,8 @@
 // Benchmark: zkagent's wasm Groth16 verifier against its peers, in one run
 // on the same proofs (bun run bench:verifier = bun bench/verifier.ts).
 //
-//   zkagent verify()             Groth16Verifier (this repo), steady state
+//   zkagent verify()             Groth16Verifier (this repo), steady state, on both
+//                                WebAssembly builds (src/wasm-engine.ts): wide and portable
 //   zkagent verifyBatch()        per proof, batch sizes 1, 8, 64
 //   snarkjs groth16.verify       under Node (child process), default and single-threaded curve
 //   mcl-wasm precomputed         same work as ours: cached e(α,β), precomputed G2
@@ -20,6 +21,7 @@ import { mkdtempSync, writeFileSync, rmSync } from "node:fs";
 import { tmpdir, cpus } from "node:os";
 import { join } from "node:path";
 import { Groth16Verifier } from "../src/verifier/index.ts";
+import { type WasmBuild, wideArithmeticSupported } from "../src/wasm-engine.ts";
 import { agentIdentity, proofPool } from "../test/verifier/pool.ts";
 import * as mcl from "mcl-wasm";
 import { median } from "./support";
@@ -130,11 +132,18 @@ if (args.includes("--profile")) {
 
 // --- measurement ----------------------------------------------------------------
 const rounds = Number(args[args.indexOf("--rounds") + 1] || 0) || 3;
-const verifier = await Groth16Verifier.fromVerificationKey(vk);
-const oursOnce = (i: number) => {
+// Both builds, side by side (the wide one where the engine runs it); "ours"
+// below is the process's own build, the one the service would load.
+const BUILDS: WasmBuild[] = wideArithmeticSupported() ? ["wide", "portable"] : ["portable"];
+const verifiers = Object.fromEntries(
+  await Promise.all(BUILDS.map(async (build) => [build, await Groth16Verifier.fromVerificationKey(vk, { build })] as const)),
+) as Record<WasmBuild, Groth16Verifier>;
+const onceOf = (build: WasmBuild) => (i: number) => {
   const it = items[i % items.length]!;
-  if (!verifier.verify(it.proof, it.publicSignals).ok) throw new Error("zkagent rejected a valid proof");
+  if (!verifiers[build].verify(it.proof, it.publicSignals).ok) throw new Error(`zkagent (${build}) rejected a valid proof`);
 };
+const oursOnce = onceOf(BUILDS[0]!);
+const otherOnce = BUILDS[1] ? onceOf(BUILDS[1]) : undefined;
 
 // mcl-wasm, precomputed Groth16
 await mcl.init(mcl.BN_SNARK1);
@@ -179,14 +188,23 @@ const mclOnce = (i: number) => {
  * other's allocation and JIT churn), n calls each: the medians of both.
  */
 const BLOCK = 10;
-function interleaved(n: number): { ours: number; mcl: number } {
+function interleaved(n: number): { ours: number; mcl: number; other: number } {
   for (let i = 0; i < Math.min(30, n); i++) {
     oursOnce(i);
+    otherOnce?.(i);
     mclOnce(i);
   }
   const a: number[] = [];
   const b: number[] = [];
+  const c: number[] = [];
   for (let i = 0; i < n; i += BLOCK) {
+    if (otherOnce) {
+      for (let j = i; j < Math.min(n, i + BLOCK); j++) {
+        const t = performance.now();
+        otherOnce(j);
+        c.push(performance.now() - t);
+      }
+    }
     for (let j = i; j < Math.min(n, i + BLOCK); j++) {
       const t = performance.now();
       oursOnce(j);
@@ -198,7 +216,7 @@ function interleaved(n: number): { ours: number; mcl: number } {
       b.push(performance.now() - t);
     }
   }
-  return { ours: median(a), mcl: median(b) };
+  return { ours: median(a), mcl: median(b), other: c.length ? median(c) : Number.NaN };
 }
 
 // snarkjs under Node
@@ -216,6 +234,11 @@ const snark = (mode: string) => {
 
 type Round = {
   ours: number;
+  /** The other build's verify(), alternating with ours (NaN when the engine runs only the portable build). */
+  other: number;
+  /** Per build: each snarkjs figure over the bracketing runs of that build. */
+  snarkOther: number;
+  singleOther: number;
   mcl: number;
   mclRatio: number;
   snark: number;
@@ -229,20 +252,28 @@ const bracket = Math.max(30, Math.round(iterations / 5));
 for (let r = 0; r < rounds; r++) {
   const pair = interleaved(iterations);
   const before = timeIt(bracket, oursOnce);
+  const beforeOther = otherOnce ? timeIt(bracket, otherOnce) : Number.NaN;
   const snarkDefault = snark("default");
   const mid = timeIt(bracket, oursOnce);
+  const midOther = otherOnce ? timeIt(bracket, otherOnce) : Number.NaN;
   const snarkSingle = snark("single");
   const after = timeIt(bracket, oursOnce);
+  const afterOther = otherOnce ? timeIt(bracket, otherOnce) : Number.NaN;
   const batch: Record<number, number> = {};
   for (const size of [1, 8, 64]) {
     const list = Array.from({ length: size }, (_, i) => items[i % items.length]!);
     const reps = Math.max(5, Math.round((iterations * 2) / size));
-    batch[size] =
-      timeIt(reps, () => {
-        if (!verifier.verifyBatch(list).every((x) => x.ok)) throw new Error("batch rejected valid proofs");
-      }) / size;
+    for (const build of BUILDS) {
+      batch[build === BUILDS[0] ? size : -size] =
+        timeIt(reps, () => {
+          if (!verifiers[build].verifyBatch(list).every((x) => x.ok)) throw new Error("batch rejected valid proofs");
+        }) / size;
+    }
   }
   results.push({
+    other: pair.other,
+    snarkOther: snarkDefault / ((beforeOther + midOther) / 2),
+    singleOther: snarkSingle / ((midOther + afterOther) / 2),
     ours: pair.ours,
     mcl: pair.mcl,
     mclRatio: pair.mcl / pair.ours,
@@ -269,10 +300,18 @@ console.log(
   `machine: ${cpus().length} × ${cpus()[0]?.model ?? "?"}, bun ${Bun.version}, node ${Bun.spawnSync(["node", "--version"]).stdout.toString().trim()}`,
 );
 console.log("");
-console.log(`zkagent verify()                 ${ms(ours)}`);
+console.log(`zkagent verify()                 ${ms(ours)}   (${BUILDS[0]} build)`);
+if (BUILDS[1]) {
+  const other = med((r) => r.other);
+  console.log(
+    `zkagent verify(), ${BUILDS[1]} build   ${ms(other)}   the ${BUILDS[0]} build is ${x(other / ours)} faster (rounds: ${spread((r) => r.other / r.ours)}); ` +
+      `against snarkjs: ${x(med((r) => r.snarkOther))} (default curve), ${x(med((r) => r.singleOther))} (single-threaded)`,
+  );
+}
 for (const size of [1, 8, 64]) {
   const b = med((r) => r.batch[size]!);
-  console.log(`zkagent verifyBatch(${String(size).padEnd(2)}) /proof   ${ms(b)}   (${x(ours / b)} cheaper than single)`);
+  const other = BUILDS[1] ? `; ${BUILDS[1]} build ${ms(med((r) => r.batch[-size]!))}` : "";
+  console.log(`zkagent verifyBatch(${String(size).padEnd(2)}) /proof   ${ms(b)}   (${x(ours / b)} cheaper than single${other})`);
 }
 console.log(
   `mcl-wasm precomputed (Bun)       ${ms(med((r) => r.mcl))}   zkagent is ${x(med((r) => r.mclRatio))} faster (rounds: ${spread((r) => r.mclRatio)})`,

@@ -4,8 +4,12 @@
 // zkagent app called in process (app.handle, SQLite in memory, no port), so
 // the figures are the guard's and the service's work, not a network's.
 //
-//   signature    guard.verify of a signed request: parse, rules, the cached
-//                directory's key, one Ed25519 verification, the nonce store
+//   signature/memory, signature/redis, signature/postgres
+//                guard.verify of a signed request: parse, rules, the cached
+//                directory's key, one Ed25519 verification, the nonce claimed
+//                in that store (MemoryNonceStore; RedisNonceStore on a local
+//                redis-server through Bun's client; PostgresNonceStore on the
+//                tests' PostgreSQL through Bun's SQL), p50 and p99
 //   zkagent      guard.verify of the request carrying the proof: the
 //                challenge's status and the proof's verification at the
 //                service (the claim round and the agent's proving not counted;
@@ -14,16 +18,22 @@
 //   sign         the agent's side of a signature (web-bot-auth's signer)
 //   prove        the agent's side of a proof (answerChallenge)
 //
-//   bun bench/web-bot-auth.ts [--signatures N] [--proofs N] [--json]
+//   bun bench/web-bot-auth.ts [--signatures N] [--proofs N] [--stores memory,redis,postgres] [--json]
 import { parseArgs } from "node:util";
+import { RedisClient, SQL } from "bun";
 import { answerChallenge, createIdentity, readChallenge } from "../src/agent";
 import { formatAuth } from "../src/http-auth/scheme";
 import { zkagentGuard } from "../src/merchant";
-import { DirectoryCache } from "../src/merchant/directories";
-import { directoryResponse, MemoryNonceStore, requestSigner } from "../src/web-bot-auth";
+import { DirectoryCache } from "../src/merchant/modes/web-bot-auth/directories";
+import { directoryResponse, MemoryNonceStore, type NonceStore, PostgresNonceStore, RedisNonceStore, requestSigner } from "../src/web-bot-auth";
 import { createHarness } from "../test/support/harness";
+import { createTestDatabase, postgresTestUrl } from "../test/support/postgres";
+import { startRedis } from "../test/support/redis-server";
 
-const { values: flags } = parseArgs({ options: { signatures: { type: "string" }, proofs: { type: "string" }, json: { type: "boolean" } } });
+const { values: flags } = parseArgs({
+  options: { signatures: { type: "string" }, proofs: { type: "string" }, stores: { type: "string" }, json: { type: "boolean" } },
+});
+const STORES = (flags.stores ?? "memory,redis,postgres").split(",").map((store) => store.trim());
 const SIGNATURES = Number(flags.signatures ?? 500);
 const PROOFS = Number(flags.proofs ?? 20);
 const say = (...parts: unknown[]) => (flags.json ? console.error : console.log)(...parts);
@@ -39,40 +49,73 @@ if (registered.status !== 201) throw new Error(`registering: ${registered.status
 
 const OPERATOR = "https://agents.operator.example";
 const SHOP = "https://shop.example";
-const directories = new DirectoryCache({ fetch: (request) => directoryResponse([identity], { origin: new URL(request.url).origin }) });
 const service = (request: Request) => harness.app.handle(request);
-const signatureGuard = zkagentGuard({
-  url: "http://zkagent.test",
-  apiKey,
-  action: "browse",
-  origin: SHOP,
-  accept: ["web-bot-auth"],
-  signatures: { signatureAgents: [OPERATOR], directories, nonces: new MemoryNonceStore() },
-  fetch: service,
-});
+/** A guard admitting the operator's signatures, its nonces in `nonces`, its directory cache of its own (fetched once). */
+function signatureGuardWith(nonces: NonceStore) {
+  const directories = new DirectoryCache({ fetch: (request) => directoryResponse([identity], { origin: new URL(request.url).origin }) });
+  const guard = zkagentGuard({
+    url: "http://zkagent.test",
+    apiKey,
+    action: "browse",
+    origin: SHOP,
+    accept: ["web-bot-auth"],
+    signatures: { signatureAgents: [OPERATOR], directories, nonces },
+    fetch: service,
+  });
+  return { guard, directories };
+}
 const proofGuard = zkagentGuard({ url: "http://zkagent.test", apiKey, action: "browse", origin: SHOP, fetch: service });
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-const p90 = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length * 0.9)]!;
-const row = (name: string, values: number[]) => ({ name, n: values.length, median_ms: +median(values).toFixed(3), p90_ms: +p90(values).toFixed(3) });
+const quantile = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * q))]!;
+const row = (name: string, values: number[]) => ({
+  name,
+  n: values.length,
+  p50_ms: +quantile(values, 0.5).toFixed(3),
+  p99_ms: +quantile(values, 0.99).toFixed(3),
+});
 
 const signer = await requestSigner(identity, OPERATOR);
 const sign: number[] = [];
-const signature: number[] = [];
-for (let i = -20; i < SIGNATURES; i++) {
-  let start = performance.now();
-  const request = await signer.sign(new Request(`${SHOP}/catalog`));
-  const signed = performance.now() - start;
-  start = performance.now();
-  const result = await signatureGuard.verify(request);
-  const verified = performance.now() - start;
-  if (!result.ok) throw new Error(`signature refused: ${await result.response.text()}`);
-  if (i >= 0) {
-    sign.push(signed);
-    signature.push(verified);
+const signatureRows: ReturnType<typeof row>[] = [];
+const cleanups: (() => unknown)[] = [];
+for (const store of STORES) {
+  let nonces: NonceStore;
+  if (store === "memory") nonces = new MemoryNonceStore();
+  else if (store === "redis") {
+    const redis = await startRedis();
+    const client = new RedisClient(redis.url);
+    cleanups.push(
+      () => client.close(),
+      () => redis.stop(),
+    );
+    nonces = new RedisNonceStore(client);
+  } else if (store === "postgres") {
+    const database = await createTestDatabase(await postgresTestUrl());
+    const sql = new SQL(database.url, { max: 4 });
+    cleanups.push(async () => {
+      await sql.close();
+      await database.drop();
+    });
+    nonces = new PostgresNonceStore(sql);
+  } else throw new Error(`--stores: unknown store ${store}`);
+  const { guard, directories } = signatureGuardWith(nonces);
+  const signature: number[] = [];
+  for (let i = -20; i < SIGNATURES; i++) {
+    let start = performance.now();
+    const request = await signer.sign(new Request(`${SHOP}/catalog`));
+    const signed = performance.now() - start;
+    start = performance.now();
+    const result = await guard.verify(request);
+    const verified = performance.now() - start;
+    if (!result.ok) throw new Error(`signature refused: ${await result.response.text()}`);
+    if (i >= 0) {
+      if (store === STORES[0]) sign.push(signed);
+      signature.push(verified);
+    }
   }
+  if (directories.fetches !== 1) throw new Error(`the directory was fetched ${directories.fetches} times`);
+  signatureRows.push(row(`signature/${store}`, signature));
 }
-if (directories.fetches !== 1) throw new Error(`the directory was fetched ${directories.fetches} times`);
 
 const claim: number[] = [];
 const prove: number[] = [];
@@ -98,9 +141,9 @@ for (let i = -2; i < PROOFS; i++) {
   }
 }
 
-const rows = [row("signature", signature), row("zkagent", zkagent), row("claim", claim), row("sign", sign), row("prove", prove)];
-say(`guard.verify, in process (directory cached; service in process, SQLite in memory); medians and p90, ms`);
-for (const r of rows)
-  say(`${r.name.padEnd(10)} n=${String(r.n).padStart(4)}  median ${r.median_ms.toFixed(3).padStart(9)}  p90 ${r.p90_ms.toFixed(3).padStart(9)}`);
+const rows = [...signatureRows, row("zkagent", zkagent), row("claim", claim), row("sign", sign), row("prove", prove)];
+say(`guard.verify, in process (directory cached; service in process, SQLite in memory); p50 and p99, ms`);
+for (const r of rows) say(`${r.name.padEnd(20)} n=${String(r.n).padStart(4)}  p50 ${r.p50_ms.toFixed(3).padStart(9)}  p99 ${r.p99_ms.toFixed(3).padStart(9)}`);
+for (const cleanup of cleanups) await cleanup();
 if (flags.json) console.log(JSON.stringify({ rows }));
 process.exit(0);

@@ -33,6 +33,7 @@ const THREAD_ENTRIES = [
   join(ROOT, "src/verifier/thread-main.ts"),
   join(ROOT, "src/prover/thread-main.ts"),
   join(ROOT, "src/groups/thread-main.ts"),
+  join(ROOT, "src/http/members-body-main.ts"),
   join(ROOT, "src/agent/group/tree-thread.ts"),
 ];
 
@@ -45,6 +46,7 @@ const REQUIRED = [
   "circuits/artifacts/transcript.json",
   "circuits/ptau/powersOfTau28_hez_final_09.ptau",
   "build/prover.wasm",
+  "build/prover-wide.wasm",
 ];
 
 // circomlibjs imports blake-hash, whose index.js loads a native addon through

@@ -122,7 +122,7 @@ export const PACKAGES: PackageSpec[] = [
       "./merchant/express": "merchant/adapters/express.ts",
     },
     bin: { zkagent: "cli/index.ts" },
-    extraEntries: ["verifier/thread-main.ts", "prover/thread-main.ts", "groups/thread-main.ts", "agent/group/tree-thread.ts"],
+    extraEntries: ["verifier/thread-main.ts", "prover/thread-main.ts", "groups/thread-main.ts", "http/members-body-main.ts", "agent/group/tree-thread.ts"],
     // Read from its installed package (src/circuits/semaphore.ts), never bundled: 164 MB of zkeys, served at /v1/circuits/{id}/zkey.
     external: ["@zk-kit/semaphore-artifacts", "hono", "express"],
     dependencies: { "@zk-kit/semaphore-artifacts": exactDependency("@zk-kit/semaphore-artifacts") },
@@ -281,7 +281,13 @@ function manifest(spec: PackageSpec, stage: string): void {
 }
 
 export async function pack(out: string): Promise<void> {
-  for (const file of ["build/prover.wasm", "build/verifier.wasm", "circuits/artifacts/agent_identity.zkey"]) {
+  for (const file of [
+    "build/prover.wasm",
+    "build/prover-wide.wasm",
+    "build/verifier.wasm",
+    "build/verifier-wide.wasm",
+    "circuits/artifacts/agent_identity.zkey",
+  ]) {
     if (!existsSync(join(ROOT, file))) throw new Error(`${file} is missing: run bun run build:wasm (and bun run build:circuit)`);
   }
   const staging = join(out, "stage");

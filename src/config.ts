@@ -151,6 +151,14 @@ export const SETTINGS = {
     default: 2,
     description: "member additions one key may have running or queued per process; past it: 429 with Retry-After",
   },
+  groupAdditionsInFlightTotal: {
+    env: "GROUP_ADDITIONS_IN_FLIGHT_TOTAL",
+    kind: "integer",
+    min: 1,
+    max: 10_000,
+    default: 8,
+    description: "member additions all keys together may have running or queued per process (each holds its body, up to 1 MiB); past it: 429 with Retry-After",
+  },
   groupTreeCacheMb: {
     env: "GROUP_TREE_CACHE_MB",
     kind: "integer",
@@ -183,7 +191,8 @@ export const SETTINGS = {
     min: 0,
     max: 1_000_000_000,
     default: 600,
-    description: "reads of the keyless members route per client address per minute, per process; 304s are free (0 = no limit)",
+    description:
+      "reads of the keyless members route per client (IPv4 address, IPv6 /64) per sliding minute, per process; every request counts, 304s too (0 = no limit)",
   },
   auditRetentionDays: {
     env: "AUDIT_RETENTION_DAYS",

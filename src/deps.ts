@@ -34,6 +34,7 @@ export interface AppDeps {
     groupMaxPerKey?: number;
     groupMaxMembers?: number;
     groupAdditionsInFlight?: number;
+    groupAdditionsInFlightTotal?: number;
     membersReadsPerMinute?: number;
   };
   /** PUBLIC_URL: the server of the OpenAPI document; absent, the document names the host that served it. */

@@ -50,6 +50,13 @@ const catalogue = {
   // Issue 32: the bounds on groups (config.ts GROUP_*), each message naming its limit.
   too_many_groups: { status: 409, error: "Too many groups" }, // + message naming GROUP_MAX_PER_KEY
   group_full: { status: 409, error: "Group full" }, // + message naming GROUP_MAX_MEMBERS
+  // Issue 37: other processes kept changing the group while this change was planned; nothing applied, Retry-After.
+  group_contended: {
+    status: 503,
+    error: "Group busy",
+    message:
+      "Other requests changed this group while this change was being prepared, again and again; nothing was applied. Retry after the time Retry-After says.",
+  },
   group_additions_busy: { status: 429, error: "Too many additions in flight" }, // + message naming GROUP_ADDITIONS_IN_FLIGHT, Retry-After
   members_rate_limited: { status: 429, error: "Too many reads of group members" }, // + message naming GROUP_MEMBERS_READS_PER_MINUTE, Retry-After
   // Issue 34: an owner cannot cycle a member out and back in to unmask it.

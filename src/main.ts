@@ -153,6 +153,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       groupMaxPerKey: config.groupMaxPerKey,
       groupMaxMembers: config.groupMaxMembers,
       groupAdditionsInFlight: config.groupAdditionsInFlight,
+      groupAdditionsInFlightTotal: config.groupAdditionsInFlightTotal,
       membersReadsPerMinute: config.membersReadsPerMinute,
     },
     metricsToken: config.metricsToken || undefined,

@@ -20,13 +20,20 @@
 //
 //   PORT=8080 ZKAGENT_URL=http://127.0.0.1:3000 ZKAGENT_API_KEY=zka_… bun examples/shop/server.ts
 //
+// ZKAGENT_NONCE_STORE=redis://host:6379 (or valkey, rediss://) or
+// postgres://user:pass@host/db: where the signatures' nonces are remembered,
+// shared by every process of the shop (without it, each process keeps its
+// own, and a signature replayed to another process would pass there). The
+// shop stays strict: a signature without a nonce is refused.
+//
 // Optional: ZKAGENT_GROUPS=household,team-b (the groups whose members may
 // order; none: group claims are refused) and ZKAGENT_ORIGIN=https://shop.example
 // (the shop's public origin, which challenges bind; set it behind a proxy
 // that terminates TLS or rewrites Host).
 import { randomUUID } from "node:crypto";
+import { RedisClient, SQL } from "bun";
 import { Hono } from "hono";
-import { BadRequest } from "zkagent/merchant";
+import { BadRequest, type NonceStore, PostgresNonceStore, RedisNonceStore } from "zkagent/merchant";
 import { zkagent } from "zkagent/merchant/hono";
 
 const MERCHANT = "example-shop";
@@ -56,6 +63,17 @@ export interface ShopOptions {
   signatureAgents?: string[];
   /** Read the operators' directories over http from this machine (development, tests). */
   allowInsecureLoopback?: boolean;
+  /** Where accepted nonces are remembered (shared by the shop's processes); default the process's memory. */
+  nonces?: NonceStore;
+}
+
+/** The nonce store ZKAGENT_NONCE_STORE names: Redis/Valkey or PostgreSQL, on Bun's own clients; undefined when unset. Throws on another scheme. */
+export function nonceStoreFromUrl(url: string | undefined): NonceStore | undefined {
+  if (!url) return undefined;
+  const scheme = url.slice(0, url.indexOf(":"));
+  if (["redis", "rediss", "valkey", "valkeys"].includes(scheme)) return new RedisNonceStore(new RedisClient(url.replace(/^valkey/, "redis")));
+  if (scheme === "postgres" || scheme === "postgresql") return new PostgresNonceStore(new SQL(url, { max: 4 }));
+  throw new TypeError(`ZKAGENT_NONCE_STORE must be a redis://, rediss://, valkey:// or postgres:// URL, not ${scheme}:`);
 }
 
 const list = (text: string | undefined): string[] =>
@@ -73,6 +91,7 @@ export function shopOptionsFromEnv(env: Record<string, string | undefined>, requ
     signatureAgents: list(env.ZKAGENT_SIGNATURE_AGENTS),
     allowInsecureLoopback: ["1", "true"].includes(env.ZKAGENT_ALLOW_INSECURE_LOOPBACK ?? ""),
     ...(env.ZKAGENT_ORIGIN ? { origin: env.ZKAGENT_ORIGIN } : {}),
+    ...(env.ZKAGENT_NONCE_STORE ? { nonces: nonceStoreFromUrl(env.ZKAGENT_NONCE_STORE) } : {}),
   };
 }
 
@@ -89,7 +108,12 @@ export function createShop(options: ShopOptions) {
       groups: options.groups ?? [],
       ...(options.origin ? { origin: options.origin } : {}),
       // The shop's own registered agents may browse by their signature too (their keyid looked up at the service).
-      signatures: { signatureAgents: options.signatureAgents ?? [], allowInsecureLoopback: options.allowInsecureLoopback, registeredAgents: true },
+      signatures: {
+        signatureAgents: options.signatureAgents ?? [],
+        allowInsecureLoopback: options.allowInsecureLoopback,
+        registeredAgents: true,
+        ...(options.nonces ? { nonces: options.nonces } : {}),
+      },
     }),
     (c) => {
       const session = c.get("zkagent");

@@ -31,9 +31,10 @@ import { sha256Hex as sha256, vkHash as vkHashOf } from "../receipts/circuit";
 import { CeremonyError, parseTranscript, TRANSCRIPT_FORMAT, type Transcript, type TranscriptStep, transcriptText } from "./transcript";
 import { type ZkeyContribution, ZkeyContributionsError, zkeyContributions } from "./contributions";
 import { CEREMONY_FILE_LIMITS } from "./limits";
-import { CeremonyDirError, checkCeremonyDir, readCeremonyFile, stepArea } from "./files";
+import { CeremonyDirError, type CeremonyFileNames, checkCeremonyDir, readCeremonyFile, stepArea } from "./files";
 export { CeremonyError, parseTranscript, TRANSCRIPT_FORMAT, type Transcript, type TranscriptStep, transcriptText } from "./transcript";
-import { PTAU_BLAKE2B512, PTAU_NAME, PTAU_SOURCE, PtauMismatchError, readPinnedPtau } from "./ptau";
+import { AGENT_CEREMONY, type CeremonyCircuit, ceremonyCircuit } from "./circuits";
+import { PTAU_BLAKE2B512, PTAU_NAME, PtauMismatchError, readPinnedPtau } from "./ptau";
 import { type SnarkjsLogger, zKey } from "./snarkjs";
 
 const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString("hex");
@@ -49,9 +50,9 @@ export function checkName(name: string): string {
   return name;
 }
 
-async function readDir(dir: string, file: CeremonyFile): Promise<Uint8Array> {
+async function readDir(dir: string, file: CeremonyFile, names: CeremonyFileNames = CEREMONY_FILES): Promise<Uint8Array> {
   try {
-    return await readCeremonyFile(dir, file);
+    return await readCeremonyFile(dir, file, names);
   } catch (error) {
     if (error instanceof CeremonyDirError) throw new CeremonyError(error.message);
     throw error;
@@ -59,9 +60,9 @@ async function readDir(dir: string, file: CeremonyFile): Promise<Uint8Array> {
 }
 
 /** Refuses a directory with anything but regular files and directories in it (before a step reads or writes anything). */
-async function checkDir(dir: string): Promise<void> {
+async function checkDir(dir: string, names: CeremonyFileNames = CEREMONY_FILES): Promise<void> {
   try {
-    await checkCeremonyDir(dir);
+    await checkCeremonyDir(dir, names);
   } catch (error) {
     if (error instanceof CeremonyDirError) throw new CeremonyError(error.message);
     throw error;
@@ -89,10 +90,15 @@ async function initialZkey(r1cs: Uint8Array, ptau: Uint8Array): Promise<Uint8Arr
 }
 
 /** One step's outputs, written in a fresh area of `dir` and renamed into place: the zkey (snarkjs writes it), the vk and the transcript. */
-async function writeStep(dir: string, run: (out: string) => Promise<unknown>, transcript: (zkey: Uint8Array, result: unknown) => Transcript) {
-  const area = await stepArea(dir);
+async function writeStep(
+  dir: string,
+  circuit: CeremonyCircuit,
+  run: (out: string) => Promise<unknown>,
+  transcript: (zkey: Uint8Array, result: unknown) => Transcript,
+) {
+  const area = await stepArea(dir, circuit.files);
   try {
-    const out = area.path(CEREMONY_FILES.zkey);
+    const out = area.path(circuit.files.zkey);
     const result = await run(out);
     if (result === false) throw new CeremonyError("snarkjs refused the step");
     const zkey = new Uint8Array(await readFile(out));
@@ -108,14 +114,15 @@ async function writeStep(dir: string, run: (out: string) => Promise<unknown>, tr
   }
 }
 
-/** init: the circuit and the pinned ptau → DIR with the initial zkey (no contribution: not usable yet). */
-export async function initCeremony(dir: string, options: { ptau?: string; now?: () => Date } = {}): Promise<Transcript> {
-  if (existsSync(join(dir, CEREMONY_FILES.transcript))) throw new CeremonyError(`${dir} already holds a ceremony`);
-  const ptau = await readPinnedPtau(options.ptau);
-  const [r1cs, wasm] = await Promise.all([shippedFile("r1cs"), shippedFile("wasm")]);
+/** init: the circuit (the agent's unless named) and its pinned ptau → DIR with the initial zkey (no contribution: not usable yet). */
+export async function initCeremony(dir: string, options: { ptau?: string; now?: () => Date; circuit?: CeremonyCircuit } = {}): Promise<Transcript> {
+  const circuit = options.circuit ?? AGENT_CEREMONY;
+  if (existsSync(join(dir, circuit.files.transcript))) throw new CeremonyError(`${dir} already holds a ceremony`);
+  const ptau = await readPinnedPtau(options.ptau, circuit.ptau);
+  const [r1cs, wasm] = await Promise.all([circuit.source("r1cs"), circuit.source("wasm")]);
   await mkdir(dir, { recursive: true });
-  await checkDir(dir);
-  const area = await stepArea(dir);
+  await checkDir(dir, circuit.files);
+  const area = await stepArea(dir, circuit.files);
   try {
     await area.write("r1cs", r1cs);
     await area.write("wasm", wasm);
@@ -125,25 +132,35 @@ export async function initCeremony(dir: string, options: { ptau?: string; now?: 
   }
   return writeStep(
     dir,
+    circuit,
     (out) => zKey.newZKey(mem(r1cs), mem(ptau), out, quiet),
     (zkey) => ({
       format: TRANSCRIPT_FORMAT,
-      circuit: CIRCUIT_NAME,
+      circuit: circuit.name,
       r1cs_sha256: sha256(r1cs),
       wasm_sha256: sha256(wasm),
-      ptau: { name: PTAU_NAME, blake2b512: PTAU_BLAKE2B512, source: PTAU_SOURCE },
+      ptau: { name: circuit.ptau.name, blake2b512: circuit.ptau.blake2b512, source: circuit.ptau.source },
       steps: [{ step: "init", at: (options.now?.() ?? new Date()).toISOString(), zkey_sha256: sha256(zkey) }],
     }),
   );
 }
 
-async function lastZkey(dir: string): Promise<{ transcript: Transcript; zkey: Uint8Array }> {
+/** The circuit a transcript is for, among those a ceremony can be run for. */
+function circuitOf(transcript: Transcript): CeremonyCircuit {
+  const circuit = ceremonyCircuit(transcript.circuit);
+  if (!circuit) throw new CeremonyError(`the transcript is for ${JSON.stringify(transcript.circuit)}, not a circuit this build knows`);
+  return circuit;
+}
+
+async function lastZkey(dir: string): Promise<{ transcript: Transcript; zkey: Uint8Array; circuit: CeremonyCircuit }> {
   await checkDir(dir);
   const transcript = await readTranscript(dir);
-  const zkey = await readDir(dir, "zkey");
-  if (sha256(zkey) !== transcript.steps.at(-1)!.zkey_sha256) throw new CeremonyError(`${CEREMONY_FILES.zkey} is not the zkey of the transcript's last step`);
+  const circuit = circuitOf(transcript);
+  await checkDir(dir, circuit.files);
+  const zkey = await readDir(dir, "zkey", circuit.files);
+  if (sha256(zkey) !== transcript.steps.at(-1)!.zkey_sha256) throw new CeremonyError(`${circuit.files.zkey} is not the zkey of the transcript's last step`);
   if (transcript.steps.some((s) => s.step === "beacon")) throw new CeremonyError("the ceremony is closed: its beacon is applied");
-  return { transcript, zkey };
+  return { transcript, zkey, circuit };
 }
 
 /**
@@ -154,11 +171,12 @@ async function lastZkey(dir: string): Promise<{ transcript: Transcript; zkey: Ui
  */
 export async function contribute(dir: string, name: string, options: { now?: () => Date } = {}): Promise<TranscriptStep> {
   checkName(name);
-  const { transcript, zkey } = await lastZkey(dir);
+  const { transcript, zkey, circuit } = await lastZkey(dir);
   const entropy = randomBytes(64).toString("hex");
   const at = (options.now?.() ?? new Date()).toISOString();
   const next = await writeStep(
     dir,
+    circuit,
     (out) => zKey.contribute(mem(zkey), out, name, entropy, quiet),
     (written, result) => ({
       ...transcript,
@@ -179,12 +197,13 @@ export async function applyBeacon(
   if (!Number.isInteger(iterationsExp) || iterationsExp < 10 || iterationsExp > 63)
     throw new CeremonyError("--iterations must be an integer in [10, 63] (snarkjs's range)");
   const name = checkName(options.name ?? "beacon");
-  const { transcript, zkey } = await lastZkey(dir);
+  const { transcript, zkey, circuit } = await lastZkey(dir);
   if (!transcript.steps.some((s) => s.step === "contribution")) throw new CeremonyError("contribute at least once before the beacon");
   const beacon = beaconHex.toLowerCase();
   const at = (options.now?.() ?? new Date()).toISOString();
   const next = await writeStep(
     dir,
+    circuit,
     (out) => zKey.beacon(mem(zkey), out, name, beacon, iterationsExp, quiet),
     (written, result) => ({
       ...transcript,
@@ -228,12 +247,26 @@ async function ceremonyFiles(read: (file: CeremonyFile) => Promise<Uint8Array>):
   return { r1cs: r1cs!, wasm: wasm!, zkey: zkey!, vk: vk!, transcript: transcript! };
 }
 
-/** A ceremony directory's files, once the directory is checked (files.ts): nothing is read from one holding a link, a FIFO or a device. */
+/**
+ * A ceremony directory's files, once the directory is checked (files.ts):
+ * nothing is read from one holding a link, a FIFO or a device. The file
+ * names are those of the circuit its transcript names (the agent circuit's
+ * when the transcript cannot be read: verify then says why).
+ */
 export async function readCeremonyDir(dir: string): Promise<CeremonyFiles> {
   await checkDir(dir);
-  return ceremonyFiles((file) => readDir(dir, file));
+  let names: CeremonyFileNames = CEREMONY_FILES;
+  try {
+    names = ceremonyCircuit((await readTranscript(dir)).circuit)?.files ?? CEREMONY_FILES;
+  } catch (error) {
+    if (!(error instanceof CeremonyError)) throw error;
+  }
+  await checkDir(dir, names);
+  return ceremonyFiles((file) => readDir(dir, file, names));
 }
-export const shippedCeremony = (): Promise<CeremonyFiles> => ceremonyFiles(shippedFile);
+/** The ceremony a circuit ships with: the agent circuit's from the build, another's from its artifacts directory. */
+export const shippedCeremony = (circuit: CeremonyCircuit = AGENT_CEREMONY): Promise<CeremonyFiles> =>
+  circuit.shippedDir ? readCeremonyDir(circuit.shippedDir()) : ceremonyFiles(shippedFile);
 
 /**
  * verify: every link from the circuit to the verification key, each a check
@@ -253,7 +286,7 @@ export const shippedCeremony = (): Promise<CeremonyFiles> => ceremonyFiles(shipp
  *   transcript  (last) the final zkey is the one the transcript's last step wrote
  *   vk          verification_key.json is the zkey's
  */
-export async function verifyCeremony(files: CeremonyFiles, options: { ptau?: string } = {}): Promise<CeremonyReport> {
+export async function verifyCeremony(files: CeremonyFiles, options: { ptau?: string; circuit?: CeremonyCircuit } = {}): Promise<CeremonyReport> {
   const checks: Check[] = [];
   const report: CeremonyReport = { ok: false, checks, contributions: [], vk_hash: null, zkey_sha256: sha256(files.zkey), wasm_sha256: sha256(files.wasm) };
   const add = (check: string, ok: boolean, detail: string) => (checks.push({ check, ok, detail }), ok);
@@ -267,31 +300,34 @@ export async function verifyCeremony(files: CeremonyFiles, options: { ptau?: str
     add("transcript", false, error.message);
     return done();
   }
+  // The circuit asked for, else the one the transcript names, else the agent's: whichever, the transcript must name it.
+  const circuit = options.circuit ?? ceremonyCircuit(transcript.circuit) ?? AGENT_CEREMONY;
   add(
     "circuit",
-    transcript.circuit === CIRCUIT_NAME,
-    `transcript names ${JSON.stringify(transcript.circuit)}${transcript.circuit === CIRCUIT_NAME ? "" : `, not ${CIRCUIT_NAME}`}`,
+    transcript.circuit === circuit.name,
+    `transcript names ${JSON.stringify(transcript.circuit)}${transcript.circuit === circuit.name ? "" : `, not ${circuit.name}`}`,
   );
-  const [shippedR1cs, shippedWasm] = await Promise.all([shippedFile("r1cs"), shippedFile("wasm")]);
+  const [shippedR1cs, shippedWasm] = await Promise.all([circuit.source("r1cs"), circuit.source("wasm")]);
   const r1csHash = sha256(files.r1cs);
   add("r1cs", r1csHash === sha256(shippedR1cs) && r1csHash === transcript.r1cs_sha256, `sha256 ${r1csHash}`);
   const wasmHash = report.wasm_sha256;
   add("wasm", wasmHash === sha256(shippedWasm) && wasmHash === transcript.wasm_sha256, `sha256 ${wasmHash}`);
   let ptau: Uint8Array;
   try {
-    ptau = await readPinnedPtau(options.ptau);
+    ptau = await readPinnedPtau(options.ptau, circuit.ptau);
   } catch (error) {
     if (!(error instanceof PtauMismatchError) && !(error as NodeJS.ErrnoException).code) throw error;
     add("ptau", false, (error as Error).message);
     return done();
   }
-  const namesPinned = transcript.ptau.name === PTAU_NAME && transcript.ptau.blake2b512 === PTAU_BLAKE2B512;
+  const pin = circuit.ptau;
+  const namesPinned = transcript.ptau.name === pin.name && transcript.ptau.blake2b512 === pin.blake2b512;
   add(
     "ptau",
     namesPinned,
     namesPinned
-      ? `BLAKE2b-512 ${PTAU_BLAKE2B512.slice(0, 32)}… (${PTAU_NAME})`
-      : `the transcript names ptau ${JSON.stringify(transcript.ptau.name)} (BLAKE2b-512 ${transcript.ptau.blake2b512.slice(0, 16)}…), not the pinned ${PTAU_NAME} (${PTAU_BLAKE2B512.slice(0, 16)}…)`,
+      ? `BLAKE2b-512 ${pin.blake2b512.slice(0, 32)}… (${pin.name})`
+      : `the transcript names ptau ${JSON.stringify(transcript.ptau.name)} (BLAKE2b-512 ${transcript.ptau.blake2b512.slice(0, 16)}…), not the pinned ${pin.name} (${pin.blake2b512.slice(0, 16)}…)`,
   );
   add("steps", ...stepOrder(transcript.steps));
   // A transcript that already fails its own checks is not worth the seconds of the cryptographic ones.

@@ -30,8 +30,11 @@ const kindOf = (stats: { isSymbolicLink(): boolean; isFIFO(): boolean; isSocket(
           ? "a device"
           : "not a regular file";
 
+/** File names by role: the agent circuit's unless a ceremony for another circuit names its own (src/ceremony/circuits.ts). */
+export type CeremonyFileNames = Readonly<Record<CeremonyFile, string>>;
+
 /** Refuses `dir` unless it and everything in it are regular files and directories, and its known files are within their limits. */
-export async function checkCeremonyDir(dir: string): Promise<void> {
+export async function checkCeremonyDir(dir: string, names: CeremonyFileNames = CEREMONY_FILES): Promise<void> {
   const top = await lstat(dir).catch((error: NodeJS.ErrnoException) => {
     throw new CeremonyDirError(`${dir}: ${error.code ?? error.message}`);
   });
@@ -45,7 +48,7 @@ export async function checkCeremonyDir(dir: string): Promise<void> {
     }
   };
   await walk(dir);
-  for (const [file, name] of Object.entries(CEREMONY_FILES) as [CeremonyFile, string][]) {
+  for (const [file, name] of Object.entries(names) as [CeremonyFile, string][]) {
     const stats = await lstat(join(dir, name)).catch(() => null);
     if (stats && stats.size > CEREMONY_FILE_LIMITS[file]) {
       throw new CeremonyDirError(`${join(dir, name)} is ${stats.size} bytes, more than the ${CEREMONY_FILE_LIMITS[file]} accepted: refused`);
@@ -54,8 +57,8 @@ export async function checkCeremonyDir(dir: string): Promise<void> {
 }
 
 /** One file of a ceremony directory: not through a link, a regular file, at most its limit. */
-export async function readCeremonyFile(dir: string, file: CeremonyFile): Promise<Uint8Array> {
-  const path = join(dir, CEREMONY_FILES[file]);
+export async function readCeremonyFile(dir: string, file: CeremonyFile, names: CeremonyFileNames = CEREMONY_FILES): Promise<Uint8Array> {
+  const path = join(dir, names[file]);
   const limit = CEREMONY_FILE_LIMITS[file];
   let handle: Awaited<ReturnType<typeof open>>;
   try {
@@ -87,26 +90,26 @@ export async function readCeremonyFile(dir: string, file: CeremonyFile): Promise
  * exclusively) for one step's outputs. `write` creates files in it with
  * O_EXCL; `commit` renames them into `dir`; `discard` removes what is left.
  */
-export async function stepArea(dir: string) {
+export async function stepArea(dir: string, names: CeremonyFileNames = CEREMONY_FILES) {
   const area = await mkdtemp(join(dir, ".zkagent-step-"));
   const written: CeremonyFile[] = [];
   return {
     /** A path in the area for a tool that writes its own output file (snarkjs). */
     path: (name: string) => join(area, name),
     async write(file: CeremonyFile, data: Uint8Array | string): Promise<void> {
-      await writeFile(join(area, CEREMONY_FILES[file]), data, { flag: "wx" });
+      await writeFile(join(area, names[file]), data, { flag: "wx" });
       written.push(file);
     },
     /** Counts a file a tool wrote at path(its name) as written. */
     async adopt(file: CeremonyFile): Promise<void> {
-      const stats = await lstat(join(area, CEREMONY_FILES[file]));
+      const stats = await lstat(join(area, names[file]));
       if (!stats.isFile()) throw new CeremonyDirError(`${file}: the step wrote no regular file`);
       written.push(file);
     },
     /** Renames the written files into `dir`, the transcript last: an interrupted commit leaves the transcript of the last whole step. */
     async commit(): Promise<void> {
       const order = [...written.filter((f) => f !== "transcript"), ...written.filter((f) => f === "transcript")];
-      for (const file of order) await rename(join(area, CEREMONY_FILES[file]), join(dir, CEREMONY_FILES[file]));
+      for (const file of order) await rename(join(area, names[file]), join(dir, names[file]));
       await rm(area, { recursive: true, force: true });
     },
     discard: () => rm(area, { recursive: true, force: true }),

@@ -16,19 +16,35 @@ export const PTAU_SOURCE = "Hermez final Powers of Tau 2^9 (Perpetual Powers of 
 
 export class PtauMismatchError extends Error {}
 
+/** A phase-1 file known by its hash: its name, where it comes from, where the repository keeps it. */
+export interface PtauPin {
+  name: string;
+  blake2b512: string;
+  source: string;
+  path(): string;
+}
+
+export const AGENT_PTAU: PtauPin = {
+  name: PTAU_NAME,
+  blake2b512: PTAU_BLAKE2B512,
+  source: PTAU_SOURCE,
+  path: () => bundledFilePath(ptauPath, import.meta.url),
+};
+
 export const blake2b512 = (bytes: Uint8Array): string => createHash("blake2b512").update(bytes).digest("hex");
 
 /**
- * The bytes of a Powers of Tau file that is the pinned public one: the
- * repository's copy by default, or `path` (a copy of the same public file).
- * Throws PtauMismatchError for any other file.
+ * The bytes of a Powers of Tau file that is the pinned one (the agent
+ * circuit's public file unless `pin` names another): the repository's copy by
+ * default, or `path` (a copy of the same file). Throws PtauMismatchError for
+ * any other file.
  */
-export async function readPinnedPtau(path?: string): Promise<Uint8Array> {
-  const bytes = new Uint8Array(await readFile(path ?? bundledFilePath(ptauPath, import.meta.url)));
+export async function readPinnedPtau(path?: string, pin: PtauPin = AGENT_PTAU): Promise<Uint8Array> {
+  const bytes = new Uint8Array(await readFile(path ?? pin.path()));
   const hash = blake2b512(bytes);
-  if (hash !== PTAU_BLAKE2B512) {
+  if (hash !== pin.blake2b512) {
     throw new PtauMismatchError(
-      `${path ?? PTAU_NAME} is not the pinned phase-1 file: BLAKE2b-512 ${hash.slice(0, 16)}…, expected ${PTAU_BLAKE2B512.slice(0, 16)}…`,
+      `${path ?? pin.name} is not the pinned phase-1 file: BLAKE2b-512 ${hash.slice(0, 16)}…, expected ${pin.blake2b512.slice(0, 16)}…`,
     );
   }
   return bytes;

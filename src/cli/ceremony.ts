@@ -11,6 +11,7 @@ import {
   shippedCeremony,
   verifyCeremony,
 } from "../ceremony/ceremony";
+import { AGENT_CEREMONY, CEREMONY_CIRCUITS, type CeremonyCircuit, ceremonyCircuit } from "../ceremony/circuits";
 import { PtauMismatchError } from "../ceremony/ptau";
 import { zkeyContributions } from "../ceremony/zkey-contributions";
 import { PinMismatchError, semaphoreFile } from "../circuits/semaphore";
@@ -19,20 +20,23 @@ import { nonNegativeInteger, parse, printJson, say, shown, UsageError, warn } fr
 
 export const ceremonyHelp = `zkagent ceremony — phase 2 of the Groth16 setup, on snarkjs's zkey functions
 
-  zkagent ceremony init --out DIR [--ptau FILE] [--json]
-      The circuit + the public phase-1 Powers of Tau (pinned by BLAKE2b-512;
-      --ptau: your own copy of the same file) → DIR/agent_identity.zkey with
-      no contribution yet, and DIR/transcript.json.
+  zkagent ceremony init --out DIR [--circuit NAME] [--ptau FILE] [--json]
+      The circuit + its pinned phase-1 Powers of Tau (pinned by BLAKE2b-512;
+      --ptau: your own copy of the same file) → DIR/NAME.zkey with no
+      contribution yet, and DIR/transcript.json. NAME: agent_identity (the
+      default) or budget_spend.
   zkagent ceremony contribute DIR [--name NAME] [--json]
       Adds a contribution. Its randomness comes from the operating system only
       and is forgotten at exit. Prints the contribution hash: publish it, then
       pass DIR to the next participant.
   zkagent ceremony beacon DIR --beacon HEX --iterations N [--name NAME] [--json]
       Closes the ceremony with a public random value (2^N hash rounds).
-  zkagent ceremony verify [DIR] [--ptau FILE] [--json]
+  zkagent ceremony verify [DIR] [--circuit NAME] [--ptau FILE] [--json]
       Checks r1cs → pinned ptau → every contribution → final zkey →
       verification key, and prints each contribution. Without DIR: the
-      circuit this build ships. Exit 0 when it holds, 1 when not.
+      ceremony NAME ships with (default agent_identity; budget_spend reads
+      circuits/artifacts/budget_spend/ and its ptau from circuits/ptau/, or
+      --ptau). Exit 0 when it holds, 1 when not.
   zkagent ceremony semaphore [--depth D] [--json]
       The Semaphore v4 circuits group challenges use (the public Semaphore
       ceremony's, from @zk-kit/semaphore-artifacts): checks each depth's
@@ -85,12 +89,21 @@ async function semaphoreCeremony(only: number | undefined, json: boolean): Promi
   return ok ? 0 : 1;
 }
 
+/** --circuit NAME: one of the circuits a ceremony can be run for. */
+function circuitArg(name: string | undefined): CeremonyCircuit {
+  if (name === undefined) return AGENT_CEREMONY;
+  const circuit = ceremonyCircuit(name);
+  if (!circuit) throw new UsageError(`--circuit must be one of ${CEREMONY_CIRCUITS.map((c) => c.name).join(", ")}`);
+  return circuit;
+}
+
 export async function ceremonyCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parse(
     argv,
     {
       out: { type: "string" },
       ptau: { type: "string" },
+      circuit: { type: "string" },
       name: { type: "string" },
       beacon: { type: "string" },
       iterations: { type: "string" },
@@ -109,7 +122,7 @@ export async function ceremonyCommand(argv: string[]): Promise<number> {
     switch (sub) {
       case "init": {
         if (!values.out) throw new UsageError("ceremony init needs --out DIR");
-        const transcript = await initCeremony(values.out, { ptau: values.ptau });
+        const transcript = await initCeremony(values.out, { ptau: values.ptau, circuit: circuitArg(values.circuit) });
         if (json) printJson({ dir: values.out, zkey_sha256: transcript.steps[0]!.zkey_sha256 });
         else say(`Initial zkey in ${values.out} (no contribution yet). Next: zkagent ceremony contribute ${values.out} --name NAME`);
         return 0;
@@ -132,8 +145,9 @@ export async function ceremonyCommand(argv: string[]): Promise<number> {
         return 0;
       }
       case "verify": {
-        const files = dir ? await readCeremonyDir(dir) : await shippedCeremony();
-        const report = await verifyCeremony(files, { ptau: values.ptau });
+        const circuit = values.circuit === undefined ? undefined : circuitArg(values.circuit);
+        const files = dir ? await readCeremonyDir(dir) : await shippedCeremony(circuit);
+        const report = await verifyCeremony(files, { ptau: values.ptau, circuit });
         printReport(report, json);
         return report.ok ? 0 : 1;
       }

@@ -26,8 +26,8 @@ const SCOPE_TAG = "zkagent/group-scope/v1";
 const ORIGIN_SCOPE_TAG = "zkagent/group-scope/v2";
 const REQUEST_MEMBER = "@request";
 
-/** SHA-256 of the tagged canonical JSON, its first 248 bits as an integer: below r and below 2^256. */
-function taggedField(tag: string, fields: Record<string, unknown>): bigint {
+/** SHA-256 of the tagged canonical JSON, its first 248 bits as an integer: below r and below 2^256. Budgets (src/budgets/) derive their tagged values with it too. */
+export function taggedField(tag: string, fields: Record<string, unknown>): bigint {
   const digest = createHash("sha256")
     .update(canonicalize({ tag, ...fields }) as string, "utf8")
     .digest();

@@ -3,6 +3,7 @@
 // answered with { id, result } or { id, error }.
 import { GroupTrees } from "./cache";
 import type { ThreadCall } from "./thread";
+import { fromWireChange, toWirePlan } from "./thread-wire";
 
 declare const self: Worker;
 
@@ -15,7 +16,7 @@ const run = (trees: GroupTrees, call: ThreadCall): unknown => {
     case "load":
       return trees.loadNow(call.groupId, call.snapshot);
     case "plan":
-      return trees.planNow(call.groupId, call.version, call.missed, call.change);
+      return toWirePlan(trees.planNow(call.groupId, call.version, call.missed, fromWireChange(call.change)));
     case "forget":
       return trees.forget(call.groupId);
   }
@@ -29,7 +30,11 @@ self.onmessage = (event: MessageEvent<{ budgetBytes: number } | ({ id: number } 
     return;
   }
   try {
-    self.postMessage({ id: data.id, result: run(trees!, data) });
+    const result = run(trees!, data);
+    if (data.method === "plan") {
+      const { plan, transfer } = result as ReturnType<typeof toWirePlan>;
+      self.postMessage({ id: data.id, result: plan }, transfer);
+    } else self.postMessage({ id: data.id, result });
   } catch (error) {
     // The tree may be half-changed: drop it, the store is the truth.
     trees!.forget(data.groupId);

@@ -10,6 +10,7 @@
 // other, and another key's change behind at most one of them.
 import type { Leaf } from "./tree";
 import { Queues, type TreeCache, type TreeChange, type TreePlan, type TreeSnapshot } from "./cache";
+import { fromWirePlan, toWireChange, type WireChange, type WirePlan } from "./thread-wire";
 import { spawnThread, threadModule } from "../thread-module";
 
 /** The thread's module, wherever this code runs (src/thread-module.ts). */
@@ -19,7 +20,7 @@ const THREAD_MODULE = threadModule(import.meta.url, "groups", "thread.ts", "thre
 export type ThreadCall =
   | { method: "replayFrom"; groupId: string; version: number }
   | { method: "load"; groupId: string; snapshot: TreeSnapshot }
-  | { method: "plan"; groupId: string; version: number; missed: Leaf[]; change: TreeChange }
+  | { method: "plan"; groupId: string; version: number; missed: Leaf[]; change: WireChange }
   | { method: "forget"; groupId: string };
 
 interface Pending {
@@ -95,8 +96,8 @@ export class ThreadTreeCache implements TreeCache {
     return this.call({ method: "load", groupId, snapshot });
   }
 
-  plan(groupId: string, version: number, missed: Leaf[], change: TreeChange): Promise<TreePlan> {
-    return this.call({ method: "plan", groupId, version, missed, change });
+  async plan(groupId: string, version: number, missed: Leaf[], change: TreeChange): Promise<TreePlan> {
+    return fromWirePlan(await this.call<WirePlan>({ method: "plan", groupId, version, missed, change: toWireChange(change) }));
   }
 
   forget(groupId: string): void {

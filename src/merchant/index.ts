@@ -17,7 +17,7 @@
 // the requests that present its credentials; a request that presents none
 // is asked for a claim. The ZKAgent exchange is one mode, with one claim
 // kind per claim (modes/agent.ts, modes/group.ts); Web Bot Auth signatures
-// are another (modes/web-bot-auth.ts), admitted where `accept` names them.
+// are another (modes/web-bot-auth/), admitted where `accept` names them.
 import { originOf } from "../http-auth/statement";
 import { agentClaim } from "./modes/agent";
 import { zkagentExchange } from "./modes/exchange";
@@ -50,9 +50,11 @@ export type {
 } from "./types";
 /** The schemes a route may name in `accept` (the name the Web Bot Auth work gave it). */
 export type { Scheme as GuardMode } from "./types";
-export type { SignatureOptions } from "./signatures";
+export type { SignatureOptions } from "./modes/web-bot-auth/signatures";
 export { MemoryNonceStore, type NonceStore, type SignatureReason } from "../web-bot-auth";
-export { DirectoryCache, type DirectoryCacheOptions } from "./directories";
+export { DirectoryCache, type DirectoryCacheOptions } from "./modes/web-bot-auth/directories";
+export { PostgresNonceStore, type PostgresNonceStoreOptions, type PostgresQueryClient } from "../web-bot-auth/nonces-postgres";
+export { RedisNonceStore, type RedisCommandClient, type RedisNonceStoreOptions } from "../web-bot-auth/nonces-redis";
 export {
   type Agent,
   type AgentRegistration,
@@ -120,7 +122,7 @@ export function zkagentGuard<const M extends Scheme = ProofScheme>(options: Guar
   const proofs =
     accepted.has("zkagent") || accepted.has("group") ? zkagentExchange({ options, service, kinds: [agentClaim(), groupClaim(groups)], accepts, report }) : null;
   const modes: Mode[] = [];
-  if (accepted.has("web-bot-auth") && all.signatures) modes.push(webBotAuth({ ...all, signatures: all.signatures }, service, proofs, realm));
+  if (accepted.has("web-bot-auth") && all.signatures) modes.push(webBotAuth({ ...all, signatures: all.signatures }, service, proofs !== null, realm));
   if (proofs) modes.push(proofs);
   const claims = [...(accepted.has("zkagent") ? ['agent="<agent id>"'] : []), ...(accepted.has("group") && groups.length > 0 ? ['group="<group id>"'] : [])];
   const askForClaim = `repeat the request with Authorization: ZKAgent ${claims.join(" or ZKAgent ") || "…: this resource accepts no claim"}`;
@@ -131,7 +133,13 @@ export function zkagentGuard<const M extends Scheme = ProofScheme>(options: Guar
       const unreadable = requestUrlProblem(request);
       if (unreadable) return invalidRequest(unreadable);
       try {
-        for (const mode of modes) if (mode.presented(request)) return (await mode.decide(request)) as GuardResult<SessionOf<M>>;
+        for (const mode of modes) {
+          if (!mode.presented(request)) continue;
+          const result = await mode.decide(request);
+          // A refused signature may still pass by a proof the request also carries: the proof decides.
+          if (!result.ok && mode !== proofs && proofs?.presented(request)) return (await proofs.decide(request)) as GuardResult<SessionOf<M>>;
+          return result as GuardResult<SessionOf<M>>;
+        }
         return proofs ? claimRequired(realm, askForClaim) : signatureRequired();
       } catch (error) {
         // Reported where it happened (service.ts); the agent gets the reason only.

@@ -2,7 +2,7 @@
 // guard answers. Apart from the code so that the modes (modes/) and the
 // entry point (index.ts) share them without importing each other.
 import type { JsonObject } from "../identity/encoding";
-import type { SignatureOptions, SignatureSession } from "./signatures";
+import type { SignatureOptions, SignatureSession } from "./modes/web-bot-auth/signatures";
 
 export type { JsonObject } from "../identity/encoding";
 
@@ -135,7 +135,7 @@ export interface GroupSession extends ProvedSession {
 /** What the handler receives once a proof is verified: who passed, by which scheme. */
 export type VerifiedSession = AgentSession | GroupSession;
 
-export type { SignatureSession } from "./signatures";
+export type { SignatureSession } from "./modes/web-bot-auth/signatures";
 
 export type GuardResult<S = VerifiedSession> = { ok: true; session: S } | { ok: false; response: Response };
 

@@ -6,14 +6,20 @@
 // path) and the SDK bundled for Node (the bundler copies the file beside the
 // bundle and the import yields a path relative to it). Running from source
 // under Bun, a missing or stale build is rebuilt first (scripts/asc-build.ts),
-// as src/verifier/wasm.ts does for the verifier.
+// as src/verifier/wasm.ts does for the verifier. Of its two builds
+// (build/prover-wide.wasm, build/prover.wasm) the process's own is loaded
+// (src/wasm-engine.ts).
 
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { instantiate } from "@assemblyscript/loader";
-import proverWasmPath from "../../build/prover.wasm" with { type: "file" };
+import portableWasmPath from "../../build/prover.wasm" with { type: "file" };
+import wideWasmPath from "../../build/prover-wide.wasm" with { type: "file" };
+import { WASM_BUILD } from "../wasm-engine";
+
+const proverWasmPath = WASM_BUILD === "wide" ? wideWasmPath : portableWasmPath;
 
 /** The production module's exports (assembly/prover-index.ts). */
 export type ProverExports = {

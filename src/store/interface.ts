@@ -9,6 +9,7 @@
 // folders; this file gathers them for the deps and the tests.
 import type { AgentsStore } from "./agents/records";
 import type { AuditStore } from "./audit/records";
+import type { BudgetsStore } from "./budgets/records";
 import type { ChallengesStore } from "./challenges/records";
 import type { CircuitsStore } from "./circuits/records";
 import type { DecisionsStore } from "./decisions/records";
@@ -25,6 +26,7 @@ export type * from "./circuits/records";
 export type * from "./decisions/records";
 export type * from "./groups/records";
 export type * from "./idempotency/records";
+export type * from "./budgets/records";
 export type * from "./keys/records";
 export type * from "./signing-keys/records";
 export type * from "./webhooks/records";
@@ -41,7 +43,8 @@ export interface Store
     CircuitsStore,
     IdempotencyStore,
     GroupsStore,
-    WebhooksStore {
+    WebhooksStore,
+    BudgetsStore {
   readonly kind: "sqlite" | "postgres";
   /** Throws when the database cannot be reached. */
   ping(): Promise<void>;

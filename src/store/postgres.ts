@@ -5,6 +5,7 @@ import { mapUnreachable, openPostgresSql, type PostgresOptions } from "./connect
 import { DEFAULT_ROOT_DURATION_MS } from "../groups/roots";
 import type { Store } from "./interface";
 import { postgresAgents } from "./agents/postgres";
+import { postgresBudgets } from "./budgets/postgres";
 import { postgresAudit } from "./audit/postgres";
 import { postgresChallenges } from "./challenges/postgres";
 import { postgresCircuits } from "./circuits/postgres";
@@ -34,6 +35,7 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     ...postgresCircuits(sql),
     ...postgresIdempotency(sql),
     ...postgresGroups(sql, rootDurationMs),
+    ...postgresBudgets(sql),
     ...postgresWebhooks(sql),
     ...mapUnreachable({
       async ping(): Promise<void> {

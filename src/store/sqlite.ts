@@ -3,6 +3,7 @@
 import { DEFAULT_ROOT_DURATION_MS } from "../groups/roots";
 import type { Store } from "./interface";
 import { sqliteAgents } from "./agents/sqlite";
+import { sqliteBudgets } from "./budgets/sqlite";
 import { sqliteAudit } from "./audit/sqlite";
 import { sqliteChallenges } from "./challenges/sqlite";
 import { sqliteCircuits } from "./circuits/sqlite";
@@ -33,6 +34,7 @@ export function openSqlite(path: string, options: SqliteOptions = {}): SqliteSto
     ...sqliteCircuits(connection),
     ...sqliteIdempotency(connection),
     ...sqliteGroups(connection, rootDurationMs),
+    ...sqliteBudgets(connection),
     ...sqliteWebhooks(connection),
 
     async ping(): Promise<void> {

@@ -10,6 +10,7 @@ import type { SnarkjsProof, Verifier, VerifyFailure, VerifyResult } from "./type
 import { PROOF_BYTES, FIELD_BYTES, fromBytes32, parseProof, parsePublicInput, toBytes32, R } from "./encoding.ts";
 import { encodeVerificationKey } from "./vkey.ts";
 import { instantiateVerifier, instantiateVerifierSync, Status, writeIo, type VerifierExports } from "./wasm.ts";
+import { WASM_BUILD, type WasmBuild } from "../wasm-engine.ts";
 import { BATCH_SLOT_BYTES, BATCH_STATUS_BYTES, GLV_HALF_BITS, GLV_LAMBDA } from "./layout.ts";
 
 export type { SnarkjsProof, Verifier, VerifyFailure, VerifyResult } from "./types.ts";
@@ -62,6 +63,7 @@ export class Groth16Verifier implements Verifier {
   readonly nPublic: number;
   private wasm: VerifierExports;
   private readonly keyBytes: Uint8Array;
+  private build: WasmBuild = WASM_BUILD;
 
   private constructor(wasm: VerifierExports, nPublic: number, keyBytes: Uint8Array) {
     this.wasm = wasm;
@@ -69,15 +71,21 @@ export class Groth16Verifier implements Verifier {
     this.keyBytes = keyBytes;
   }
 
-  /** Builds a verifier for a snarkjs verification key (object or JSON text). Throws Error for an invalid key. */
-  static async fromVerificationKey(vkJson: unknown): Promise<Groth16Verifier> {
+  /**
+   * Builds a verifier for a snarkjs verification key (object or JSON text). Throws Error for an invalid key.
+   * options.build picks one of the two WebAssembly builds (default: the process's, src/wasm-engine.ts);
+   * the benches set it to run both side by side.
+   */
+  static async fromVerificationKey(vkJson: unknown, options: { build?: WasmBuild } = {}): Promise<Groth16Verifier> {
     const { nPublic, bytes } = encodeVerificationKey(vkJson);
-    const wasm = await Groth16Verifier.loadInstance(nPublic, bytes);
-    return new Groth16Verifier(wasm, nPublic, bytes);
+    const wasm = await Groth16Verifier.loadInstance(nPublic, bytes, options.build ?? WASM_BUILD);
+    const verifier = new Groth16Verifier(wasm, nPublic, bytes);
+    verifier.build = options.build ?? WASM_BUILD;
+    return verifier;
   }
 
-  private static async loadInstance(nPublic: number, bytes: Uint8Array): Promise<VerifierExports> {
-    const wasm = await instantiateVerifier();
+  private static async loadInstance(nPublic: number, bytes: Uint8Array, build: WasmBuild): Promise<VerifierExports> {
+    const wasm = await instantiateVerifier(build);
     Groth16Verifier.installKey(wasm, nPublic, bytes);
     return wasm;
   }
@@ -125,7 +133,7 @@ export class Groth16Verifier implements Verifier {
   /** Replaces the instance after a trap (its state is unknown), synchronously from the compiled module. */
   private recover(): void {
     try {
-      const w = instantiateVerifierSync();
+      const w = instantiateVerifierSync(this.build);
       Groth16Verifier.installKey(w, this.nPublic, this.keyBytes);
       this.wasm = w;
     } catch {

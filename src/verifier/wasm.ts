@@ -11,12 +11,17 @@
 // (scripts/asc-build.ts, ≈5 s) so that `bun test` and `bun run` never see an
 // outdated module; inside a compiled binary there is nothing to rebuild.
 //
+// Two builds of the module exist (src/wasm-engine.ts): build/verifier-wide.wasm
+// where the engine runs wide arithmetic, build/verifier.wasm elsewhere or
+// when ZKAGENT_WASM=portable; the choice is made once per process.
+//
 // The compiled WebAssembly.Module is cached; each verifier instantiates its
 // own instance (own memory, own key), which is cheap.
 
 import { readFile } from "node:fs/promises";
 import { bundledFilePath } from "../bundled-file";
 import { instantiate, instantiateSync } from "@assemblyscript/loader";
+import { WASM_BUILD, type WasmBuild } from "../wasm-engine";
 
 /** The production module's exports (see assembly/index.ts for the ABI). */
 export type VerifierExports = {
@@ -36,39 +41,51 @@ export { Status } from "./layout.ts";
 const underBun = typeof Bun !== "undefined";
 const fromSource = underBun && !import.meta.dir.startsWith("/$bunfs") && !import.meta.dir.startsWith("B:\\~BUN");
 
-async function wasmBytes(): Promise<Uint8Array> {
+async function wasmBytes(build: WasmBuild): Promise<Uint8Array> {
   if (fromSource) {
-    const build = await import("../../scripts/asc-build.ts");
-    if (build.isStale()) build.buildWasm();
+    const builder = await import("../../scripts/asc-build.ts");
+    if (builder.isStale()) builder.buildWasm();
   }
+  const name = build === "wide" ? "build/verifier-wide.wasm" : "build/verifier.wasm";
   try {
-    const path = (await import("../../build/verifier.wasm", { with: { type: "file" } })).default as unknown as string;
+    // Two literal imports, so that a bundler carries both files.
+    const path = (build === "wide"
+      ? (await import("../../build/verifier-wide.wasm", { with: { type: "file" } })).default
+      : (await import("../../build/verifier.wasm", { with: { type: "file" } })).default) as unknown as string;
     return new Uint8Array(await readFile(bundledFilePath(path, import.meta.url)));
   } catch (e) {
-    throw new Error(`zkagent verifier: build/verifier.wasm is missing; run \`bun scripts/asc-build.ts\` (package script build:wasm). Cause: ${e}`);
+    throw new Error(`zkagent verifier: ${name} is missing; run \`bun scripts/asc-build.ts\` (package script build:wasm). Cause: ${e}`);
   }
 }
 
-let modulePromise: Promise<WebAssembly.Module> | undefined;
-let compiled: WebAssembly.Module | undefined;
+const modules = new Map<WasmBuild, Promise<WebAssembly.Module>>();
+const compiled = new Map<WasmBuild, WebAssembly.Module>();
 
-/** The compiled module, built and compiled once per process. */
-export function verifierModule(): Promise<WebAssembly.Module> {
-  modulePromise ??= wasmBytes()
-    .then((bytes) => WebAssembly.compile(bytes))
-    .then((m) => (compiled = m));
-  return modulePromise;
+/** The compiled module of a build (default: this process's, src/wasm-engine.ts), built and compiled once per process. */
+export function verifierModule(build: WasmBuild = WASM_BUILD): Promise<WebAssembly.Module> {
+  let module = modules.get(build);
+  if (!module) {
+    module = wasmBytes(build)
+      .then((bytes) => WebAssembly.compile(bytes))
+      .then((m) => {
+        compiled.set(build, m);
+        return m;
+      });
+    modules.set(build, module);
+  }
+  return module;
 }
 
-/** A fresh instance, synchronously; only after verifierModule() has resolved once. */
-export function instantiateVerifierSync(): VerifierExports {
-  if (!compiled) throw new Error("zkagent verifier: module not compiled yet");
-  return instantiateSync<VerifierExports>(compiled, {}).exports as unknown as VerifierExports;
+/** A fresh instance, synchronously; only after verifierModule(build) has resolved once. */
+export function instantiateVerifierSync(build: WasmBuild = WASM_BUILD): VerifierExports {
+  const module = compiled.get(build);
+  if (!module) throw new Error("zkagent verifier: module not compiled yet");
+  return instantiateSync<VerifierExports>(module, {}).exports as unknown as VerifierExports;
 }
 
-/** A fresh instance of the verifier module. */
-export async function instantiateVerifier(): Promise<VerifierExports> {
-  const module = await verifierModule();
+/** A fresh instance of the verifier module (default: this process's build). */
+export async function instantiateVerifier(build: WasmBuild = WASM_BUILD): Promise<VerifierExports> {
+  const module = await verifierModule(build);
   const { exports } = await instantiate<VerifierExports>(module, {});
   return exports as unknown as VerifierExports;
 }

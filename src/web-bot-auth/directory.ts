@@ -9,7 +9,7 @@
 // signed answer, made with the reference implementation). Verifier side:
 // readDirectory (pure: parse, check the signatures, keep the keys that
 // signed); the fetching and caching are the guard's
-// (src/merchant/directories.ts).
+// (src/merchant/modes/web-bot-auth/directories.ts).
 import { type SignatureMessage, verifySignature } from "http-message-sig";
 import { directoryResponseHeaders, HTTP_MESSAGE_SIGNATURES_DIRECTORY, MediaType } from "web-bot-auth";
 import { Ed25519Signer } from "web-bot-auth/crypto";

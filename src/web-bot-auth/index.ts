@@ -14,14 +14,18 @@ export {
   readDirectory,
 } from "./directory";
 export { type Ed25519Jwk, keyIdOf, publicJwk } from "./keys";
-export { MemoryNonceStore, type NonceStore, NonceStoreFull } from "./nonces";
+export { contentDigestField, contentDigestProblem } from "./digest";
+export { MemoryNonceStore, type MemoryNonceStoreOptions, type NonceStore, NonceStoreFull, NonceStoreUnavailable, nonceKey } from "./nonces";
+export { PostgresNonceStore, type PostgresNonceStoreOptions, type PostgresQueryClient } from "./nonces-postgres";
+export { type RedisCommandClient, RedisNonceStore, type RedisNonceStoreOptions } from "./nonces-redis";
 export { type RequestSigner, requestSigner, SIGNATURE_TTL_SECONDS } from "./sign";
-export { SIGNATURE_AGENT, signatureAgentField, signatureAgentOrigin } from "./signature-agent";
+export { directoryUrl, SIGNATURE_AGENT, signatureAgentField, signatureAgentUrl } from "./signature-agent";
 export {
   DEFAULT_CLOCK_SKEW,
   DEFAULT_MAX_WINDOW,
   hasSignature,
   MAX_NONCE_LENGTH,
+  type NoncePolicy,
   type SignatureCheck,
   type SignatureReason,
   type SignatureVerifyOptions,

@@ -1,20 +1,24 @@
 // Verifying a Web Bot Auth signature on a request (docs/http-auth.md,
-// "Signature rules"). Pure apart from the two things it is handed: where
-// keys come from (a trusted operator's directory, or the zkagent service for
-// a registered agent) and the nonce store. In order, the first rule broken
-// is the reason:
+// "Signature rules"), as the working group's draft -01 has it. Pure apart
+// from the three things it is handed: where keys come from (a trusted
+// operator's directory, or the zkagent service for a registered agent), the
+// nonce store and the clock. In order, the first rule broken is the reason:
 //
 //   malformed_signature     Signature / Signature-Input missing one another, unparsable,
-//                           or lacking keyid, created, expires, nonce, or the components
-//                           @authority and signature-agent (the latter optional when
-//                           registered agents are admitted)
+//                           lacking keyid, created or expires, a nonce that is no string of
+//                           at most 256 characters, not covering @authority, a component
+//                           covered twice, a covered field the request lacks
 //   wrong_tag               no signature with tag "web-bot-auth"
+//   nonce_required          the route requires a nonce (signatures.nonce "required", the
+//                           default) and the signature has none: answered with
+//                           Accept-Signature naming nonce
 //   not_yet_valid           created later than now + clock skew
 //   expired                 expires earlier than now - clock skew
 //   window_too_long         expires - created longer than the maximum window
-//   missing_signature_agent no Signature-Agent field, or it names no http(s) origin
-//   untrusted_agent         the Signature-Agent origin is not one the merchant trusts (and,
-//                           when registered agents are admitted, keyid is no agent's key)
+//   missing_signature_agent the signature does not cover signature-agent, no Signature-Agent
+//                           field, or the covered value (member) names no http(s) URL
+//   untrusted_agent         the Signature-Agent's directory URL is not one the merchant trusts
+//                           (and, when registered agents are admitted, keyid is no agent's key)
 //   directory_unavailable   the operator's directory cannot be fetched or is not signed
 //   unknown_key             keyid is not the thumbprint of a key in that directory
 //   agent_revoked           keyid is the key of a registered agent that was revoked
@@ -24,19 +28,21 @@
 //                           origin option is wrong)
 //   bad_signature           the signature does not verify (changed, or made for another
 //                           authority or another key)
+//   content_digest_mismatch the signature covers Content-Digest and it is not the digest of
+//                           the body that arrived (RFC 9530; sha-256, sha-512)
 //   replayed_nonce          the nonce was accepted before, within its window
 //   nonce_unavailable       the nonce store could not answer (the request is refused)
 //
-// Only a signature that verified reaches the nonce store, and only a trusted
-// origin's directory is ever fetched: a request cannot make the verifier
-// fetch a URL of its choosing, nor fill its memory.
-import { createHash } from "node:crypto";
+// Only a signature that verified reaches the nonce store (or has its body
+// hashed), and only a trusted operator's directory is ever fetched: a request
+// cannot make the verifier fetch a URL of its choosing, nor fill its memory.
 import { isSignatureError, SignatureErrorCode, type SignatureMessage, verifySignature } from "http-message-sig";
 import { originOf } from "../http-auth/statement";
+import { CONTENT_DIGEST, contentDigestProblem } from "./digest";
 import { DirectoryError } from "./directory";
 import { ed25519Verifier, readSignatureInputs, type SignatureInput } from "./input";
-import type { NonceStore } from "./nonces";
-import { SIGNATURE_AGENT, signatureAgentOrigin } from "./signature-agent";
+import { type NonceStore, nonceKey } from "./nonces";
+import { SIGNATURE_AGENT, signatureAgentUrl } from "./signature-agent";
 
 export const WEB_BOT_AUTH_TAG = "web-bot-auth";
 /** How far a signer's clock may be ahead of (created) or behind (expires) the verifier's, s. */
@@ -49,6 +55,7 @@ export const MAX_NONCE_LENGTH = 256;
 export type SignatureReason =
   | "malformed_signature"
   | "wrong_tag"
+  | "nonce_required"
   | "not_yet_valid"
   | "expired"
   | "window_too_long"
@@ -60,13 +67,17 @@ export type SignatureReason =
   | "agent_lookup_unavailable"
   | "wrong_authority"
   | "bad_signature"
+  | "content_digest_mismatch"
   | "replayed_nonce"
   | "nonce_unavailable";
+
+/** Whether a nonce is asked of every signature ("required") or checked only when one is given ("optional", draft -01's baseline: replay is then bounded by the window alone). */
+export type NoncePolicy = "required" | "optional";
 
 /** Who a verified signature names. */
 export interface SignedAgent {
   scheme: "web-bot-auth";
-  /** The operator's origin (Signature-Agent) whose directory holds the key; for a registered agent, the origin it named, or null. */
+  /** The operator's directory URL (what Signature-Agent resolves to) whose directory holds the key; for a registered agent, the URL it named, or null. */
   signature_agent: string | null;
   /** For a registered agent's signature: the agent whose signing key signed (the merchant's registration). */
   agent_id?: string;
@@ -75,6 +86,8 @@ export interface SignedAgent {
   /** created and expires of the signature, Unix seconds. */
   created: number;
   expires: number;
+  /** Whether the signature carried a nonce (it was then accepted once). */
+  nonce: boolean;
 }
 
 export type SignatureCheck = { ok: true; agent: SignedAgent } | { ok: false; reason: SignatureReason; message: string };
@@ -82,11 +95,13 @@ export type SignatureCheck = { ok: true; agent: SignedAgent } | { ok: false; rea
 export interface SignatureVerifyOptions {
   /** The verifier's public origin: @authority must be its authority. */
   origin: string;
-  /** The operators' origins whose signed agents are admitted. */
+  /** The operators' directory URLs (directoryUrl of each trusted origin or URL) whose signed agents are admitted. */
   signatureAgents: readonly string[];
-  /** The public key (base64url Ed25519 x) `keyid` names in `origin`'s directory; null when absent; throws DirectoryError when it cannot be read. */
-  key: (origin: string, keyid: string) => Promise<string | null>;
+  /** The public key (base64url Ed25519 x) `keyid` names in the directory at `url`; null when absent; throws DirectoryError when it cannot be read. */
+  key: (url: string, keyid: string) => Promise<string | null>;
   nonces: NonceStore;
+  /** Default "required". */
+  nonce?: NoncePolicy;
   /**
    * Registered agents' keys: the merchant's agent whose signing key has this
    * thumbprint (null when none); throws when it cannot be asked. Consulted
@@ -132,11 +147,13 @@ export async function verifyRequestSignature(request: Request, options: Signatur
   const expires = integer(input.params.get("expires"));
   if (typeof keyid !== "string" || keyid === "") return refuse("malformed_signature", "keyid is required");
   if (created === null || expires === null) return refuse("malformed_signature", "created and expires are required (integers)");
-  if (typeof nonce !== "string" || nonce === "" || nonce.length > MAX_NONCE_LENGTH)
-    return refuse("malformed_signature", `nonce is required (a string of at most ${MAX_NONCE_LENGTH} characters)`);
+  if (nonce !== undefined && (typeof nonce !== "string" || nonce === "" || nonce.length > MAX_NONCE_LENGTH))
+    return refuse("malformed_signature", `nonce must be a string of 1 to ${MAX_NONCE_LENGTH} characters`);
   const authority = input.components.find((component) => component.name === "@authority" && component.params.size === 0);
+  if (!authority) return refuse("malformed_signature", "the signature must cover @authority");
+  if (nonce === undefined && (options.nonce ?? "required") === "required")
+    return refuse("nonce_required", "this resource accepts a signature only with a nonce (a fresh one per request): sign again with one");
   const agentComponent = input.components.find((component) => component.name === SIGNATURE_AGENT);
-  if (!authority || (!agentComponent && !options.registered)) return refuse("malformed_signature", "the signature must cover @authority and signature-agent");
 
   const now = options.now ?? Math.floor(Date.now() / 1000);
   const skew = options.clockSkew ?? DEFAULT_CLOCK_SKEW;
@@ -153,11 +170,15 @@ export async function verifyRequestSignature(request: Request, options: Signatur
     const agentField = request.headers.get(SIGNATURE_AGENT);
     const key = agentComponent.params.get("key");
     if (key !== undefined && typeof key !== "string") return refuse("malformed_signature", "the signature-agent component's key is not a string");
-    operator = agentField === null ? null : signatureAgentOrigin(agentField, key);
     if (agentField === null) problem = refuse("missing_signature_agent", "the request has no Signature-Agent field");
-    else if (operator === null) problem = refuse("missing_signature_agent", "Signature-Agent does not name an http(s) origin");
-    else if (!options.signatureAgents.some((origin) => originOf(origin) === operator))
-      problem = refuse("untrusted_agent", `${operator} is not a signature agent this server trusts`);
+    else {
+      const named = signatureAgentUrl(agentField, input.label, key);
+      if ("problem" in named) problem = refuse("missing_signature_agent", named.problem);
+      else {
+        operator = named.url;
+        if (!options.signatureAgents.includes(operator)) problem = refuse("untrusted_agent", `${operator} is not a signature agent this server trusts`);
+      }
+    }
   } else {
     problem = refuse("missing_signature_agent", "the signature does not cover signature-agent");
   }
@@ -168,9 +189,9 @@ export async function verifyRequestSignature(request: Request, options: Signatur
     try {
       x = await options.key(operator!, keyid);
     } catch (error) {
-      return refuse("directory_unavailable", error instanceof DirectoryError ? error.message : `the directory of ${operator} cannot be read`);
+      return refuse("directory_unavailable", error instanceof DirectoryError ? error.message : `the directory at ${operator} cannot be read`);
     }
-    if (x === null) return refuse("unknown_key", `keyid ${keyid} is not in the directory of ${operator}`);
+    if (x === null) return refuse("unknown_key", `keyid ${keyid} is not in the directory at ${operator}`);
   } else {
     if (!options.registered) return problem;
     let found: Awaited<ReturnType<NonNullable<SignatureVerifyOptions["registered"]>>>;
@@ -203,7 +224,7 @@ export async function verifyRequestSignature(request: Request, options: Signatur
         policy: {
           algorithms: ["ed25519"],
           requiredComponents: ["@authority"],
-          requiredParameters: ["created", "expires", "keyid", "nonce", "tag"],
+          requiredParameters: ["created", "expires", "keyid", "tag"],
           clockSkew: skew,
           now,
         },
@@ -225,14 +246,30 @@ export async function verifyRequestSignature(request: Request, options: Signatur
     return refuse("bad_signature", `the signature does not verify for @authority ${new URL(own).host} with key ${keyid}`);
   }
 
-  // A fixed-size key whatever the nonce's length; the key id keeps one operator's nonces apart from another's.
-  const nonceKey = createHash("sha256").update(`${keyid}\n${nonce}`).digest("base64url");
-  try {
-    if (!(await options.nonces.claim(nonceKey, expires + skew))) return refuse("replayed_nonce", "this nonce was accepted before");
-  } catch {
-    return refuse("nonce_unavailable", "the nonce store cannot answer: try again");
+  // The signature covers Content-Digest: then it covers the body, and the body that arrived must be the one digested.
+  if (input.components.some((component) => component.name === CONTENT_DIGEST)) {
+    const field = request.headers.get(CONTENT_DIGEST);
+    if (field === null) return refuse("malformed_signature", "the signature covers Content-Digest, which the request lacks");
+    let body: Uint8Array;
+    try {
+      body = new Uint8Array(await request.clone().arrayBuffer());
+    } catch {
+      return refuse("malformed_signature", "the body cannot be read to check Content-Digest");
+    }
+    const digest = contentDigestProblem(field, body);
+    if (digest) return refuse(digest.malformed ? "malformed_signature" : "content_digest_mismatch", digest.message);
   }
-  const agent: SignedAgent = { scheme: "web-bot-auth", signature_agent: operator, keyid, created, expires };
+
+  if (typeof nonce === "string") {
+    // Kept per party (the operator's directory, or the registered agent's key), so one party's nonces never crowd out another's.
+    const party = operator !== null && agentId === undefined ? operator : `agent:${keyid}`;
+    try {
+      if (!(await options.nonces.claim(nonceKey(party, keyid, nonce), expires + skew))) return refuse("replayed_nonce", "this nonce was accepted before");
+    } catch {
+      return refuse("nonce_unavailable", "the nonce store cannot answer: try again");
+    }
+  }
+  const agent: SignedAgent = { scheme: "web-bot-auth", signature_agent: operator, keyid, created, expires, nonce: typeof nonce === "string" };
   if (agentId !== undefined) agent.agent_id = agentId;
   return { ok: true, agent };
 }

@@ -5,7 +5,7 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 
 const root = join(import.meta.dir, "../..");
-const GENERATORS = ["asc-constants.ts", "asc-fp2mul.ts", "asc-fp2lin.ts", "asc-layout.ts", "asc-poseidon.ts"];
+const GENERATORS = ["asc-constants.ts", "asc-fp2mul.ts", "asc-fp2lin.ts", "asc-layout.ts", "asc-poseidon.ts", "asc-wide.ts"];
 
 describe("generated assembly sources match their generators", () => {
   for (const g of GENERATORS) {

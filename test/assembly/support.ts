@@ -3,7 +3,8 @@
 // ABI, and a BigInt twin of Fp / Fp2 / G1 / G2.
 import { instantiate } from "@assemblyscript/loader";
 import type { VerifierExports } from "../../src/verifier/wasm.ts";
-import { TEST_WASM_PATH, buildWasm, isStale } from "../../scripts/asc-build.ts";
+import { TEST_WASM_PATH, buildPath, buildWasm, isStale } from "../../scripts/asc-build.ts";
+import { WASM_BUILD, type WasmBuild } from "../../src/wasm-engine.ts";
 
 export const P = 21888242871839275222246405745257275088696311157297823662689037894645226208583n;
 export const R = 21888242871839275222246405745257275088548364400416034343698204186575808495617n;
@@ -23,13 +24,21 @@ export type TestExports = VerifierExports & {
   benchStage(stage: number): void;
 };
 
-let testModule: Promise<WebAssembly.Module> | undefined;
-/** A fresh instance of the test build (built first when stale, as the preload does). */
-export async function newWasm(): Promise<TestExports> {
-  testModule ??= (async () => {
-    if (isStale(TEST_WASM_PATH)) buildWasm(TEST_WASM_PATH);
-    return WebAssembly.compile(await Bun.file(TEST_WASM_PATH).arrayBuffer());
-  })();
+const testModules = new Map<WasmBuild, Promise<WebAssembly.Module>>();
+/**
+ * A fresh instance of the test build (built first when stale, as the preload
+ * does), by default in the process's build (src/wasm-engine.ts: the wide one
+ * under Bun, the portable one with ZKAGENT_WASM=portable).
+ */
+export async function newWasm(build: WasmBuild = WASM_BUILD): Promise<TestExports> {
+  let testModule = testModules.get(build);
+  if (!testModule) {
+    testModule = (async () => {
+      if (isStale(TEST_WASM_PATH)) buildWasm(TEST_WASM_PATH);
+      return WebAssembly.compile(await Bun.file(buildPath(TEST_WASM_PATH, build)).arrayBuffer());
+    })();
+    testModules.set(build, testModule);
+  }
   const { exports } = await instantiate<TestExports>(await testModule, {});
   return exports as unknown as TestExports;
 }

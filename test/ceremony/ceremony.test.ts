@@ -4,7 +4,7 @@
 // the pinned one, or a transcript that hides a contribution, make `ceremony
 // verify` exit 1. And a new ceremony run by the CLI verifies.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { zkeyContributions } from "../../src/ceremony/contributions";
@@ -187,4 +187,20 @@ test("the contributions read from the zkey (names, hashes, beacon) are what snar
   expect(fromLog).toHaveLength(3);
   expect(read.map(({ index, name, hash }) => ({ index, name, hash }))).toEqual(fromLog);
   expect(read.at(-1)!.beacon).toBe(log.find((l) => l.startsWith("Beacon generator: "))!.slice("Beacon generator: ".length));
+});
+
+describe("--circuit", () => {
+  test("an unknown circuit is a usage error naming the known ones", async () => {
+    const { code, stderr } = await cli("ceremony", "init", "--out", join(tmp, "nope"), "--circuit", "nope");
+    expect(code).toBe(2);
+    expect(stderr).toContain("--circuit must be one of agent_identity, budget_spend");
+  });
+  test("budget_spend takes its own pinned phase 1: the agent circuit's public 2^9 file is refused by hash before anything is written", async () => {
+    const out = join(tmp, "budget");
+    const { code, stderr } = await cli("ceremony", "init", "--out", out, "--circuit", "budget_spend", "--ptau", PTAU);
+    expect(code).toBe(1);
+    expect(stderr).toContain("is not the pinned phase-1 file");
+    expect(stderr).toContain("a92b423171b063ed");
+    expect(existsSync(out)).toBe(false);
+  });
 });

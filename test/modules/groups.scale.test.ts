@@ -12,7 +12,7 @@ import { ThreadTreeCache } from "../../src/groups/thread";
 import { semaphoreTree } from "../support/lean-imt";
 import { authenticate } from "../../src/modules/keys/service";
 import { decodeChanges } from "../../src/modules/groups/model";
-import { ReaderWindows } from "../../src/modules/groups/service";
+import { ReaderWindows, readerOf } from "../../src/modules/groups/service";
 import { createHarness, type Harness } from "../support/harness";
 import { storesUnderTest } from "../support/stores";
 
@@ -114,6 +114,29 @@ for (const { name, open } of storesUnderTest()) {
       expect((await h.call("GET", "/v1/groups/sync/members?since=0&limit=10001")).body.error).toBe(
         "Invalid field limit: must be a whole number from 1 to 10000",
       );
+    });
+
+    test("changes since a version are paged by key: offset is a leaf index, next_offset the leaf after a page's last record", async () => {
+      expect((await h.call("POST", "/v1/groups", { key: stranger, body: { group_id: "keyset" } })).status).toBe(201);
+      const leaves = commitments(400, 10);
+      await h.call("POST", "/v1/groups/keyset/members", { key: stranger, body: { identity_commitments: leaves } });
+      for (const i of [1, 5, 8]) expect((await h.call("DELETE", `/v1/groups/keyset/members/${leaves[i]}`, { key: stranger })).status).toBe(200);
+      const first = await h.call("GET", "/v1/groups/keyset/members?since=1&limit=2");
+      expect(first.body).toMatchObject({ version: 4, since: 1, offset: 0, count: 2, next_offset: 6 });
+      expect(decodeChanges(first.body.changes)).toEqual([
+        { index: 1, value: "0" },
+        { index: 5, value: "0" },
+      ]);
+      const next = await h.call("GET", `/v1/groups/keyset/members?since=1&offset=${first.body.next_offset}&limit=2`);
+      expect(next.body).toMatchObject({ offset: 6, count: 1, next_offset: null });
+      expect(decodeChanges(next.body.changes)).toEqual([{ index: 8, value: "0" }]);
+      // Any leaf index may start a page: the changes of leaves from it on.
+      const from2 = await h.call("GET", "/v1/groups/keyset/members?since=1&offset=2");
+      expect(decodeChanges(from2.body.changes).map((leaf) => leaf.index)).toEqual([5, 8]);
+      // A full page may be followed by an empty one (the key cannot tell that no change follows), which ends the read.
+      const since3 = await h.call("GET", "/v1/groups/keyset/members?since=3&limit=1");
+      expect(since3.body).toMatchObject({ count: 1, next_offset: 9 });
+      expect((await h.call("GET", "/v1/groups/keyset/members?since=3&limit=1&offset=9")).body).toMatchObject({ count: 0, next_offset: null });
     });
 
     test("a removed commitment is never added back; every change is in the audit trail with key, group, commitment and request id", async () => {
@@ -292,21 +315,68 @@ describe("the tree cache", () => {
   });
 });
 
-test("members reads per client address: past the limit a 429 with Retry-After to the next minute; another address and the next minute are served", () => {
-  let now = 60_000 * 10 + 45_000;
+test("members reads per client over a sliding minute: no second burst right after a minute boundary; Retry-After says when one more fits", () => {
+  // 10:59: the limit (2) is used up in the minute's last second.
+  let now = 60_000 * 10 + 59_000;
   const readers = new ReaderWindows(2, () => now);
+  const refusal = (address: string): any => {
+    try {
+      readers.admit(address);
+      return null;
+    } catch (error) {
+      return error;
+    }
+  };
   readers.admit("10.0.0.1");
   readers.admit("10.0.0.1");
   readers.admit("10.0.0.2");
-  let refused: any;
-  try {
-    readers.admit("10.0.0.1");
-  } catch (error) {
-    refused = error;
-  }
+  expect(refusal("10.0.0.1")?.kind).toBe("members_rate_limited");
+  // Half a second into the next minute, fixed windows admitted 2 more (4 in 1.5 s); the sliding minute still holds the 3 counted.
+  now = 60_000 * 11 + 500;
+  const refused = refusal("10.0.0.1");
   expect(refused?.kind).toBe("members_rate_limited");
-  expect(refused.details.retryAfterSeconds).toBe(15);
   expect(refused.body.message).toContain("GROUP_MEMBERS_READS_PER_MINUTE = 2");
-  now += 15_000;
-  readers.admit("10.0.0.1");
+  // The last minute's 3 and this one: one more fits once 1 + 1 + round(3 · (1 − e)) ≤ 2, after 11:50.
+  expect(refused.details.retryAfterSeconds).toBe(50);
+  now += 39_000;
+  expect(refusal("10.0.0.1")?.kind).toBe("members_rate_limited");
+  // The refused attempts count too: a client that keeps asking waits on.
+  now = 60_000 * 12 + 40_001;
+  expect(refusal("10.0.0.1")).toBeNull();
+  // Another client was never refused.
+  expect(refusal("10.0.0.2")).toBeNull();
+});
+
+test("members reads are counted per IPv6 /64 (a host picks any address of its /64 at will), per IPv4 address, and an IPv4-mapped address as its IPv4", () => {
+  expect(readerOf("2001:DB8::1")).toBe("2001:db8:0:0::/64");
+  expect(readerOf("2001:db8:0:0:ffff:1:2:3")).toBe("2001:db8:0:0::/64");
+  expect(readerOf("2001:db8:0:1::1")).toBe("2001:db8:0:1::/64");
+  expect(readerOf("fe80::1%eth0")).toBe("fe80:0:0:0::/64");
+  expect(readerOf("::1")).toBe("0:0:0:0::/64");
+  expect(readerOf("::ffff:192.0.2.7")).toBe("192.0.2.7");
+  expect(readerOf("192.0.2.7")).toBe("192.0.2.7");
+  const readers = new ReaderWindows(2, () => 60_000 * 10);
+  readers.admit("2001:db8::1");
+  readers.admit("2001:db8::2");
+  expect(() => readers.admit("2001:db8::3")).toThrow("members_rate_limited");
+  readers.admit("2001:db8:0:1::1");
+  readers.admit("::ffff:192.0.2.7");
+  readers.admit("192.0.2.7");
+  expect(() => readers.admit("192.0.2.7")).toThrow("members_rate_limited");
+});
+
+test("the members route counts a request before it reads anything: 304s and 404s use the reader's budget too", async () => {
+  const h = await createHarness(undefined, { limits: { membersReadsPerMinute: 3 } });
+  const owner = await h.newKey("owner");
+  await h.call("POST", "/v1/groups", { key: owner, body: { group_id: "counted" } });
+  await h.call("POST", "/v1/groups/counted/members", { key: owner, body: { identity_commitments: commitments(0, 3) } });
+  const page = await h.call("GET", "/v1/groups/counted/members");
+  expect(page.status).toBe(200);
+  const etag = page.headers.get("etag")!;
+  expect((await h.call("GET", "/v1/groups/counted/members", { headers: { "if-none-match": etag } })).status).toBe(304);
+  expect((await h.call("GET", "/v1/groups/nope/members")).status).toBe(404);
+  const refused = await h.call("GET", "/v1/groups/counted/members", { headers: { "if-none-match": etag } });
+  expect(refused.status).toBe(429);
+  expect(refused.body.error).toBe("Too many reads of group members");
+  expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
 });

@@ -29,7 +29,7 @@ for (const { name, open } of storesUnderTest()) {
         }),
       );
 
-    test("agent registrations: the default is 1000 per minute, then 429 with Retry-After until the next minute", async () => {
+    test("agent registrations: the default is 1000 per minute, then 429 with Retry-After until one more fits the sliding minute", async () => {
       expect(DEFAULT_AGENT_RATE_LIMIT).toBe(1000);
       const app = observed(createApp({ ...h.deps, limits: { defaultAgentRateLimit: 3 } }));
       h.clock.advance(20_000);
@@ -37,10 +37,25 @@ for (const { name, open } of storesUnderTest()) {
       const refused = await register(app, "a3");
       expect(refused.status).toBe(429);
       expect(((await refused.json()) as any).error).toBe("Rate limit exceeded");
-      expect(refused.headers.get("retry-after")).toBe("40");
+      // 4 attempts counted at 00:20: one more fits once 1 + round(4 · (1 − e)) ≤ 3 in the next minute, after 01:22.5.
+      expect(refused.headers.get("retry-after")).toBe("63");
       expect(await h.store.getAgent(keyIdOf(key), "a3")).toBeNull();
-      h.clock.advance(40_000);
+      h.clock.advance(63_000);
       expect((await register(app, "a3")).status).toBe(201);
+    });
+
+    test("agent registrations across a minute boundary: the limit spent in the last second of a minute is not spent again in the first of the next", async () => {
+      const app = observed(createApp({ ...h.deps, limits: { defaultAgentRateLimit: 3 } }));
+      h.clock.advance(59_500);
+      for (let i = 0; i < 3; i++) expect((await register(app, `a${i}`)).status).toBe(201);
+      // 00:01:00.5: a fixed window started afresh here and took 3 more (6 in one second).
+      h.clock.advance(1_000);
+      const refused = await register(app, "b0");
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+      // Spread evenly, the limit holds: one more once a third of the sliding minute has left the last one.
+      h.clock.advance(Number(refused.headers.get("retry-after")) * 1000);
+      expect((await register(app, "b1")).status).toBe(201);
     });
 
     test("the per-key setting overrides the default, 0 = unlimited for that key", async () => {

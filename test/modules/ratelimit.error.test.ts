@@ -1,6 +1,6 @@
 // The per-key rate limit on challenge creation (docs/api.md, "Limits" and
 // "Decisions"): 429 Rate limit exceeded with Retry-After and RateLimit-* headers, a
-// fixed one-minute window on the injectable clock; status checks and failed
+// sliding minute (issue 37) on the injectable clock; status checks and failed
 // verifications never consume it.
 import { beforeEach, describe, expect, test } from "bun:test";
 import { createHarness, type Harness } from "../support/harness";
@@ -27,23 +27,40 @@ describe("rate limit 3 per minute", () => {
     const denied = await create(key);
     expect(denied.status).toBe(429);
     expect(denied.body.error).toBe("Rate limit exceeded");
-    expect(denied.body.message).toContain("45");
-    expect(denied.headers.get("retry-after")).toBe("45");
+    // 4 attempts counted at 00:15.5: one more fits once 1 + round(4 · (1 − e)) ≤ 3 in the next minute, after 01:22.5.
+    expect(denied.body.message).toContain("retry in 68 s");
+    expect(denied.headers.get("retry-after")).toBe("68");
     expect(denied.headers.get("ratelimit-limit")).toBe("3");
     expect(denied.headers.get("ratelimit-remaining")).toBe("0");
-    expect(denied.headers.get("ratelimit-reset")).toBe("45");
+    expect(denied.headers.get("ratelimit-reset")).toBe("68");
     expect((await h.store.usage(keyIdOf(key)))!.challenges).toBe(3);
   });
 
-  test("the next minute allows challenges again", async () => {
+  test("the sliding minute frees the limit as it moves on, not all at once at the next minute", async () => {
     const key = await h.newKey("limited", 3);
     for (let i = 0; i < 3; i++) await create(key);
     h.clock.advance(59_999);
-    expect((await create(key)).status).toBe(429);
+    const refused = await create(key);
+    expect(refused.status).toBe(429);
+    // A fixed window admitted 3 more here, a millisecond later (6 in a minute); the sliding minute still holds them.
     h.clock.advance(1);
-    const next = await create(key);
-    expect(next.status).toBe(200);
-    expect(next.headers.get("ratelimit-remaining")).toBe("2");
+    const atBoundary = await create(key);
+    expect(atBoundary.status).toBe(429);
+    // The last minute's 4 attempts and this one: one more fits once 1 + 1 + round(4 · (1 − e)) ≤ 3, after 01:37.5.
+    expect(atBoundary.headers.get("retry-after")).toBe("38");
+    h.clock.advance(38_000);
+    const later = await create(key);
+    expect(later.status).toBe(200);
+    expect(later.headers.get("ratelimit-remaining")).toBe("0");
+  });
+
+  test("a key keeping to its limit evenly is never refused, even at the minute's last instant", async () => {
+    const key = await h.newKey("steady", 2);
+    h.clock.advance(59_000);
+    for (let minute = 0; minute < 4; minute++) {
+      expect([(await create(key)).status, (await create(key)).status]).toEqual([200, 200]);
+      h.clock.advance(60_000);
+    }
   });
 
   test("status checks and failed verifications never consume the limit", async () => {

@@ -24,13 +24,15 @@ import { parseZkey } from "../../src/prover/zkey";
 import { fp2FromBytes, fromBytes32 } from "../../src/verifier/encoding";
 import { semaphoreArtifacts, semaphoreStatement } from "./semaphore";
 import { agentCircuit, type CircuitFiles, R, ROOT, randomField, sevenInputs } from "./support";
+import { buildPath, PROVER_TEST_WASM_PATH } from "../../scripts/asc-build";
+import { WASM_BUILD } from "../../src/wasm-engine";
 
 setDefaultTimeout(120_000);
 
 let testModule: WebAssembly.Module;
 let curve: any;
 beforeAll(async () => {
-  testModule = await WebAssembly.compile(readFileSync(join(ROOT, "build/prover-test.wasm")));
+  testModule = await WebAssembly.compile(readFileSync(buildPath(PROVER_TEST_WASM_PATH, WASM_BUILD)));
   curve = await buildBn128(true);
 });
 

@@ -14,13 +14,15 @@ import { buildBn128 } from "ffjavascript";
 import { instantiateProver, type ProverTestExports, readIo, writeIo } from "../../src/prover/wasm";
 import { fp2FromBytes, fromBytes32 } from "../../src/verifier/encoding";
 import { R, ROOT, randomField } from "./support";
+import { buildPath, PROVER_TEST_WASM_PATH } from "../../scripts/asc-build";
+import { WASM_BUILD } from "../../src/wasm-engine";
 
 setDefaultTimeout(120_000);
 
 let wasm: ProverTestExports;
 let curve: any;
 beforeAll(async () => {
-  wasm = (await instantiateProver(await WebAssembly.compile(readFileSync(join(ROOT, "build/prover-test.wasm"))))) as ProverTestExports;
+  wasm = (await instantiateProver(await WebAssembly.compile(readFileSync(buildPath(PROVER_TEST_WASM_PATH, WASM_BUILD))))) as ProverTestExports;
   curve = await buildBn128(true);
 });
 

@@ -15,6 +15,8 @@ import { parseZkey, pointSection } from "../../src/prover/zkey";
 import { Groth16Verifier } from "../../src/verifier";
 import { semaphoreArtifacts, semaphoreStatement } from "./semaphore";
 import { agentCircuit, ROOT, randomField, referenceVerifyAll } from "./support";
+import { buildPath, PROVER_TEST_WASM_PATH } from "../../scripts/asc-build";
+import { WASM_BUILD } from "../../src/wasm-engine";
 
 setDefaultTimeout(180_000);
 
@@ -70,7 +72,7 @@ describe("planParts", () => {
 describe("ranges of an MSM (test build)", () => {
   let module: WebAssembly.Module;
   beforeAll(async () => {
-    module = await WebAssembly.compile(readFileSync(join(ROOT, "build/prover-test.wasm")));
+    module = await WebAssembly.compile(readFileSync(buildPath(PROVER_TEST_WASM_PATH, WASM_BUILD)));
   });
 
   test("Semaphore depth 3: for every set, ranges summed here, and ranges summed in a second instance holding only their table rows, equal the whole MSM", async () => {

@@ -2,7 +2,16 @@
 // postgres.test.ts run it unchanged, so the two stores cannot drift apart.
 // Each test gets a fresh, empty store from `open`.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import type { AgentRecord, ApiKeyRecord, ChallengeRecord, Decision, DecisionEvidence, SigningKeyRecord, Store } from "../../src/store/interface";
+import type {
+  AgentRecord,
+  ApiKeyRecord,
+  ChallengeRecord,
+  CreateChallengeResult,
+  Decision,
+  DecisionEvidence,
+  SigningKeyRecord,
+  Store,
+} from "../../src/store/interface";
 import { circuitContract } from "./contract-circuits";
 import { claimContract } from "./contract-claims";
 import { mandateContract } from "./contract-mandates";
@@ -271,13 +280,28 @@ export function storeContract(name: string, open: () => Promise<Store>, cleanup?
           expect(await store.createChallenge(makeChallenge(key.id), window)).toEqual({ created: true, used });
         }
         const refused = makeChallenge(key.id);
-        expect(await store.createChallenge(refused, window)).toEqual({ created: false, used: 4 });
+        expect(await store.createChallenge(refused, window)).toEqual({ created: false, used: 4, previous: 0, current: 4 });
         expect(await store.getChallenge(refused.id)).toBeNull();
         expect(await store.usage(key.id)).toEqual({ challenges: 3, verified: 0, failed: 0 });
         expect(await store.countPending(T0, key.id)).toBe(3);
         // A refused request still counts in its window (as in the reference
         // SQLite store): the next one reports 5.
-        expect(await store.createChallenge(makeChallenge(key.id), window)).toEqual({ created: false, used: 5 });
+        expect(await store.createChallenge(makeChallenge(key.id), window)).toEqual({ created: false, used: 5, previous: 0, current: 5 });
+      });
+
+      test("a sliding minute: the previous window counts, rounded, for the part of it the sliding minute still covers (issue 37)", async () => {
+        const key = makeKey();
+        await store.createKey(key);
+        const window = { windowStart: T0, limit: 3 };
+        for (let i = 0; i < 4; i++) await store.createChallenge(makeChallenge(key.id), window);
+        const next = (weight: number) => ({ windowStart: T0 + MINUTE, limit: 3, previousWeight: weight });
+        // 1 + round(4 · 0.9) > 3: refused, with both counts for Retry-After.
+        expect(await store.createChallenge(makeChallenge(key.id), next(0.9))).toEqual({ created: false, used: 5, previous: 4, current: 1 });
+        // 2 + round(4 · 0.2) ≤ 3.
+        expect(await store.createChallenge(makeChallenge(key.id), next(0.2))).toEqual({ created: true, used: 3 });
+        // The same through the group commit: concurrent creations see the carried count too.
+        const together = await Promise.all([0, 1].map(() => store.createChallenge(makeChallenge(key.id), next(0.2))));
+        expect(together.map((r) => r.created)).toEqual([false, false]);
       });
 
       test("a new window allows requests again", async () => {
@@ -285,7 +309,7 @@ export function storeContract(name: string, open: () => Promise<Store>, cleanup?
         await store.createKey(key);
         const first = { windowStart: T0, limit: 1 };
         expect(await store.createChallenge(makeChallenge(key.id), first)).toEqual({ created: true, used: 1 });
-        expect(await store.createChallenge(makeChallenge(key.id), first)).toEqual({ created: false, used: 2 });
+        expect(await store.createChallenge(makeChallenge(key.id), first)).toEqual({ created: false, used: 2, previous: 0, current: 2 });
         const next = makeChallenge(key.id, { createdAt: T0 + MINUTE });
         expect(await store.createChallenge(next, { windowStart: T0 + MINUTE, limit: 1 })).toEqual({ created: true, used: 1 });
         expect(await store.getChallenge(next.id)).toEqual(next);
@@ -300,7 +324,7 @@ export function storeContract(name: string, open: () => Promise<Store>, cleanup?
         const window = { windowStart: T0, limit: 1 };
         expect(await store.createChallenge(makeChallenge(keyA.id), window)).toEqual({ created: true, used: 1 });
         expect(await store.createChallenge(makeChallenge(keyB.id), window)).toEqual({ created: true, used: 1 });
-        expect(await store.createChallenge(makeChallenge(keyA.id), window)).toEqual({ created: false, used: 2 });
+        expect(await store.createChallenge(makeChallenge(keyA.id), window)).toEqual({ created: false, used: 2, previous: 0, current: 2 });
       });
 
       test("a failing insert rolls back the window count and the usage counter", async () => {
@@ -358,7 +382,12 @@ export function storeContract(name: string, open: () => Promise<Store>, cleanup?
         expect((await store.usage(keys[2]!.id))?.challenges).toBe(30);
         expect(await store.countPending(T0, keys[1]!.id)).toBe(14);
         // The window remembers every request, refused ones included.
-        expect(await store.createChallenge(makeChallenge(keys[1]!.id), { windowStart: T0, limit: 7 })).toEqual({ created: false, used: 16 });
+        expect(await store.createChallenge(makeChallenge(keys[1]!.id), { windowStart: T0, limit: 7 })).toEqual({
+          created: false,
+          used: 16,
+          previous: 0,
+          current: 16,
+        });
       });
 
       test("one failing item among concurrent creations fails alone; the window does not count it", async () => {
@@ -370,7 +399,7 @@ export function storeContract(name: string, open: () => Promise<Store>, cleanup?
         const batch = Array.from({ length: 10 }, (_, i) => (i === 4 ? { ...first, nonce: "other" } : makeChallenge(key.id)));
         const settled = await Promise.allSettled(batch.map((c) => store.createChallenge(c, window)));
         expect(settled[4]!.status).toBe("rejected");
-        const stored = settled.filter((r): r is PromiseFulfilledResult<{ created: boolean; used: number }> => r.status === "fulfilled");
+        const stored = settled.filter((r): r is PromiseFulfilledResult<CreateChallengeResult> => r.status === "fulfilled");
         expect(stored).toHaveLength(9);
         expect(stored.every((r) => r.value.created)).toBe(true);
         expect(stored.map((r) => r.value.used).sort((x, y) => x - y)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10]);
@@ -609,7 +638,7 @@ export function storeContract(name: string, open: () => Promise<Store>, cleanup?
         await store.createChallenge(makeChallenge(key.id), current);
         await store.purgeChallenges(T0 + MINUTE);
         expect(await store.createChallenge(makeChallenge(key.id), old)).toEqual({ created: true, used: 1 });
-        expect(await store.createChallenge(makeChallenge(key.id), current)).toEqual({ created: false, used: 2 });
+        expect(await store.createChallenge(makeChallenge(key.id), current)).toEqual({ created: false, used: 2, previous: 0, current: 2 });
       });
 
       test("on an empty store returns 0", async () => {
@@ -894,13 +923,25 @@ export function storeContract(name: string, open: () => Promise<Store>, cleanup?
         const key = makeKey();
         await store.createKey(key);
         for (let i = 0; i < 3; i++) expect(await store.registerAgent(makeAgent(key.id, { agentId: `a${i}` }), quota(3))).toBe("created");
-        expect(await store.registerAgent(makeAgent(key.id, { agentId: "a3" }), quota(3))).toBe("rate_limited");
+        expect(await store.registerAgent(makeAgent(key.id, { agentId: "a3" }), quota(3))).toMatchObject({ outcome: "rate_limited", current: 4 });
         expect(await store.getAgent(key.id, "a3")).toBeNull();
         expect(await store.registerAgent(makeAgent(key.id, { agentId: "a3" }), quota(3, 0, T0 + MINUTE))).toBe("created");
         // Another key has its own window.
         const other = makeKey();
         await store.createKey(other);
         expect(await store.registerAgent(makeAgent(other.id, { agentId: "a0" }), quota(3))).toBe("created");
+      });
+
+      test("a sliding minute: the previous window counts for the part of it the sliding minute still covers (issue 37)", async () => {
+        const key = makeKey();
+        await store.createKey(key);
+        for (let i = 0; i < 3; i++) expect(await store.registerAgent(makeAgent(key.id, { agentId: `a${i}` }), quota(3))).toBe("created");
+        expect(await store.registerAgent(makeAgent(key.id, { agentId: "a3" }), quota(3))).toMatchObject({ outcome: "rate_limited" });
+        // Just after the boundary nearly all of the previous minute counts: 1 + round(4 · 0.9) > 3.
+        const next = (weight: number) => ({ ...quota(3, 0, T0 + MINUTE), previousWeight: weight });
+        expect(await store.registerAgent(makeAgent(key.id, { agentId: "b0" }), next(0.9))).toEqual({ outcome: "rate_limited", previous: 4, current: 1 });
+        // Later in the minute less of it does: 2 + round(4 · 0.2) ≤ 3.
+        expect(await store.registerAgent(makeAgent(key.id, { agentId: "b1" }), next(0.2))).toBe("created");
       });
 
       test("an active agent answers exists without using the window; re-registering a revoked one uses it", async () => {
@@ -911,7 +952,7 @@ export function storeContract(name: string, open: () => Promise<Store>, cleanup?
         await store.revokeAgent(key.id, "agent-1", T0 + 1);
         expect(await store.registerAgent(makeAgent(key.id, { identityCommitment: "7" }), quota(2))).toBe("created");
         await store.revokeAgent(key.id, "agent-1", T0 + 2);
-        expect(await store.registerAgent(makeAgent(key.id, { identityCommitment: "8" }), quota(2))).toBe("rate_limited");
+        expect(await store.registerAgent(makeAgent(key.id, { identityCommitment: "8" }), quota(2))).toMatchObject({ outcome: "rate_limited" });
         expect((await store.getAgent(key.id, "agent-1"))?.identityCommitment).toBe("7");
       });
 

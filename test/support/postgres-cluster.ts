@@ -223,7 +223,7 @@ function ensureUser(): { uid: number; gid: number } {
   return created;
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once("error", reject);

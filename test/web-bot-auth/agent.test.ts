@@ -1,13 +1,14 @@
-// The agent's side against Cloudflare's reference verifier: what the SDK's
-// fetch and `zkagent fetch --signature-agent` send passes web-bot-auth's
-// verify(), every attempt signed afresh, with keyid the thumbprint that
-// `zkagent directory` publishes.
+// The agent's side against Cloudflare's libraries: what the SDK's fetch and
+// `zkagent fetch --signature-agent` send (draft -01's dictionary form)
+// verifies with http-message-sig 0.3, every attempt signed afresh, with keyid
+// the thumbprint web-bot-auth computes for what `zkagent directory` publishes.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { helpers, verifierFromJWK } from "web-bot-auth/crypto";
-import { jwkToKeyID, verify } from "web-bot-auth";
+import { component, verifySignature, webcrypto } from "http-message-sig";
+import { jwkToKeyID } from "web-bot-auth";
+import { helpers } from "web-bot-auth/crypto";
 import { type AgentIdentity, createIdentity, zkagentFetch } from "../../src/agent";
 import { cli } from "../http-auth/support";
 
@@ -29,15 +30,29 @@ beforeAll(async () => {
 });
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-/** The reference's verdict on a request: the signature's parameters when it verifies with `x`'s key, else the error. */
+/**
+ * Cloudflare's verdict on a request: the signature's parameters when it
+ * verifies with `x`'s key, else the error. By http-message-sig 0.3, the
+ * reference's RFC 9421 library: web-bot-auth 0.1's verify() runs on its older
+ * 0.2, which puts the whole Signature-Agent field in the base even for a
+ * component naming a member (`;key="sig1"`), so it cannot check draft -01's
+ * form (docs/http-auth.md, "Draft -01").
+ */
 async function referenceVerify(request: Request, x: string): Promise<{ keyid: string; nonce?: string; tag: string }> {
-  const check = await verifierFromJWK({ kty: "OKP", crv: "Ed25519", x });
-  let seen: { keyid: string; nonce?: string; tag: string } | undefined;
-  await verify(request, async (data, signature, params) => {
-    await check(data, signature, params);
-    seen = params;
-  });
-  return seen!;
+  const key = await crypto.subtle.importKey("jwk", { kty: "OKP", crv: "Ed25519", x }, { name: "Ed25519" }, false, ["verify"]);
+  const verified = await verifySignature(
+    { kind: "request", method: request.method, targetUri: request.url, fields: [...request.headers].map(([name, value]) => ({ name, value })) },
+    {
+      label: "sig1",
+      policy: {
+        algorithms: ["ed25519"],
+        requiredComponents: ["@authority", component("signature-agent", { key: "sig1" })],
+        requiredParameters: ["created", "expires", "keyid", "nonce", "tag"],
+      },
+      resolveVerifier: () => webcrypto.verifier(key),
+    },
+  );
+  return verified.parameters as { keyid: string; nonce?: string; tag: string };
 }
 
 /** The keyids `zkagent directory --json` publishes for these identity files, computed by the reference. */
@@ -58,7 +73,7 @@ describe("zkagent directory", () => {
     expect(text.code).toBe(0);
     expect(text.stdout).toContain(`keyid ${(await publishedKeyIds(identityFile))[0]}`);
     expect(text.stdout).not.toContain(identity.signing_secret);
-  });
+  }, 30_000); // three CLI processes: seconds on a loaded machine
 
   test("an identity without signing_key is a usage error (exit 2)", async () => {
     const bare = join(tmp, "bare.json");
@@ -87,7 +102,7 @@ describe("the SDK's fetch with signatureAgent", () => {
     const [published] = await publishedKeyIds(identityFile);
     const nonces = new Set<string>();
     for (const request of sent) {
-      expect(request.headers.get("signature-agent")).toBe(`"${OPERATOR}"`);
+      expect(request.headers.get("signature-agent")).toBe(`sig1="${OPERATOR}"`);
       const params = await referenceVerify(request, identity.signing_key);
       expect(params.keyid).toBe(published!);
       expect(params.tag).toBe("web-bot-auth");
@@ -97,6 +112,24 @@ describe("the SDK's fetch with signatureAgent", () => {
     expect(sent[1]!.headers.get("authorization")).toBe('ZKAgent agent="signed-shopper"');
     // The reference refuses it under another key: the verdict above is not vacuous.
     await expect(referenceVerify(sent[0]!, other.signing_key)).rejects.toThrow();
+  });
+
+  test('draft -01\'s form: Signature-Agent a dictionary member covered as "signature-agent";key="sig1"; a body\'s Content-Digest covered too, and the reference verifies both', async () => {
+    const sent: Request[] = [];
+    const send = zkagentFetch({ identity, signatureAgent: OPERATOR, fetch: async (request) => (sent.push(request), new Response("ok")) });
+    const body = JSON.stringify({ amount: "12.00", currency: "EUR" });
+    await send("https://shop.example/orders", { method: "POST", headers: { "content-type": "application/json" }, body });
+    await send("https://shop.example/catalog");
+    const [post, get] = sent as [Request, Request];
+    expect(post.headers.get("signature-input")).toStartWith('sig1=("@authority" "signature-agent";key="sig1" "content-digest");');
+    // The digest is the body's, computed independently here.
+    const digest = new Bun.CryptoHasher("sha256").update(body).digest("base64");
+    expect(post.headers.get("content-digest")).toBe(`sha-256=:${digest}:`);
+    expect(await post.text()).toBe(body);
+    expect((await referenceVerify(post, identity.signing_key)).tag).toBe("web-bot-auth");
+    expect(get.headers.get("signature-input")).toStartWith('sig1=("@authority" "signature-agent";key="sig1");');
+    expect(get.headers.has("content-digest")).toBe(false);
+    expect((await referenceVerify(get, identity.signing_key)).tag).toBe("web-bot-auth");
   });
 
   test("a signature agent that is not an http(s) origin, or an identity without signing keys, is refused before anything is sent", async () => {
@@ -120,7 +153,15 @@ describe("zkagent fetch --signature-agent", () => {
       fetch: async (request) => {
         try {
           const params = await referenceVerify(request, identity.signing_key);
-          return Response.json({ keyid: params.keyid, agent: request.headers.get("signature-agent") });
+          const digest = request.headers.get("content-digest");
+          if (digest === null) return Response.json({ keyid: params.keyid, agent: request.headers.get("signature-agent") });
+          // With a body: the digest covered, and the body's own.
+          const body = await request.text();
+          return Response.json({
+            covered: request.headers.get("signature-input")!.includes('"content-digest"'),
+            digest,
+            body_digest: `sha-256=:${new Bun.CryptoHasher("sha256").update(body).digest("base64")}:`,
+          });
         } catch (error) {
           return new Response(String(error), { status: 403 });
         }
@@ -133,7 +174,24 @@ describe("zkagent fetch --signature-agent", () => {
     const { stdout, code, stderr } = await cli(["fetch", `http://127.0.0.1:${server.port}/catalog`, "--identity", identityFile, "--signature-agent", OPERATOR]);
     expect(stderr).toBe("");
     expect(code).toBe(0);
-    expect(JSON.parse(stdout)).toEqual({ keyid: (await publishedKeyIds(identityFile))[0], agent: `"${OPERATOR}"` });
+    expect(JSON.parse(stdout)).toEqual({ keyid: (await publishedKeyIds(identityFile))[0], agent: `sig1="${OPERATOR}"` });
+  });
+
+  test("with a body (--data), Content-Digest is sent, covered, and the body's", async () => {
+    const { stdout, code } = await cli([
+      "fetch",
+      `http://127.0.0.1:${server.port}/orders`,
+      "--identity",
+      identityFile,
+      "--signature-agent",
+      OPERATOR,
+      "--data",
+      '{"amount":"3.00","currency":"EUR"}',
+    ]);
+    expect(code).toBe(0);
+    const answer = JSON.parse(stdout);
+    expect(answer.covered).toBe(true);
+    expect(answer.digest).toBe(answer.body_digest);
   });
 
   test("without it nothing is signed (the server refuses)", async () => {
@@ -169,4 +227,4 @@ test("under Node 20 too: the SDK bundled for Node signs a request and serves a s
   expect(params.keyid).toBe((await publishedKeyIds(identityFile))[0]!);
   expect(JSON.parse(out.body)).toEqual({ keys: [{ kty: "OKP", crv: "Ed25519", x: identity.signing_key }] });
   expect(new Headers(out.directory).get("signature-input")).toContain('tag="http-message-signatures-directory"');
-});
+}, 30_000);

@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { verifySignature, webcrypto } from "http-message-sig";
 import { type AgentIdentity, createIdentity } from "../../src/agent";
-import { cacheSeconds, DirectoryCache } from "../../src/merchant/directories";
-import { DIRECTORY_PATH, DirectoryError, directoryResponse, keyIdOf, MemoryNonceStore, NonceStoreFull, readDirectory } from "../../src/web-bot-auth";
+import { cacheSeconds, DirectoryCache } from "../../src/merchant/modes/web-bot-auth/directories";
+import { DIRECTORY_PATH, DirectoryError, directoryResponse, keyIdOf, MemoryNonceStore, NonceStoreFull, nonceKey, readDirectory } from "../../src/web-bot-auth";
 import { fuzzParams } from "../fuzz/support";
 
 let a: AgentIdentity;
@@ -116,13 +116,16 @@ describe("DirectoryCache (the verifier's side)", () => {
     await expect(new DirectoryCache({ allowInsecureLoopback: true }).key(origin, "k")).rejects.toThrow(/larger than 65536 bytes/);
   });
 
-  test("a redirect to another origin is refused; one on the same origin is followed", async () => {
+  test("a redirect is refused, to another origin or the same one (draft -01: the directory answers 200 itself); so is any other status", async () => {
     serve(() => new Response(null, { status: 302, headers: { location: `http://127.0.0.1:${other.port}${DIRECTORY_PATH}` } }));
-    await expect(new DirectoryCache({ allowInsecureLoopback: true }).key(origin, await keyIdOf(a.signing_key))).rejects.toThrow(/another origin/);
+    await expect(new DirectoryCache({ allowInsecureLoopback: true }).key(origin, await keyIdOf(a.signing_key))).rejects.toThrow(/redirects \(not followed\)/);
     routes.set("/keys.json", (_, at) => directoryResponse([a], { origin: at }));
     serve(() => new Response(null, { status: 301, headers: { location: "/keys.json" } }));
-    // The directory's signature binds the authority, which a same-origin redirect keeps.
-    expect(await new DirectoryCache({ allowInsecureLoopback: true }).key(origin, await keyIdOf(a.signing_key))).toBe(a.signing_key);
+    await expect(new DirectoryCache({ allowInsecureLoopback: true }).key(origin, await keyIdOf(a.signing_key))).rejects.toThrow(/redirects \(not followed\)/);
+    serve(async (_, at) => new Response(await (await directoryResponse([a], { origin: at })).text(), { status: 203 }));
+    await expect(new DirectoryCache({ allowInsecureLoopback: true }).key(origin, await keyIdOf(a.signing_key))).rejects.toThrow(/answered 203/);
+    // A directory URL with a path is that directory itself (draft -01's identifier), fetched there.
+    expect(await new DirectoryCache({ allowInsecureLoopback: true }).key(`${origin}/keys.json?ignored=1`, await keyIdOf(a.signing_key))).toBe(a.signing_key);
   });
 
   test("another media type, or no signature, is refused", async () => {
@@ -192,6 +195,43 @@ describe("DirectoryCache (the verifier's side)", () => {
     expect(cache.fetches).toBe(6);
   });
 
+  test("a failed refresh keeps the last good directory until it is stale past staleIfErrorSeconds (issue 37: it was replaced, the operator's agents refused)", async () => {
+    const start = Math.floor(Date.now() / 1000);
+    let clock = start;
+    serve((_, at) => directoryResponse([a], { origin: at, maxAge: 120, now: new Date(clock * 1000) }));
+    const keyid = await keyIdOf(a.signing_key);
+    const cache = new DirectoryCache({ allowInsecureLoopback: true, now: () => clock, staleIfErrorSeconds: 600, retryAfterSeconds: 30 });
+    expect(await cache.key(origin, keyid)).toBe(a.signing_key);
+    serve(() => new Response("down", { status: 503 }));
+    clock = start + 121; // expired: refetched, fails, the good keys still answer
+    expect(await cache.key(origin, keyid)).toBe(a.signing_key);
+    expect(cache.fetches).toBe(2);
+    clock = start + 140; // within retryAfterSeconds of the failure: no fetch
+    expect(await cache.key(origin, keyid)).toBe(a.signing_key);
+    expect(cache.fetches).toBe(2);
+    clock = start + 152;
+    expect(await cache.key(origin, keyid)).toBe(a.signing_key);
+    expect(cache.fetches).toBe(3);
+    clock = start + 120 + 601; // stale beyond the bound: refused
+    await expect(cache.key(origin, keyid)).rejects.toThrow(/answered 503/);
+  });
+
+  test("an unknown key id does not refetch the directory before it expires (issue 37: a forged keyid forced a refetch every 30 s)", async () => {
+    const start = Math.floor(Date.now() / 1000);
+    let clock = start;
+    serve((_, at) => directoryResponse([a], { origin: at, maxAge: 300, now: new Date(clock * 1000) }));
+    const cache = new DirectoryCache({ allowInsecureLoopback: true, now: () => clock });
+    expect(await cache.key(origin, await keyIdOf(a.signing_key))).toBe(a.signing_key);
+    for (const t of [1, 31, 61, 200, 299]) {
+      clock = start + t;
+      expect(await cache.key(origin, `forged-${t}`)).toBeNull();
+    }
+    expect(cache.fetches).toBe(1);
+    clock = start + 301;
+    expect(await cache.key(origin, "forged")).toBeNull();
+    expect(cache.fetches).toBe(2);
+  });
+
   test("cacheSeconds reads max-age, and no-store / no-cache as 0", () => {
     expect(cacheSeconds("public, max-age=300")).toBe(300);
     expect(cacheSeconds("no-store")).toBe(0);
@@ -202,17 +242,37 @@ describe("DirectoryCache (the verifier's side)", () => {
 });
 
 describe("MemoryNonceStore", () => {
-  test("a key is claimed once until it expires; a full store of live nonces refuses rather than forgets", () => {
+  test("a key is claimed once until it expires; a party full of live nonces refuses rather than forgets", () => {
     let now = 100;
-    const store = new MemoryNonceStore(2, () => now);
-    expect(store.claim("n1", 160)).toBe(true);
-    expect(store.claim("n1", 160)).toBe(false);
-    expect(store.claim("n2", 200)).toBe(true);
-    expect(() => store.claim("n3", 200)).toThrow(NonceStoreFull);
+    const store = new MemoryNonceStore({ perParty: 2, now: () => now });
+    const op = (n: string) => nonceKey("https://op.example/.well-known/http-message-signatures-directory", "k", n);
+    expect(store.claim(op("n1"), 160)).toBe(true);
+    expect(store.claim(op("n1"), 160)).toBe(false);
+    expect(store.claim(op("n2"), 200)).toBe(true);
+    expect(() => store.claim(op("n3"), 200)).toThrow(NonceStoreFull);
     now = 161; // n1's window is over: its room is reused, and it may be claimed again
-    expect(store.claim("n3", 220)).toBe(true);
-    expect(store.claim("n2", 200)).toBe(false);
+    expect(store.claim(op("n3"), 220)).toBe(true);
+    expect(store.claim(op("n2"), 200)).toBe(false);
     expect(store.size).toBe(2);
+  });
+
+  test("one operator's nonces cannot lock out another, nor a registered agent (issue 37: one store of 100 000 for all did)", () => {
+    const store = new MemoryNonceStore({ perParty: 1000, capacity: 1_000_000, now: () => 100 });
+    const flooder = "https://flood.example/.well-known/http-message-signatures-directory";
+    let refused = 0;
+    for (let i = 0; i < 5000; i++) {
+      try {
+        store.claim(nonceKey(flooder, "k", `n${i}`), 3700);
+      } catch (error) {
+        expect(error).toBeInstanceOf(NonceStoreFull);
+        refused++;
+      }
+    }
+    expect(refused).toBe(4000);
+    expect(store.claim(nonceKey("https://quiet.example/.well-known/http-message-signatures-directory", "k", "n0"), 3700)).toBe(true);
+    expect(store.claim(nonceKey("agent:k2", "k2", "n0"), 3700)).toBe(true);
+    // The same nonce under two keys is two claims.
+    expect(store.claim(nonceKey("https://quiet.example/.well-known/http-message-signatures-directory", "k2", "n0"), 3700)).toBe(true);
   });
 });
 

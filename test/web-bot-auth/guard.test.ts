@@ -4,13 +4,14 @@
 // refused 401 with the reason otherwise; never a 5xx, whatever the headers.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
+import { parseDictionary } from "structured-headers";
 import { component, createSignature, webcrypto } from "http-message-sig";
 import { jwkToKeyID, signatureHeaders } from "web-bot-auth";
 import { Ed25519Signer, helpers } from "web-bot-auth/crypto";
 import { type AgentIdentity, createIdentity } from "../../src/agent";
 import { type GuardOptions, type GuardMode, zkagentGuard } from "../../src/merchant";
-import { DirectoryCache } from "../../src/merchant/directories";
-import { directoryResponse, MemoryNonceStore } from "../../src/web-bot-auth";
+import { DirectoryCache } from "../../src/merchant/modes/web-bot-auth/directories";
+import { DIRECTORY_PATH, directoryResponse, MemoryNonceStore } from "../../src/web-bot-auth";
 import { fuzzParams } from "../fuzz/support";
 
 const SHOP = "https://shop.example";
@@ -38,8 +39,8 @@ beforeAll(async () => {
     },
   });
   operatorOrigin = `http://127.0.0.1:${server.port}`;
-});
-afterAll(() => server.stop(true));
+}, 30_000); // two identities: seconds on a loaded machine
+afterAll(() => server?.stop(true));
 
 function guardFor(extra: Partial<GuardOptions<GuardMode>> = {}) {
   directories = new DirectoryCache({ allowInsecureLoopback: true });
@@ -59,6 +60,8 @@ function guardFor(extra: Partial<GuardOptions<GuardMode>> = {}) {
 }
 
 interface SignOptions {
+  /** Signature-Agent as a dictionary (sig1="…") rather than the legacy string; the reference covers it whole either way. */
+  dictionary?: boolean;
   identity?: AgentIdentity;
   url?: string;
   agent?: string;
@@ -69,7 +72,8 @@ interface SignOptions {
 /** A request signed by the reference package, with Signature-Agent in the form it writes (a quoted string). */
 async function referenceSigned(options: SignOptions = {}): Promise<Request> {
   const url = options.url ?? `${SHOP}/catalog`;
-  const headers = new Headers({ "signature-agent": JSON.stringify(options.agent ?? operatorOrigin) });
+  const agent = JSON.stringify(options.agent ?? operatorOrigin);
+  const headers = new Headers({ "signature-agent": options.dictionary ? `sig1=${agent}` : agent });
   const created = options.created ?? new Date();
   const signer = await Ed25519Signer.fromJWK(jwkOf(options.identity ?? operator));
   const signed = await signatureHeaders({ method: "GET", url, headers: Object.fromEntries(headers) }, signer, {
@@ -85,12 +89,17 @@ async function reason(response: Response): Promise<string> {
   return ((await response.json()) as { reason: string }).reason;
 }
 
+/** The status each reason answers: a replay is 429 (draft -01), a dependency down 502/503 with Retry-After, any other 401. */
+const STATUS: Record<string, number> = { replayed_nonce: 429, directory_unavailable: 502, agent_lookup_unavailable: 502, nonce_unavailable: 503 };
+
 async function refused(request: Request, guard = guardFor()): Promise<string> {
   const result = await guard.verify(request);
   expect(result.ok).toBe(false);
   if (result.ok) return "";
-  expect(result.response.status).toBe(401);
-  return reason(result.response);
+  const why = await reason(result.response.clone());
+  expect(result.response.status).toBe(STATUS[why] ?? 401);
+  if (result.response.status >= 500) expect(Number(result.response.headers.get("retry-after"))).toBeGreaterThan(0);
+  return why;
 }
 
 describe("requests signed by the reference package (web-bot-auth 0.1)", () => {
@@ -101,7 +110,7 @@ describe("requests signed by the reference package (web-bot-auth 0.1)", () => {
     if (!result.ok) return;
     expect(result.session).toEqual({
       scheme: "web-bot-auth",
-      signature_agent: operatorOrigin,
+      signature_agent: operatorOrigin + DIRECTORY_PATH,
       keyid: await referenceKeyId(operator),
       request: { method: "GET", origin: SHOP, target: "/catalog" },
     });
@@ -147,7 +156,7 @@ describe("requests signed by the reference package (web-bot-auth 0.1)", () => {
     expect(await refused(new Request(request.url, { headers: changedSignature }))).toBe("bad_signature");
   });
 
-  test("a nonce is accepted once: the same request again is 401 replayed_nonce, on the same route and on another route of the process", async () => {
+  test("a nonce is accepted once: the same request again is 429 replayed_nonce, on the same route and on another route of the process", async () => {
     const guard = guardFor();
     const request = await referenceSigned();
     expect((await guard.verify(request.clone())).ok).toBe(true);
@@ -174,6 +183,101 @@ describe("requests signed by the reference package (web-bot-auth 0.1)", () => {
     const guard = guardFor();
     for (let i = 0; i < 3; i++) expect((await guard.verify(await referenceSigned())).ok).toBe(true);
     expect(directories.fetches).toBe(1);
+  });
+});
+
+describe("interop with the reference package in the dictionary form (draft -01)", () => {
+  test('its signature over Signature-Agent: sig1="…" (covered whole, as web-bot-auth 0.1 signs) is admitted: the member named by the label is the operator', async () => {
+    const result = await guardFor().verify(await referenceSigned({ dictionary: true }));
+    expect(result.ok).toBe(true);
+    if (result.ok && "signature_agent" in result.session) expect(result.session.signature_agent).toBe(operatorOrigin + DIRECTORY_PATH);
+  });
+
+  test("a dictionary covered whole with no member for the label is not attributed to another member: missing_signature_agent", async () => {
+    const request = await referenceSigned({ dictionary: true });
+    const headers = new Headers(request.headers);
+    // Re-signed over a field whose only member is named for another label.
+    const signer = await Ed25519Signer.fromJWK(jwkOf(operator));
+    headers.set("signature-agent", `other=${JSON.stringify(operatorOrigin)}`);
+    const created = new Date();
+    const signed = await signatureHeaders({ method: "GET", url: `${SHOP}/catalog`, headers: { "signature-agent": headers.get("signature-agent")! } }, signer, {
+      created,
+      expires: new Date(created.getTime() + 60_000),
+    });
+    headers.set("signature", signed.Signature);
+    headers.set("signature-input", signed["Signature-Input"]);
+    expect(await refused(new Request(`${SHOP}/catalog`, { headers }))).toBe("missing_signature_agent");
+  });
+
+  test("the legacy string form is still read", async () => {
+    expect((await guardFor().verify(await referenceSigned())).ok).toBe(true);
+  });
+});
+
+describe("the trust list takes origins and directory URLs (draft -01: the operator is its directory URL)", () => {
+  test("an origin stands for its well-known directory: a Signature-Agent naming that URL is the same operator", async () => {
+    const result = await guardFor().verify(await referenceSigned({ dictionary: true, agent: operatorOrigin + DIRECTORY_PATH }));
+    expect(result.ok).toBe(true);
+  });
+
+  test("a directory URL with a path is that directory, fetched there; the query is dropped; another path of the same origin is another operator", async () => {
+    const guard = guardFor({
+      signatures: {
+        signatureAgents: [`${operatorOrigin}/agents/keys.json?v=2`],
+        nonces: new MemoryNonceStore(),
+        directories: new DirectoryCache({
+          allowInsecureLoopback: true,
+          // The operator serves its directory at /agents/keys.json (signed for its own authority).
+          fetch: (request) =>
+            new URL(request.url).pathname === "/agents/keys.json"
+              ? directoryResponse([operator], { origin: new URL(request.url).origin })
+              : new Response("no", { status: 404 }),
+        }),
+      },
+    });
+    const result = await guard.verify(await referenceSigned({ dictionary: true, agent: `${operatorOrigin}/agents/keys.json` }));
+    expect(result.ok).toBe(true);
+    if (result.ok && "signature_agent" in result.session) expect(result.session.signature_agent).toBe(`${operatorOrigin}/agents/keys.json`);
+    expect(await refused(await referenceSigned({ dictionary: true }), guard)).toBe("untrusted_agent");
+    expect(await refused(await referenceSigned({ dictionary: true, agent: `${operatorOrigin}/other/keys.json` }), guard)).toBe("untrusted_agent");
+  });
+
+  test("an entry that is no http(s) origin or URL is refused when the guard is made", () => {
+    expect(() => guardFor({ signatures: { signatureAgents: ["ftp://operator.example"] } })).toThrow(/not an http\(s\) origin or URL/);
+    expect(() => guardFor({ signatures: { signatureAgents: [operatorOrigin], nonce: "sometimes" as never } })).toThrow(/"required" or "optional"/);
+  });
+});
+
+describe("dependencies down: 502/503 with Retry-After, never 401 (issue 37)", () => {
+  test("the operator's directory cannot be read: 502 directory_unavailable, Retry-After until the next fetch", async () => {
+    const guard = zkagentGuard({
+      url: "http://zkagent.invalid",
+      apiKey: "zka_unused",
+      action: "browse",
+      origin: SHOP,
+      accept: ["web-bot-auth"],
+      signatures: {
+        signatureAgents: [operatorOrigin],
+        nonces: new MemoryNonceStore(),
+        directories: new DirectoryCache({ allowInsecureLoopback: true, retryAfterSeconds: 30, fetch: () => new Response("down", { status: 503 }) }),
+      },
+    });
+    const result = await guard.verify(await referenceSigned());
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.response.status).toBe(502);
+    expect(Number(result.response.headers.get("retry-after"))).toBeGreaterThanOrEqual(29);
+    expect(await reason(result.response)).toBe("directory_unavailable");
+  });
+
+  test("the nonce store cannot answer: 503 nonce_unavailable, Retry-After; never admitted", async () => {
+    const nonces = {
+      claim: () => {
+        throw new Error("store down");
+      },
+    };
+    const guard = guardFor({ signatures: { signatureAgents: [operatorOrigin], nonces, directories: new DirectoryCache({ allowInsecureLoopback: true }) } });
+    expect(await refused(await referenceSigned(), guard)).toBe("nonce_unavailable");
   });
 });
 
@@ -208,7 +312,7 @@ describe("the signature rules", () => {
   test('the IETF draft\'s dictionary form of Signature-Agent (sig1="…", covered with ;key="sig1") is admitted', async () => {
     const result = await guardFor().verify(await crafted({ dictionary: true }));
     expect(result.ok).toBe(true);
-    if (result.ok && "signature_agent" in result.session) expect(result.session.signature_agent).toBe(operatorOrigin);
+    if (result.ok && "signature_agent" in result.session) expect(result.session.signature_agent).toBe(operatorOrigin + DIRECTORY_PATH);
   });
 
   test("another tag: 401 wrong_tag", async () => {
@@ -226,8 +330,30 @@ describe("the signature rules", () => {
     expect(await refused(await crafted({ created: now, expires: now + 7200 }))).toBe("window_too_long");
   });
 
-  test("no nonce: 401 malformed_signature", async () => {
-    expect(await refused(await crafted({ nonce: null }))).toBe("malformed_signature");
+  test("no nonce: 401 nonce_required with Accept-Signature naming nonce (the default, required); admitted when the route's policy is optional", async () => {
+    expect(await refused(await crafted({ nonce: null }))).toBe("nonce_required");
+    const asked = await guardFor().verify(await crafted({ nonce: null, dictionary: true }));
+    expect(asked.ok).toBe(false);
+    if (!asked.ok) {
+      // RFC 9421 §5.1: a dictionary whose member lists the components and, as parameters, what the signature must carry.
+      const wanted = parseDictionary(asked.response.headers.get("accept-signature")!).get("sig1") as [[string, Map<string, unknown>][], Map<string, unknown>];
+      expect(wanted[0].map(([name]) => name)).toEqual(["@authority", "signature-agent"]);
+      expect(wanted[0][1]![1].get("key")).toBe("sig1");
+      expect(wanted[1].get("nonce")).toBe(true);
+      expect(wanted[1].get("tag")).toBe("web-bot-auth");
+    }
+    const optional = guardFor({
+      signatures: { signatureAgents: [operatorOrigin], nonce: "optional", directories: new DirectoryCache({ allowInsecureLoopback: true }) },
+    });
+    const request = await crafted({ nonce: null, dictionary: true });
+    expect((await optional.verify(request.clone())).ok).toBe(true);
+    expect((await optional.verify(await crafted({ nonce: null }))).ok).toBe(true);
+    // Without a nonce nothing is remembered: the same signature passes again within its window (draft -01's baseline).
+    expect((await optional.verify(request.clone())).ok).toBe(true);
+    // With one, it is still accepted once under "optional".
+    const once = await crafted({});
+    expect((await optional.verify(once.clone())).ok).toBe(true);
+    expect(await refused(once.clone(), optional)).toBe("replayed_nonce");
   });
 
   test("a route that does not accept web-bot-auth ignores the signature: 401 claim_required", async () => {
@@ -289,10 +415,11 @@ describe("registered agents' keys (signatures.registeredAgents)", () => {
       expect(result.ok).toBe(true);
       if (result.ok && "keyid" in result.session) expect(result.session.agent_id).toBe("own");
     }
-    expect(service.asked).toEqual([`/v1/signing-keys/${await referenceKeyId(stranger)}`, `/v1/signing-keys/${await referenceKeyId(stranger)}`]);
+    // Two requests, one call: the answer is cached (issue 37).
+    expect(service.asked).toEqual([`/v1/signing-keys/${await referenceKeyId(stranger)}`]);
   });
 
-  test("revoked: 401 agent_revoked; unknown: the operator's reason; the service down: 401 agent_lookup_unavailable, not a 5xx", async () => {
+  test("revoked: 401 agent_revoked; unknown: the operator's reason; the service down: 502 agent_lookup_unavailable with Retry-After (issue 37: it was 401)", async () => {
     const revoked = await registry([{ agent_id: "own", identity: stranger, status: "revoked" }]);
     expect(await refused(await withoutSignatureAgent(stranger), registeredGuard(revoked.fetch))).toBe("agent_revoked");
     const empty = await registry([]);
@@ -304,6 +431,21 @@ describe("registered agents' keys (signatures.registeredAgents)", () => {
     expect(await refused(await withoutSignatureAgent(stranger), registeredGuard(down.fetch))).toBe("agent_lookup_unavailable");
   });
 
+  test("a flood of random key ids makes one service lookup per key id per cache period (issue 37: one call per forged request)", async () => {
+    const service = await registry([]);
+    const guard = registeredGuard(service.fetch);
+    const keyids = Array.from({ length: 20 }, () => Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url"));
+    const base = await withoutSignatureAgent(stranger);
+    for (let round = 0; round < 3; round++)
+      for (const keyid of keyids) {
+        const headers = new Headers(base.headers);
+        headers.set("signature-input", base.headers.get("signature-input")!.replace(/keyid="[^"]+"/, `keyid="${keyid}"`));
+        expect(await refused(new Request(base.url, { headers }), guard)).toBe("missing_signature_agent");
+      }
+    expect(service.asked).toHaveLength(20);
+    expect(new Set(service.asked).size).toBe(20);
+  });
+
   test("a registered agent's key cannot pass for another: the signature is checked with the key the service answers", async () => {
     // The service says the keyid is `operator`'s key while `stranger` signed: the signature does not verify.
     const service = await registry([{ agent_id: "own", identity: operator, status: "active" }]);
@@ -313,9 +455,9 @@ describe("registered agents' keys (signatures.registeredAgents)", () => {
     expect(await refused(new Request(request.url, { headers: forged }), registeredGuard(service.fetch))).toBe("bad_signature");
   });
 
-  test("without the option, a signature with no Signature-Agent is malformed and the service is never asked", async () => {
+  test("without the option, a signature with no Signature-Agent is missing_signature_agent and the service is never asked", async () => {
     const service = await registry([{ agent_id: "own", identity: stranger, status: "active" }]);
-    expect(await refused(await withoutSignatureAgent(stranger), guardFor({ fetch: service.fetch }))).toBe("malformed_signature");
+    expect(await refused(await withoutSignatureAgent(stranger), guardFor({ fetch: service.fetch }))).toBe("missing_signature_agent");
     expect(service.asked).toEqual([]);
   });
 });

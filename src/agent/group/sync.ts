@@ -259,7 +259,10 @@ async function readChanges(
     }
     const next = page.next_offset;
     if (next === null || next === undefined) break;
-    if (next !== offset + page.count || page.count === 0) throw wrong(`next_offset ${String(next)} does not follow ${offset} + ${page.count}`);
+    // A service pages by key (issue 37: the leaf after the page's last record) or, before it, by record count (offset + count).
+    const last = changes[changes.length - 1]?.index;
+    const follows = next === offset + page.count || (last !== undefined && next === last + 1);
+    if (!follows || page.count === 0) throw wrong(`next_offset ${String(next)} does not follow ${offset} + ${page.count}`);
     offset = next;
   }
   return { ...head!, changes };

@@ -3,6 +3,7 @@
 // proof for the agent fails with `agent_revoked` rather than `unknown_agent`.
 import type { Clock } from "../../clock";
 import { ApiError } from "../../errors";
+import { previousWeight, retryAfterSeconds, windowStart } from "../../sliding-window";
 import type { AgentRecord, AgentsStore } from "../../store/agents/records";
 import type { ApiKeyRecord } from "../../store/keys/records";
 import { keyIdOf } from "../../web-bot-auth/keys";
@@ -36,7 +37,6 @@ export interface AgentLimits {
 
 export const DEFAULT_AGENT_RATE_LIMIT = 1_000;
 export const DEFAULT_MAX_AGENTS_PER_KEY = 100_000;
-const RATE_WINDOW_MS = 60_000;
 
 type Deps = { store: AgentsStore; clock: Clock; limits?: Partial<AgentLimits> };
 
@@ -74,17 +74,17 @@ export async function registerAgent({ store, clock, limits }: Deps, key: ApiKeyR
     mandateJws: mandate?.mandateJws ?? null,
     mandateIat: mandate?.mandateIat ?? null,
   };
-  const windowStart = now - (now % RATE_WINDOW_MS);
   const limit = key.agentRateLimit ?? limits?.defaultAgentRateLimit ?? DEFAULT_AGENT_RATE_LIMIT;
   const maxAgents = limits?.maxAgentsPerKey ?? DEFAULT_MAX_AGENTS_PER_KEY;
   // The spend the answer shows is read before the write (registration changes
   // none), so a failing read can never answer 5xx for an agent that was stored.
   const spend = await spendForView(store, key.id, input.agent_id, record.mandate, now);
-  const outcome = await store.registerAgent(record, { windowStart, limit, maxAgents });
+  // A sliding minute (src/sliding-window.ts): the limit's burst at the end of one minute is not followed by another at the start of the next.
+  const outcome = await store.registerAgent(record, { windowStart: windowStart(now), limit, maxAgents, previousWeight: previousWeight(now) });
   if (outcome === "exists") throw new ApiError("agent_exists");
-  if (outcome === "rate_limited") {
-    const reset = Math.ceil((windowStart + RATE_WINDOW_MS - now) / 1000);
-    throw new ApiError("rate_limited", { message: `This key may register ${limit} agents per minute; retry in ${reset} s.` }, { retryAfterSeconds: reset });
+  if (typeof outcome === "object") {
+    const reset = retryAfterSeconds(outcome.previous, outcome.current, limit, now);
+    throw new ApiError("rate_limited", { message: `This key may register ${limit} agents in any minute; retry in ${reset} s.` }, { retryAfterSeconds: reset });
   }
   if (outcome === "too_many_agents")
     throw new ApiError("too_many_agents", { message: `This key holds ${maxAgents} agents (revoked ones included), the most one key may hold.` });

@@ -4,6 +4,7 @@ import type { Clock } from "../../clock";
 import { DEFAULT_MAX_PENDING_PER_KEY } from "../../config";
 import { ApiError, type RateLimitState } from "../../errors";
 import { canonicalJson, newNonce } from "../../identity/encoding";
+import { previousWeight, retryAfterSeconds, windowStart } from "../../sliding-window";
 import type { ChallengeRecord, ChallengesStore } from "../../store/challenges/records";
 import type { GroupsStore } from "../../store/groups/records";
 import type { ApiKeyRecord } from "../../store/keys/records";
@@ -90,16 +91,18 @@ async function issue(
 ): Promise<{ challenge: ChallengeRecord; rateLimit: RateLimitState | null }> {
   const now = clock.now();
   await checkPendingCap(store, key, now, limits?.maxPendingPerKey ?? DEFAULT_MAX_PENDING_PER_KEY);
-  const windowStart = now - (now % RATE_WINDOW_MS);
-  const reset = Math.ceil((windowStart + RATE_WINDOW_MS - now) / 1000);
   const challenge = pendingChallenge({ ...fields, id: newChallengeId(), keyId: key.id, nonce: newNonce() }, now);
-  const result = await store.createChallenge(challenge, { windowStart, limit: key.rateLimit });
+  // A sliding minute (src/sliding-window.ts): a burst at the end of one minute is not followed by another at the start of the next.
+  const result = await store.createChallenge(challenge, { windowStart: windowStart(now), limit: key.rateLimit, previousWeight: previousWeight(now) });
+  const refusedFor = result.created ? null : retryAfterSeconds(result.previous, result.current, key.rateLimit, now);
+  // RateLimit-Reset: when the used-up part frees (a refusal's Retry-After), else when the current fixed minute ends.
+  const reset = refusedFor ?? Math.ceil((windowStart(now) + RATE_WINDOW_MS - now) / 1000);
   const rateLimit = key.rateLimit > 0 ? { limit: key.rateLimit, remaining: Math.max(0, key.rateLimit - result.used), reset } : null;
-  if (!result.created) {
+  if (refusedFor !== null) {
     throw new ApiError(
       "rate_limited",
-      { message: `This key may create ${key.rateLimit} challenges per minute; retry in ${reset} s.` },
-      { retryAfterSeconds: reset, rateLimit: rateLimit! },
+      { message: `This key may create ${key.rateLimit} challenges in any minute; retry in ${refusedFor} s.` },
+      { retryAfterSeconds: refusedFor, rateLimit: rateLimit! },
     );
   }
   return { challenge, rateLimit };

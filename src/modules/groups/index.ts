@@ -7,6 +7,7 @@ import { authentication } from "../../http/auth";
 import { readJsonObject } from "../../http/body";
 import { describe, JSON_BODY_ERRORS } from "../../http/docs";
 import { JSON_CONTENT_TYPE } from "../../http/errors";
+import { readMembers } from "../../http/members-body";
 import { pathParam } from "../../http/params";
 import { REQUEST_ID_HEADER } from "../../http/request-id";
 import { validate } from "../../http/validate";
@@ -19,12 +20,9 @@ import {
   groupResponse,
   groupTreeResponse,
   groupUpdateRequest,
-  MEMBERS_BODY_LIMIT_BYTES,
   membersChanges,
-  membersExplanations,
   membersPage,
   membersQuery,
-  membersRefinements,
   membersRequest,
 } from "./model";
 import {
@@ -54,18 +52,19 @@ export const groupMembersPublic = (deps: ModuleDeps) => {
   return new Elysia({ name: "group-members" }).get(
     "/v1/groups/:groupId/members",
     async ({ params, query, request, set, server }) => {
+      // Counted first: a refused, a 304 or a 404 read costs the reader its budget as a page does.
+      readers.admit(server?.requestIP(request)?.address ?? "unknown");
       const asked = membersRequestOf(query as MembersQuery);
       const group = await membersGroup(deps, pathParam(params.groupId));
       const etag = membersEtag(group);
       // Stored copies are checked first: the ETag changes with every change of the group.
       const cacheHeaders = (tag: string) => Object.assign(set.headers, { etag: tag, "cache-control": "no-cache" });
-      // An unchanged group costs one row read, and no reader's budget.
+      // An unchanged group costs one row read.
       if (matchesEtag(request.headers.get("if-none-match"), etag)) {
         cacheHeaders(etag);
         set.status = 304;
         return null;
       }
-      readers.admit(server?.requestIP(request)?.address ?? "unknown");
       if (asked.since !== null && asked.since > group.version) throw invalidField("since", `must not be above the group's version ${group.version}`);
       const cached = pages.get(PageCache.key(group, asked));
       if (cached !== undefined) {
@@ -87,7 +86,7 @@ export const groupMembersPublic = (deps: ModuleDeps) => {
         params: GROUP,
         query: membersQuery,
         description:
-          'Every leaf in leaf order ("0" for a removed member), paged (10,000 a page): read until next_offset is null, build the tree (new Group(members)) and check its root against merkle_tree_root; every page carries the group\'s version, and pages of different versions do not make one tree. With since=V: the leaves written after version V (added or removed) as compact binary records (docs/api.md, "Syncing a group"). Every answer has ETag "<version>-<root>"; If-None-Match with it answers 304 without a body. No API key: a member reads the whole tree and never says which leaf is its own. Reads are limited per client address (GROUP_MEMBERS_READS_PER_MINUTE; 304s are not counted).',
+          'Every leaf in leaf order ("0" for a removed member), paged (10,000 a page): read until next_offset is null, build the tree (new Group(members)) and check its root against merkle_tree_root; every page carries the group\'s version, and pages of different versions do not make one tree. With since=V: the leaves written after version V (added or removed) as compact binary records (docs/api.md, "Syncing a group"). Every answer has ETag "<version>-<root>"; If-None-Match with it answers 304 without a body. No API key: a member reads the whole tree and never says which leaf is its own. Reads are limited per client, an IPv4 address or an IPv6 /64, over a sliding minute (GROUP_MEMBERS_READS_PER_MINUTE; every request counts, 304s too).',
         ok: {
           status: 200,
           schema: t.Union([membersPage, membersChanges]),
@@ -165,8 +164,7 @@ export const groups = (deps: ModuleDeps) => {
     .post(
       "/v1/groups/:groupId/members",
       async ({ key, request, params, set }) => {
-        const input = validate(membersRequest, await readJsonObject(request, MEMBERS_BODY_LIMIT_BYTES), membersRefinements, membersExplanations);
-        const tree = await addMembers(deps, additions, key, pathParam(params.groupId), input.identity_commitments, String(set.headers[REQUEST_ID_HEADER]));
+        const tree = await addMembers(deps, additions, key, pathParam(params.groupId), () => readMembers(request), String(set.headers[REQUEST_ID_HEADER]));
         set.status = 201;
         return tree;
       },
@@ -182,7 +180,7 @@ export const groups = (deps: ModuleDeps) => {
             "Appends 1–10,000 identity commitments in one transaction (this route takes bodies up to 1 MiB): each a decimal in [1, r), none already a member nor repeated; otherwise the 400 names the first by index and nothing is applied. A commitment removed from this group before is refused (409: enrol a new identity). The group holds at most GROUP_MAX_MEMBERS leaves; a key's additions run one at a time, at most GROUP_ADDITIONS_IN_FLIGHT waiting or running (429 with Retry-After past it). Owner only.",
           body: membersRequest,
           ok: { status: 201, schema: groupTreeResponse, description: "The tree after the change" },
-          errors: [...JSON_BODY_ERRORS, "group_not_found", "group_forbidden", "member_removed_before", "group_full", "group_additions_busy"],
+          errors: [...JSON_BODY_ERRORS, "group_not_found", "group_forbidden", "member_removed_before", "group_full", "group_additions_busy", "group_contended"],
         }),
       },
     )
@@ -201,7 +199,7 @@ export const groups = (deps: ModuleDeps) => {
           description:
             "Its leaf becomes 0, as Semaphore removes. Once answered, no proof of the removed member verifies on any node (roots from before the removal are no longer acceptable). Owner only.",
           ok: { status: 200, schema: groupTreeResponse, description: "The tree after the change" },
-          errors: ["group_not_found", "group_forbidden", "member_not_found"],
+          errors: ["group_not_found", "group_forbidden", "member_not_found", "group_contended"],
         }),
       },
     )

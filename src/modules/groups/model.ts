@@ -153,7 +153,10 @@ export const groupResponse = t.Object(
 );
 
 export const membersQuery = {
-  offset: { description: "First leaf index (default 0); with since, the first change record", schema: { type: "integer" as const, minimum: 0 } },
+  offset: {
+    description: "First leaf index (default 0), with since too: the changes listed are those of leaves from this index on; pass each page's next_offset",
+    schema: { type: "integer" as const, minimum: 0 },
+  },
   limit: {
     description: `Leaves per page, 1–${MAX_MEMBERS_PAGE} (default ${MAX_MEMBERS_PAGE}); with since, change records per page, 1–${MAX_CHANGES_PAGE}`,
     schema: { type: "integer" as const, minimum: 1, maximum: Math.max(MAX_MEMBERS_PAGE, MAX_CHANGES_PAGE) },
@@ -185,7 +188,9 @@ export const membersChanges = t.Object(
     changes: t.String({
       description: `base64url (RFC 4648 §5, no padding) of count records of ${CHANGE_RECORD_BYTES} bytes: uint32 big-endian leaf index, then the leaf's value as 32 bytes big-endian (0: a removed member); every leaf written after since, in leaf order`,
     }),
-    next_offset: t.Union([Type.Integer({ minimum: 0 }), t.Null()], { description: "The offset of the next page of changes; null on the last" }),
+    next_offset: t.Union([Type.Integer({ minimum: 0 }), t.Null()], {
+      description: "The offset of the next page of changes: the leaf index after this page's last record (not offset + count); null on the last",
+    }),
   },
   { additionalProperties: false },
 );

@@ -14,13 +14,14 @@ import { type Mandate, parseMandate } from "../../mandates/schema";
 import { type ChangeGroupResult, type GroupRecord, type GroupsStore, newGroupRecord } from "../../store/groups/records";
 import type { ApiKeyRecord } from "../../store/keys/records";
 import { SETTINGS } from "../../config";
+import { SlidingWindows } from "../../sliding-window";
 import { encodeChanges, MAX_CHANGES_PAGE, MAX_MEMBERS_PAGE, type GroupRequest } from "./model";
 
 export interface GroupDeps {
   store: GroupsStore;
   clock: Clock;
   groups: TreeCache;
-  limits?: { groupMaxPerKey?: number; groupMaxMembers?: number; groupAdditionsInFlight?: number };
+  limits?: { groupMaxPerKey?: number; groupMaxMembers?: number; groupAdditionsInFlight?: number; groupAdditionsInFlightTotal?: number };
 }
 
 export const treeView = (group: GroupRecord) => ({
@@ -44,6 +45,7 @@ const limitOf = (deps: GroupDeps) => ({
   maxPerKey: deps.limits?.groupMaxPerKey ?? SETTINGS.groupMaxPerKey.default,
   maxMembers: deps.limits?.groupMaxMembers ?? SETTINGS.groupMaxMembers.default,
   inFlight: deps.limits?.groupAdditionsInFlight ?? SETTINGS.groupAdditionsInFlight.default,
+  inFlightTotal: deps.limits?.groupAdditionsInFlightTotal ?? SETTINGS.groupAdditionsInFlightTotal.default,
 });
 
 /** Key ids, each once, in the order given: duplicates say nothing more. */
@@ -100,71 +102,101 @@ function changed(result: ChangeGroupResult) {
       throw new ApiError("group_full", {
         message: `The group holds ${result.size} leaves; this batch would take it past GROUP_MAX_MEMBERS = ${result.maxSize}.`,
       });
+    case "contended":
+      throw new ApiError("group_contended", {}, { retryAfterSeconds: RETRY_AFTER_BUSY_SECONDS });
   }
 }
 
 /**
- * Additions per key in this process: one runs at a time (a key's batches
- * queue behind each other, never in front of another key's), and at most
- * `inFlight` wait or run; past that the caller is told to come back.
+ * Additions in this process: a key's run one at a time (its batches queue
+ * behind each other, never in front of another key's); at most `perKey` of
+ * one key and `total` of all keys together are read, wait or run (each holds
+ * a body of up to 1 MiB and its tree work); past either the caller is told
+ * to come back, before its body is read.
  */
 export class AdditionQueues {
   private readonly queues = new Queues();
   private readonly counts = new Map<string, number>();
+  private total = 0;
 
-  async run<T>(keyId: string, inFlight: number, work: () => Promise<T>): Promise<T> {
+  async run<I, T>(keyId: string, bounds: { perKey: number; total: number }, read: () => Promise<I>, work: (input: I) => Promise<T>): Promise<T> {
     const count = this.counts.get(keyId) ?? 0;
-    if (count >= inFlight)
-      throw new ApiError(
-        "group_additions_busy",
-        {
-          message: `This key has ${count} member additions running or queued, the most one key may have (GROUP_ADDITIONS_IN_FLIGHT = ${inFlight}); retry after one finishes.`,
-        },
-        { retryAfterSeconds: RETRY_AFTER_BUSY_SECONDS },
+    if (count >= bounds.perKey)
+      throw busy(
+        `This key has ${count} member additions running or queued, the most one key may have (GROUP_ADDITIONS_IN_FLIGHT = ${bounds.perKey}); retry after one finishes.`,
+      );
+    if (this.total >= bounds.total)
+      throw busy(
+        `This server has ${this.total} member additions running or queued, the most it takes at once (GROUP_ADDITIONS_IN_FLIGHT_TOTAL = ${bounds.total}); retry after one finishes.`,
       );
     this.counts.set(keyId, count + 1);
+    this.total++;
     try {
-      return await this.queues.run(keyId, work);
+      // Read (and checked) while earlier batches of the key run: only the change itself waits its turn.
+      const input = await read();
+      return await this.queues.run(keyId, () => work(input));
     } finally {
+      this.total--;
       const left = (this.counts.get(keyId) ?? 1) - 1;
       if (left === 0) this.counts.delete(keyId);
       else this.counts.set(keyId, left);
     }
   }
+
+  /** Additions read, waiting or running now (tests). */
+  get inFlight(): number {
+    return this.total;
+  }
+}
+
+const busy = (message: string) => new ApiError("group_additions_busy", { message }, { retryAfterSeconds: RETRY_AFTER_BUSY_SECONDS });
+
+/**
+ * The client a read is counted against: an IPv4 address, or the /64 an IPv6
+ * address is in (one host usually holds a whole /64, and picks any address
+ * of it at will); an IPv4-mapped IPv6 address is its IPv4 address.
+ */
+export function readerOf(address: string): string {
+  if (!address.includes(":")) return address;
+  const mapped = /^(?:::|(?:0{1,4}:){5})ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address);
+  if (mapped) return mapped[1]!;
+  const [head = "", tail] = address.toLowerCase().split("%")[0]!.split("::") as [string, string | undefined];
+  const left = head === "" ? [] : head.split(":");
+  const right = tail === undefined || tail === "" ? [] : tail.split(":");
+  const groups = tail === undefined ? left : [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill("0"), ...right];
+  return `${groups
+    .slice(0, 4)
+    .map((group) => Number.parseInt(group || "0", 16).toString(16))
+    .join(":")}::/64`;
 }
 
 /**
- * Reads of the keyless members route per client address per minute in this
- * process (fixed windows): anonymous readers cannot keep the event loop from
- * other keys. 304s are not counted. Behind a proxy every client has the
- * proxy's address: raise the limit or rate-limit at the proxy (docs/operations.md).
+ * Reads of the keyless members route per client (readerOf: an IPv4 address
+ * or an IPv6 /64) in this process, over a sliding minute
+ * (src/sliding-window.ts): anonymous readers cannot keep the event loop from
+ * other keys. Every request counts, before anything is read, 304s included.
+ * Behind a proxy every client has the proxy's address: raise the limit or
+ * rate-limit at the proxy (docs/operations.md).
  */
 export class ReaderWindows {
-  private window = 0;
-  private counts = new Map<string, number>();
+  private readonly windows: SlidingWindows | null;
 
   constructor(
     private readonly perMinute: number = SETTINGS.membersReadsPerMinute.default,
-    private readonly now: () => number = Date.now,
-  ) {}
+    now: () => number = Date.now,
+  ) {
+    this.windows = perMinute > 0 ? new SlidingWindows(perMinute, now) : null;
+  }
 
   admit(address: string): void {
-    if (this.perMinute <= 0) return;
-    const now = this.now();
-    const window = Math.floor(now / 60_000);
-    if (window !== this.window) {
-      this.window = window;
-      this.counts = new Map();
-    }
-    const count = (this.counts.get(address) ?? 0) + 1;
-    this.counts.set(address, count);
-    if (count > this.perMinute)
+    const wait = this.windows?.hit(readerOf(address)) ?? null;
+    if (wait !== null)
       throw new ApiError(
         "members_rate_limited",
         {
-          message: `This address read group members ${this.perMinute} times this minute, the most allowed (GROUP_MEMBERS_READS_PER_MINUTE = ${this.perMinute}); 304 answers are not counted.`,
+          message: `This client (an IPv4 address, or an IPv6 /64) read group members more than ${this.perMinute} times in the last minute, the most allowed (GROUP_MEMBERS_READS_PER_MINUTE = ${this.perMinute}); every request counts, 304 answers too.`,
         },
-        { retryAfterSeconds: Math.max(1, Math.ceil(((window + 1) * 60_000 - now) / 1000)) },
+        { retryAfterSeconds: wait },
       );
   }
 }
@@ -214,19 +246,22 @@ export class PageCache {
 /** A batch of 10,000 is hashed in about 1.3 s here (docs/performance.md): a retry in 2 s finds the queue moved. */
 const RETRY_AFTER_BUSY_SECONDS = 2;
 
+/** `read`: the batch's commitments, checked (the route reads the body off the event loop, within the bounds of `queues`). */
 export async function addMembers(
   deps: GroupDeps,
   queues: AdditionQueues,
   key: ApiKeyRecord,
   groupId: string | null,
-  commitments: string[],
+  read: () => Promise<string[]>,
   requestId: string | null = null,
 ) {
-  if (groupId === null) throw new ApiError("group_not_found");
-  const { maxMembers, inFlight } = limitOf(deps);
-  return queues.run(key.id, inFlight, async () =>
-    changed(await deps.store.changeGroup(groupId, key.id, { kind: "add", commitments, maxSize: maxMembers, at: deps.clock.now(), requestId }, deps.groups)),
-  );
+  const { maxMembers, inFlight, inFlightTotal } = limitOf(deps);
+  return queues.run(key.id, { perKey: inFlight, total: inFlightTotal }, read, async (commitments) => {
+    if (groupId === null) throw new ApiError("group_not_found");
+    return changed(
+      await deps.store.changeGroup(groupId, key.id, { kind: "add", commitments, maxSize: maxMembers, at: deps.clock.now(), requestId }, deps.groups),
+    );
+  });
 }
 
 export async function removeMember(deps: GroupDeps, key: ApiKeyRecord, groupId: string | null, commitment: string | null, requestId: string | null = null) {
@@ -305,10 +340,10 @@ async function membersPage({ store }: { store: GroupsStore }, group: GroupRecord
     return { ...head, offset, members, next_offset: members.length === limit && end < group.size ? end : null };
   }
   if (since > group.version) throw invalidField("since", `must not be above the group's version ${group.version}`);
+  // Paged by key: offset is the leaf index the page starts at, and the next page starts after this one's last leaf.
   const leaves = await store.groupChanges(group.groupId, since, offset, limit);
-  const end = offset + leaves.length;
-  // Since 0 the changes are the leaves, so the last page is known; otherwise a full page may be followed by an empty one.
-  const more = leaves.length === limit && (since > 0 || end < group.size);
+  const end = leaves.length === 0 ? offset : leaves[leaves.length - 1]!.index + 1;
+  const more = leaves.length === limit && end < group.size;
   return { ...head, since, offset, count: leaves.length, changes: encodeChanges(leaves), next_offset: more ? end : null };
 }
 

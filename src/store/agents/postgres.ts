@@ -2,6 +2,7 @@
 // row locked, its window counted, in the registration's transaction),
 // signing key ids, mandates.
 import type { SQL } from "bun";
+import { carriedCount, MINUTE_MS } from "../../sliding-window";
 import type { StoredMandate } from "../../mandates/enforce";
 import { NO_SPEND, type Spend, type SpendKey } from "../../mandates/evaluate";
 import { hasNul, mapUnreachable } from "../connection/postgres";
@@ -31,7 +32,14 @@ export function postgresAgents(sql: SQL): AgentsStore {
           ON CONFLICT (key_id, window_start) DO UPDATE SET count = agent_rate_windows.count + 1
           RETURNING count`;
           // Returning (not throwing) commits the count, as for challenges.
-          if (Number(row.count) > quota.limit) return "rate_limited";
+          const current = Number(row.count);
+          const weight = quota.previousWeight ?? 0;
+          let previous = 0;
+          if (weight > 0) {
+            const [before] = await tx`SELECT count FROM agent_rate_windows WHERE key_id = ${keyId} AND window_start = ${quota.windowStart - MINUTE_MS}`;
+            previous = Number(before?.count ?? 0);
+          }
+          if (current + carriedCount(previous, weight) > quota.limit) return { outcome: "rate_limited", previous, current };
         }
         if (!current) {
           if (quota && quota.maxAgents > 0 && Number(key?.agents ?? 0) >= quota.maxAgents) return "too_many_agents";

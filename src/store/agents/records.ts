@@ -30,17 +30,22 @@ export type SetMandateResult =
   | { outcome: "set"; agent: AgentRecord }
   | { outcome: "not_found" | "revoked" | "signature_required" | "superseded"; agent: AgentRecord | null };
 
-/** The write quota for agent registrations: a rate per fixed minute and a cap on the rows a key holds. */
+/** The write quota for agent registrations: a rate per sliding minute (src/sliding-window.ts) and a cap on the rows a key holds. */
 export interface AgentQuota {
   /** Start of the fixed one-minute window the request falls in. */
   windowStart: number;
-  /** Registrations allowed in the window; 0 means unlimited. */
+  /** Registrations allowed in the sliding minute; 0 means unlimited. */
   limit: number;
+  /** How much of the previous minute (windowStart − 60 s) the sliding minute still covers; absent: 0 (a fixed window). */
+  previousWeight?: number;
   /** Agents (active or revoked: both are rows) the key may hold; 0 means no cap. */
   maxAgents: number;
 }
 
-export type RegisterAgentResult = "created" | "exists" | "rate_limited" | "too_many_agents";
+/** Refused by the rate: the previous and current windows' counts (this attempt counted), for Retry-After. */
+export type RegisterRateLimited = { outcome: "rate_limited"; previous: number; current: number };
+
+export type RegisterAgentResult = "created" | "exists" | "too_many_agents" | RegisterRateLimited;
 
 export interface AgentsStore {
   /**

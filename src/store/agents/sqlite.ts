@@ -2,6 +2,7 @@
 // row count, in the registration's transaction), signing key ids, mandates.
 import type { StoredMandate } from "../../mandates/enforce";
 import { NO_SPEND, type Spend, type SpendKey } from "../../mandates/evaluate";
+import { carriedCount, MINUTE_MS } from "../../sliding-window";
 import type { SqliteDb } from "../connection/sqlite";
 import { setMandateRefusal, toAgent, toSpend } from "./rows";
 import type { AgentQuota, AgentRecord, AgentsStore, RegisterAgentResult, SetMandateResult } from "./records";
@@ -37,6 +38,7 @@ export function sqliteAgents({ db, immediate }: SqliteDb): AgentsStore {
       `INSERT INTO agent_rate_windows (key_id, window_start, count) VALUES (?, ?, 1)
        ON CONFLICT (key_id, window_start) DO UPDATE SET count = count + 1 RETURNING count`,
     ),
+    agentWindow: db.query("SELECT count FROM agent_rate_windows WHERE key_id = ? AND window_start = ?"),
     agentRows: db.query("SELECT agents FROM api_keys WHERE id = ?"),
     countAgentRow: db.query("UPDATE api_keys SET agents = agents + 1 WHERE id = ?"),
   };
@@ -54,8 +56,10 @@ export function sqliteAgents({ db, immediate }: SqliteDb): AgentsStore {
         if (current && current.revoked_at === null) return "exists";
         if (quota && quota.limit > 0) {
           // Committed even when refused: a refused attempt holds its place in the window.
-          const used = (q.countAgentWindow.get(keyId, quota.windowStart) as { count: number }).count;
-          if (used > quota.limit) return "rate_limited";
+          const current = (q.countAgentWindow.get(keyId, quota.windowStart) as { count: number }).count;
+          const weight = quota.previousWeight ?? 0;
+          const previous = weight > 0 ? ((q.agentWindow.get(keyId, quota.windowStart - MINUTE_MS) as { count: number } | null)?.count ?? 0) : 0;
+          if (current + carriedCount(previous, weight) > quota.limit) return { outcome: "rate_limited", previous, current };
         }
         if (!current) {
           const rows = (q.agentRows.get(keyId) as { agents: number } | null)?.agents ?? 0;

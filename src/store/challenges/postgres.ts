@@ -2,6 +2,7 @@
 // window, reads, the verification claim, receipts, expiry.
 import type { SQL } from "bun";
 import type { AgentRecord } from "../agents/records";
+import { carriedCount, MINUTE_MS } from "../../sliding-window";
 import { hasNul, isConnectionFailure, mapUnreachable, usageShard } from "../connection/postgres";
 import { toAgent } from "../agents/rows";
 import { toChallenge } from "./rows";
@@ -131,6 +132,15 @@ export function postgresChallenges(sql: SQL): ChallengesStore & { drain(): Promi
         ON CONFLICT (key_id, shard) DO UPDATE SET challenges = usage_counters.challenges + excluded.challenges`;
       return items.map(() => ({ created: true, used: 0 }));
     }
+    // The previous minute, weighted as the sliding minute still covers it (src/sliding-window.ts); 0 without a weight.
+    // Read before the statement: that minute is closed (a straggler of it is counted in the next one's estimate, not here).
+    const weight = items[0]!.window.previousWeight ?? 0;
+    let previous = 0;
+    if (weight > 0) {
+      const [before] = await sql`SELECT count FROM rate_windows WHERE key_id = ${keyId} AND window_start = ${windowStart - MINUTE_MS}`;
+      previous = Number(before?.count ?? 0);
+    }
+    const carried = carriedCount(previous, weight);
     const [row] = await sql`
       WITH win AS (
         INSERT INTO rate_windows (key_id, window_start, count) VALUES (${keyId}, ${windowStart}, ${n})
@@ -142,14 +152,17 @@ export function postgresChallenges(sql: SQL): ChallengesStore & { drain(): Promi
       stored AS (
         INSERT INTO challenges (id, key_id, agent_id, action, context, nonce, created_at, expires_at, status, request_id, circuit_id, group_id, group_root, group_depth)
         SELECT id, ${keyId}, agent_id, action, context, nonce, created_at, expires_at, 'pending', request_id, circuit_id, group_id, group_root, group_depth
-        FROM items, win WHERE win.count - ${n} + items.ord <= ${limit} ORDER BY ord
+        FROM items, win WHERE win.count - ${n} + items.ord + ${carried} <= ${limit} ORDER BY ord
         RETURNING 1),
       counted AS (
         INSERT INTO usage_counters (key_id, shard, challenges) SELECT ${keyId}, ${shard}, count(*) FROM stored HAVING count(*) > 0
         ON CONFLICT (key_id, shard) DO UPDATE SET challenges = usage_counters.challenges + excluded.challenges)
       SELECT count FROM win`;
     const first = Number(row.count) - n + 1;
-    return items.map((_, i) => ({ created: first + i <= limit, used: first + i }));
+    return items.map((_, i): CreateChallengeResult => {
+      const used = first + i + carried;
+      return used <= limit ? { created: true, used } : { created: false, used, previous, current: first + i };
+    });
   };
 
   const store: ChallengesStore = {

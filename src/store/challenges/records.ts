@@ -61,11 +61,14 @@ export interface DecisionEvidence {
 export interface RateWindow {
   /** Start of the fixed one-minute window the request falls in. */
   windowStart: number;
-  /** Requests allowed in the window; 0 means unlimited. */
+  /** Requests allowed in the sliding minute (src/sliding-window.ts); 0 means unlimited. */
   limit: number;
+  /** How much of the previous minute (windowStart − 60 s) the sliding minute still covers; absent: 0 (a fixed window). */
+  previousWeight?: number;
 }
 
-export type CreateChallengeResult = { created: true; used: number } | { created: false; used: number };
+/** `used`: the requests in the sliding minute, this one included (the rate limit headers); a refusal's `previous` and `current`: the windows' counts, for Retry-After. */
+export type CreateChallengeResult = { created: true; used: number } | { created: false; used: number; previous: number; current: number };
 
 /**
  * A claim on a pending challenge: the right to run its one verification

@@ -1,6 +1,7 @@
 // Challenges on SQLite: creation by group commit under the key's rate window,
 // reads, the verification claim, receipts, expiry.
 import type { AgentRecord } from "../agents/records";
+import { carriedCount, MINUTE_MS } from "../../sliding-window";
 import { locked, type SqliteDb } from "../connection/sqlite";
 import { toAgent } from "../agents/rows";
 import { toChallenge } from "./rows";
@@ -25,6 +26,7 @@ export function sqliteChallenges({ db, immediate, tryBeginImmediate, lockWaitMs 
        ON CONFLICT (key_id, window_start) DO UPDATE SET count = count + excluded.count RETURNING count`,
     ),
     countChallenges: db.query("UPDATE api_keys SET challenges = challenges + ? WHERE id = ?"),
+    rateWindow: db.query("SELECT count FROM rate_windows WHERE key_id = ? AND window_start = ?"),
     getChallenge: db.query("SELECT * FROM challenges WHERE id = ?"),
     getAgent: db.query("SELECT * FROM agents WHERE key_id = ? AND agent_id = ?"),
     claim: db.query(
@@ -61,11 +63,21 @@ export function sqliteChallenges({ db, immediate, tryBeginImmediate, lockWaitMs 
     });
   };
 
+  /** The previous minute's count, weighted as the sliding minute covers it (src/sliding-window.ts; 0 without a weight). */
+  const carried = (keyId: string, window: RateWindow): { previous: number; carried: number } => {
+    const weight = window.previousWeight ?? 0;
+    if (weight <= 0) return { previous: 0, carried: 0 };
+    const previous = (q.rateWindow.get(keyId, window.windowStart - MINUTE_MS) as { count: number } | null)?.count ?? 0;
+    return { previous, carried: carriedCount(previous, weight) };
+  };
+
   const createChallengeTx = (challenge: ChallengeRecord, window: RateWindow): CreateChallengeResult => {
     let used = 0;
     if (window.limit > 0) {
-      used = (q.countWindow.get(challenge.keyId, window.windowStart) as { count: number }).count;
-      if (used > window.limit) return { created: false, used };
+      const current = (q.countWindow.get(challenge.keyId, window.windowStart) as { count: number }).count;
+      const before = carried(challenge.keyId, window);
+      used = current + before.carried;
+      if (used > window.limit) return { created: false, used, previous: before.previous, current };
     }
     insertChallenge(challenge);
     q.countChallenge.run(challenge.keyId);
@@ -124,9 +136,12 @@ export function sqliteChallenges({ db, immediate, tryBeginImmediate, lockWaitMs 
       for (const members of groups.values()) {
         const { challenge, window } = batch[members[0]!]!;
         const total = (q.countWindowBy.get(challenge.keyId, window.windowStart, members.length) as { count: number }).count;
+        // One turn of the event loop: the first item's weight stands for the batch's (they differ by a millisecond or so).
+        const before = carried(challenge.keyId, window);
         members.forEach((i, k) => {
-          const used = total - members.length + 1 + k;
-          results[i] = { created: used <= window.limit, used };
+          const current = total - members.length + 1 + k;
+          const used = current + before.carried;
+          results[i] = used <= window.limit ? { created: true, used } : { created: false, used, previous: before.previous, current };
         });
       }
       const createdPerKey = new Map<string, number>();

@@ -46,8 +46,15 @@ export interface GroupChangeIo {
   commit(planned: PlannedWrite): Promise<GroupRecord | null>;
 }
 
-/** How many times a change is planned again when another process changed the group meanwhile. */
-const PLAN_ATTEMPTS = 5;
+/** How many times a change is planned when other processes keep changing the group meanwhile; then "contended" (503 with Retry-After). */
+const PLAN_ATTEMPTS = 6;
+
+/**
+ * The pause before planning again after losing to another process: random
+ * (so that two processes that lost to each other do not meet again in step),
+ * growing with the attempts, 10–40 ms after the first loss up to 0.3–1.2 s.
+ */
+export const replanPause = (attempt: number, random: () => number = Math.random): number => 10 * 2 ** (attempt - 1) * (1 + 3 * random());
 
 /** The depth's bound: a Semaphore tree holds at most 2^32 leaves. */
 const MAX_LEAVES = 2 ** 32;
@@ -78,7 +85,8 @@ export function changeGroupOptimistically(
           const maxSize = Math.min(change.maxSize ?? MAX_LEAVES, MAX_LEAVES);
           if (group.size + change.commitments.length > maxSize) return { outcome: "full", size: group.size, maxSize };
           // Read after the group row: a removal committed before it is in group_removed; one after it fails the commit's version check.
-          const removed = await io.removedBefore(groupId, change.commitments);
+          // A group that never lost a member has none to look up (a lookup of 10,000 is a synchronous read on SQLite).
+          const removed = group.removedVersion === 0 ? -1 : await io.removedBefore(groupId, change.commitments);
           if (removed >= 0) return { outcome: "removed_before", index: removed };
         }
         let since = await trees.replayFrom(groupId, group.version);
@@ -110,7 +118,8 @@ export function changeGroupOptimistically(
         });
         if (stored) return { outcome: "changed", group: stored };
         trees.forget(groupId);
-        if (attempt >= PLAN_ATTEMPTS) throw new Error(`group ${groupId}: changed by others ${attempt} times while this change was planned`);
+        if (attempt >= PLAN_ATTEMPTS) return { outcome: "contended", attempts: attempt };
+        await Bun.sleep(replanPause(attempt));
       } catch (error) {
         // Nothing committed: the cached tree may be ahead of the store.
         trees.forget(groupId);

@@ -96,16 +96,12 @@ export function postgresGroups(sql: SQL, rootDurationMs: number): GroupsStore {
       return rows.map((r: { commitment: string }) => r.commitment);
     },
 
-    async groupChanges(groupId: string, since: number, offset: number, limit: number): Promise<Leaf[]> {
+    async groupChanges(groupId: string, since: number, from: number, limit: number): Promise<Leaf[]> {
       if (hasNul(groupId)) return [];
-      // Since version 0 every leaf is a change, and the n-th change is leaf n: a primary-key range, not an OFFSET scan.
-      const rows =
-        since === 0
-          ? await sql`
-            SELECT leaf_index, commitment FROM group_members WHERE group_id = ${groupId} AND leaf_index >= ${offset} ORDER BY leaf_index LIMIT ${limit}`
-          : await sql`
-            SELECT leaf_index, commitment FROM group_members WHERE group_id = ${groupId} AND version > ${since}
-            ORDER BY leaf_index LIMIT ${limit} OFFSET ${offset}`;
+      // Keyset (issue 37): a page starts at a leaf index, a primary-key range; since version 0 every leaf is a change.
+      const rows = await sql`
+        SELECT leaf_index, commitment FROM group_members WHERE group_id = ${groupId} AND version > ${since} AND leaf_index >= ${from}
+        ORDER BY leaf_index LIMIT ${limit}`;
       return rows.map(toLeaf);
     },
 

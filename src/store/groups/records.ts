@@ -54,7 +54,9 @@ export type ChangeGroupResult =
   /** An added commitment removed from this group before (issue 34): `index` into the batch. Nothing applied. */
   | { outcome: "removed_before"; index: number }
   /** The batch would take the group past `maxSize` leaves. Nothing applied. */
-  | { outcome: "full"; size: number; maxSize: number };
+  | { outcome: "full"; size: number; maxSize: number }
+  /** Other processes changed the group each time this change was planned, PLAN_ATTEMPTS times (src/store/groups/change.ts). Nothing applied. */
+  | { outcome: "contended"; attempts: number };
 
 export interface GroupsStore {
   /**
@@ -82,10 +84,10 @@ export interface GroupsStore {
 
   /**
    * The leaves written after version `since` (added or removed since), in
-   * leaf order from the `offset`-th of them, at most `limit`: the members
-   * route's changes (an indexed range read on group_members.version).
+   * leaf order from leaf index `from` on, at most `limit`: the members
+   * route's changes, paged by key (a range read on the primary key).
    */
-  groupChanges(groupId: string, since: number, offset: number, limit: number): Promise<Leaf[]>;
+  groupChanges(groupId: string, since: number, from: number, limit: number): Promise<Leaf[]>;
 
   /** Sets (null: any key) the keys that may challenge the group, owner only. */
   setGroupChallengers(

@@ -16,8 +16,11 @@ export function sqliteGroups({ db, immediate }: SqliteDb, rootDurationMs: number
     ),
     getGroup: db.query("SELECT * FROM groups WHERE group_id = ?"),
     leavesSince: db.query("SELECT leaf_index, commitment FROM group_members WHERE group_id = ? AND version > ? ORDER BY leaf_index"),
-    putLeaf: db.query(
-      `INSERT INTO group_members (group_id, leaf_index, commitment, version) VALUES ($groupId, $index, $value, $version)
+    // A change's leaves and nodes in one statement each, from JSON arrays of [index, value] and [level, index, value]: row by
+    // row, 10,000 leaves with their audit trigger held the write lock (and the event loop) for 350–520 ms; this way ≈ 35 ms.
+    putLeaves: db.query(
+      `INSERT INTO group_members (group_id, leaf_index, commitment, version)
+       SELECT $groupId, value ->> 0, value ->> 1, $version FROM json_each($leaves) WHERE true
        ON CONFLICT (group_id, leaf_index) DO UPDATE SET commitment = excluded.commitment, version = excluded.version`,
     ),
     updateGroup: db.query(
@@ -26,8 +29,9 @@ export function sqliteGroups({ db, immediate }: SqliteDb, rootDurationMs: number
        WHERE group_id = $groupId RETURNING *`,
     ),
     insertRoot: db.query("INSERT INTO group_roots (group_id, version, root, made_at) VALUES (?, ?, ?, ?)"),
-    putNode: db.query(
-      `INSERT INTO group_nodes (group_id, level, idx, value) VALUES ($groupId, $level, $index, $value)
+    putNodes: db.query(
+      `INSERT INTO group_nodes (group_id, level, idx, value)
+       SELECT $groupId, value ->> 0, value ->> 1, value ->> 2 FROM json_each($nodes) WHERE true
        ON CONFLICT (group_id, level, idx) DO UPDATE SET value = excluded.value`,
     ),
     allLeaves: db.query("SELECT commitment FROM group_members WHERE group_id = ? ORDER BY leaf_index"),
@@ -38,7 +42,8 @@ export function sqliteGroups({ db, immediate }: SqliteDb, rootDurationMs: number
     countGroups: db.query("SELECT count(*) AS n FROM groups WHERE key_id = ?"),
     groupExists: db.query("SELECT 1 AS ok FROM groups WHERE group_id = ?"),
     removedAmong: db.query("SELECT commitment FROM group_removed WHERE group_id = ? AND commitment IN (SELECT value FROM json_each(?)) LIMIT 1"),
-    changes: db.query("SELECT leaf_index, commitment FROM group_members WHERE group_id = ? AND version > ? ORDER BY leaf_index LIMIT ? OFFSET ?"),
+    // Keyset (issue 37): a page starts at a leaf index, read on the primary key; the pages of one read scan the group once.
+    changes: db.query("SELECT leaf_index, commitment FROM group_members WHERE group_id = ? AND version > ? AND leaf_index >= ? ORDER BY leaf_index LIMIT ?"),
     // Since version 0 every leaf is a change, and the n-th change is leaf n: a primary-key range, not an OFFSET scan.
     leavesFrom: db.query("SELECT leaf_index, commitment FROM group_members WHERE group_id = ? AND leaf_index >= ? ORDER BY leaf_index LIMIT ?"),
     acceptableRoot: db.query(
@@ -92,8 +97,8 @@ export function sqliteGroups({ db, immediate }: SqliteDb, rootDurationMs: number
             const { version, size, activeMembers: active, depth, root, removedVersion } = group;
             // The group row first: the audit triggers on the leaves read its changed_at and request id.
             const updated = toGroup(q.updateGroup.get({ groupId, version, size, active, depth, root, removedVersion, at, requestId }));
-            for (const leaf of leaves) q.putLeaf.run({ groupId, index: leaf.index, value: leaf.value, version });
-            for (const node of nodes) q.putNode.run({ groupId, level: node.level, index: node.index, value: node.value });
+            q.putLeaves.run({ groupId, version, leaves: JSON.stringify(leaves.map((leaf) => [leaf.index, leaf.value])) });
+            if (nodes.length > 0) q.putNodes.run({ groupId, nodes: JSON.stringify(nodes.map((node) => [node.level, node.index, node.value])) });
             q.insertRoot.run(groupId, version, root, at);
             return updated;
           }),
@@ -104,8 +109,8 @@ export function sqliteGroups({ db, immediate }: SqliteDb, rootDurationMs: number
       return (q.members.all(groupId, offset, limit) as { commitment: string }[]).map((r) => r.commitment);
     },
 
-    async groupChanges(groupId: string, since: number, offset: number, limit: number): Promise<Leaf[]> {
-      const rows = since === 0 ? q.leavesFrom.all(groupId, offset, limit) : q.changes.all(groupId, since, limit, offset);
+    async groupChanges(groupId: string, since: number, from: number, limit: number): Promise<Leaf[]> {
+      const rows = since === 0 ? q.leavesFrom.all(groupId, from, limit) : q.changes.all(groupId, since, from, limit);
       return (rows as { leaf_index: number; commitment: string }[]).map(toLeaf);
     },
 

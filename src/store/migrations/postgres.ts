@@ -336,6 +336,26 @@ export const postgresMigrations: string[] = [
   // (src/groups/roots.ts). Roots from before have none: only a group's
   // current root among them stays acceptable.
   `ALTER TABLE group_roots ADD COLUMN made_at BIGINT;`,
+  // 15: budget spends (issue 40): each group's nullifier set (the unique
+  // key is what admits exactly one spend of a note), its notes in commit
+  // order, and the head row that hands out the next index.
+  `CREATE TABLE budget_nullifiers (
+     group_id   TEXT NOT NULL,
+     nullifier  TEXT NOT NULL,
+     commitment TEXT NOT NULL,
+     at         BIGINT NOT NULL,
+     PRIMARY KEY (group_id, nullifier)
+   );
+   CREATE TABLE budget_heads (
+     group_id TEXT PRIMARY KEY,
+     size     BIGINT NOT NULL
+   );
+   CREATE TABLE budget_notes (
+     group_id   TEXT NOT NULL,
+     idx        BIGINT NOT NULL,
+     commitment TEXT NOT NULL,
+     PRIMARY KEY (group_id, idx)
+   );`,
 ];
 
 /**

@@ -1,0 +1,137 @@
+// bench:field — the field primitives of the two WebAssembly builds side by
+// side in one process (src/wasm-engine.ts): the portable build (9 × 29-bit
+// limb products) and the wide build (fpMul and frMul on i64.mul_wide_u,
+// assembly/wide.wat). fpMul, fp2Mul, frMul, and what is built on them in the
+// verifier (fp2Sqr, fp12Mul, fp12Sqr, the cyclotomic squaring, the final
+// exponentiation), from the test builds' benchmark loops (assembly/testing.ts
+// benchOp, assembly/prover-testing.ts benchMul). The builds alternate in
+// short blocks (≈ 0.5 ms each), --blocks of them per build and primitive
+// (default 200), so the machine's load falls on both alike; each figure is
+// the minimum over blocks (the least disturbed), with the 10th percentile
+// beside it. Last, a whole Groth16 verify() of the agent circuit on each
+// build's production module, alternating call by call (one block = one call),
+// and a whole proof of the agent circuit (Prover.prove, witness included, one
+// thread) the same way, --proofs of them per build (default 30). (Long blocks, tried first, let one build catch a burst of load
+// the other missed: identical code differed by 20 % between the builds.)
+//
+//   bun bench/field.ts [--blocks 200] [--json]
+import { parseArgs } from "node:util";
+import { instantiate } from "@assemblyscript/loader";
+import { buildPath, buildWasm, isStale, PROVER_TEST_WASM_PATH, TEST_WASM_PATH } from "../scripts/asc-build";
+import { Groth16Verifier } from "../src/verifier/index.ts";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { PROVER_WASM_PATH } from "../scripts/asc-build";
+import { identityCommitment } from "../src/identity/commitment";
+import { createProver, randomScalar } from "../src/prover";
+import { type WasmBuild, wideArithmeticSupported } from "../src/wasm-engine";
+import { agentIdentity, proofPool } from "../test/verifier/pool.ts";
+
+const { values } = parseArgs({ options: { blocks: { type: "string" }, proofs: { type: "string" }, json: { type: "boolean" } } });
+const PROOFS = Number(values.proofs ?? 30);
+const ROUNDS = Number(values.blocks ?? 200);
+if (!wideArithmeticSupported()) throw new Error("this engine does not run the wide build (WebAssembly wide arithmetic): nothing to compare");
+for (const path of [TEST_WASM_PATH, PROVER_TEST_WASM_PATH]) if (isStale(path)) buildWasm(path);
+
+type Loops = { memory: WebAssembly.Memory; io(size: number): number; benchOp(op: number, n: number): void; benchMul(field: number, n: number): void };
+const load = async (path: string): Promise<Loops> =>
+  (await instantiate<Loops>(await WebAssembly.compile(await Bun.file(path).arrayBuffer()), {})).exports as unknown as Loops;
+const modules = async (build: WasmBuild) => ({
+  verifier: await load(buildPath(TEST_WASM_PATH, build)),
+  prover: await load(buildPath(PROVER_TEST_WASM_PATH, build)),
+});
+const builds = { portable: await modules("portable"), wide: await modules("wide") };
+// frMul's operands: two reduced elements as raw limbs (small values, Montgomery form or not, are both elements).
+for (const { prover } of Object.values(builds)) {
+  const view = new Uint32Array(prover.memory.buffer, prover.io(108), 27);
+  for (let i = 0; i < 18; i++) view[i] = (0x1234567 * (i + 3)) & 0x1fffffff;
+  view[8] = view[17] = 0x1234;
+}
+
+type Primitive = { name: string; n: number; run: (m: Awaited<ReturnType<typeof modules>>, n: number) => void };
+const primitives: Primitive[] = [
+  { name: "fpMul", n: 10_000, run: (m, n) => m.verifier.benchOp(0, n) },
+  { name: "fp2Mul", n: 4_000, run: (m, n) => m.verifier.benchOp(3, n) },
+  { name: "frMul", n: 10_000, run: (m, n) => m.prover.benchMul(1, n) },
+  { name: "fp2Sqr", n: 4_000, run: (m, n) => m.verifier.benchOp(4, n) },
+  { name: "fp12Mul", n: 150, run: (m, n) => m.verifier.benchOp(5, n) },
+  { name: "fp12Sqr", n: 200, run: (m, n) => m.verifier.benchOp(6, n) },
+  { name: "fp12CyclotomicSqr", n: 400, run: (m, n) => m.verifier.benchOp(7, n) },
+  { name: "finalExponentiation", n: 1, run: (m, n) => m.verifier.benchOp(8, n) },
+];
+const pool = await proofPool(agentIdentity, 8);
+const verifiers = {
+  portable: await Groth16Verifier.fromVerificationKey(agentIdentity.vkey, { build: "portable" }),
+  wide: await Groth16Verifier.fromVerificationKey(agentIdentity.vkey, { build: "wide" }),
+};
+let call = 0;
+primitives.push({
+  name: "verify() (agent)",
+  n: 1,
+  run: (m) => {
+    const e = pool[call++ % pool.length]!;
+    if (!verifiers[m === builds.wide ? "wide" : "portable"].verify(e.proof, e.publicSignals).ok) throw new Error("a valid proof was rejected");
+  },
+});
+
+const ns = (p: Primitive, build: WasmBuild): number => {
+  const t = performance.now();
+  p.run(builds[build], p.n);
+  return ((performance.now() - t) * 1e6) / p.n;
+};
+for (const p of primitives) for (let i = 0; i < 20; i++) for (const b of ["portable", "wide"] as const) ns(p, b); // warm-up (JIT tiers)
+const samples = Object.fromEntries(primitives.map((p) => [p.name, { portable: [] as number[], wide: [] as number[] }]));
+for (const p of primitives) {
+  for (let r = 0; r < ROUNDS; r++) {
+    const order: WasmBuild[] = r % 2 === 0 ? ["portable", "wide"] : ["wide", "portable"];
+    for (const b of order) samples[p.name]![b].push(ns(p, b));
+  }
+}
+
+// Whole proofs, alternating call by call.
+const root = join(import.meta.dir, "..");
+const artifacts = {
+  zkey: new Uint8Array(readFileSync(join(root, "circuits/artifacts/agent_identity.zkey"))),
+  wasm: new Uint8Array(readFileSync(join(root, "circuits/artifacts/agent_identity.wasm"))),
+};
+const provers = {
+  portable: await createProver(artifacts, { module: await WebAssembly.compile(readFileSync(buildPath(PROVER_WASM_PATH, "portable"))) }),
+  wide: await createProver(artifacts, { module: await WebAssembly.compile(readFileSync(buildPath(PROVER_WASM_PATH, "wide"))) }),
+};
+const proofInputs = await Promise.all(
+  Array.from({ length: 4 }, async () => {
+    const secret = randomScalar();
+    const f = () => randomScalar().toString();
+    return { secret: secret.toString(), identity_commitment: (await identityCommitment(secret)).toString(), nonce: f(), action_hash: f(), context_hash: f() };
+  }),
+);
+const proofSamples = { portable: [] as number[], wide: [] as number[] };
+for (let i = -3; i < PROOFS; i++) {
+  const order: WasmBuild[] = i % 2 === 0 ? ["portable", "wide"] : ["wide", "portable"];
+  for (const b of order) {
+    const t = performance.now();
+    await provers[b].prove(proofInputs[(i + 4) % proofInputs.length]!);
+    if (i >= 0) proofSamples[b].push((performance.now() - t) * 1e6); // the first three of each: warm-up
+  }
+}
+samples["prove() (agent)"] = proofSamples;
+primitives.push({ name: "prove() (agent)", n: 1, run: () => {} });
+
+const rows = primitives.map((p) => {
+  const s = samples[p.name]!;
+  const portable = Math.min(...s.portable);
+  const wide = Math.min(...s.wide);
+  const p10 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 10)]!;
+  return { name: p.name, portable_ns: portable, wide_ns: wide, ratio: portable / wide, portable_p10_ns: p10(s.portable), wide_p10_ns: p10(s.wide) };
+});
+if (values.json) console.log(JSON.stringify({ blocks: ROUNDS, rows }));
+else {
+  const fmt = (x: number) => (x >= 1e7 ? `${(x / 1e6).toFixed(2)} ms` : x >= 10_000 ? `${(x / 1000).toFixed(1)} µs` : `${x.toFixed(1)} ns`).padStart(10);
+  console.log(`field primitives, both builds in one process, ${ROUNDS} alternating blocks each (proofs: ${PROOFS}): minimum (10th percentile)`);
+  console.log(`${"".padEnd(20)} ${"portable".padStart(22)} ${"wide".padStart(22)}   portable/wide`);
+  for (const r of rows) {
+    console.log(
+      `${r.name.padEnd(20)} ${fmt(r.portable_ns)} (${fmt(r.portable_p10_ns).trim()}) ${fmt(r.wide_ns)} (${fmt(r.wide_p10_ns).trim()})   ${r.ratio.toFixed(2)}×`,
+    );
+  }
+}

@@ -1,0 +1,64 @@
+// The wide build's splice (run by scripts/asc-build.ts, one process per
+// module): reads an asc module as text, replaces the functions that
+// assembly/wide.wat defines, and writes the wide module's binary.
+//
+//   bun scripts/asc-splice.ts module.wat out.wasm
+
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import binaryen from "binaryen";
+
+const root = join(import.meta.dir, "..");
+
+/** The functions of a module's text, by name: each starts at a line ` (func $name ` and ends at the next line ` )`. */
+function functionSpans(text: string): Map<string, { start: number; end: number }> {
+  const spans = new Map<string, { start: number; end: number }>();
+  for (const m of text.matchAll(/^ \(func (\$\S+)/gm)) {
+    const end = text.indexOf("\n )\n", m.index);
+    spans.set(m[1]!, { start: m.index!, end: end + 4 });
+  }
+  return spans;
+}
+
+/**
+ * The wide build of an asc module given as text: every function defined in
+ * assembly/wide.wat replaces the module's function of the same name (those
+ * the module does not have are left out), binaryen validates the result with
+ * the wide-arithmetic feature on and optimises the spliced functions (the rest
+ * is asc's optimised code, unchanged), and returns the binary.
+ */
+export function spliceWide(text: string): Uint8Array {
+  const wideText = readFileSync(join(root, "assembly", "wide.wat"), "utf8");
+  const replacements = functionSpans(wideText);
+  const targets = functionSpans(text);
+  const spliced = [...replacements].filter(([name]) => targets.has(name)).sort(([a], [b]) => targets.get(b)!.start - targets.get(a)!.start);
+  // Every module multiplies in Fp: a splice that finds nothing means asc
+  // renamed or inlined the products, and the "wide" build would silently be
+  // the portable one.
+  if (!spliced.some(([name]) => name === "$assembly/fp/fpMul")) throw new Error("the module has no $assembly/fp/fpMul to replace");
+  let out = text;
+  for (const [name, span] of spliced) {
+    const target = targets.get(name)!;
+    out = out.slice(0, target.start) + wideText.slice(span.start, span.end) + out.slice(target.end);
+  }
+  const module = binaryen.parseText(out);
+  try {
+    const F = binaryen.Features;
+    module.setFeatures(
+      F.MVP | F.SIMD128 | F.BulkMemory | F.BulkMemoryOpt | F.SignExt | F.MutableGlobals | F.NontrappingFPToInt | F.Multivalue | F.WideArithmetic,
+    );
+    if (!module.validate()) throw new Error("the wide module does not validate");
+    binaryen.setOptimizeLevel(3);
+    binaryen.setShrinkLevel(0);
+    for (const [name] of spliced) module.optimizeFunction(name.slice(1));
+    return module.emitBinary();
+  } finally {
+    module.dispose();
+  }
+}
+
+if (import.meta.main) {
+  const [input, output] = process.argv.slice(2);
+  if (!input || !output) throw new Error("usage: bun scripts/asc-splice.ts module.wat out.wasm");
+  writeFileSync(output, spliceWide(readFileSync(input, "utf8")));
+}

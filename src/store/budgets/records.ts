@@ -1,0 +1,29 @@
+// Budget spends (docs/protocol.md, "Budgets across merchants"): each group's
+// nullifier set and its append-only notes. The types the domain sees and what
+// it asks of this aggregate; sqlite.ts and postgres.ts beside this file
+// answer it. Values are decimal field elements as the proof carries them.
+//
+// Indices are leaf indices in the group's notes tree, whose leaf 0 is the
+// fixed first leaf (NOTES_GENESIS_LEAF, src/budgets/encoding.ts: no
+// acceptable root is ever 0); it is never stored, so the first note is 1.
+
+/** A spend recorded (its new note's index in the group's notes), or refused because its nullifier was seen. */
+export type SpendRecord = { recorded: true; index: number } | { recorded: false; reason: "already_spent" };
+
+export interface BudgetNote {
+  index: number;
+  commitment: string;
+}
+
+export interface BudgetsStore {
+  /**
+   * Records a spend in one transaction: the nullifier, if the group has never
+   * seen it, and the new note at the group's next index (dense, in commit
+   * order). Of any number of concurrent calls with one nullifier, on any
+   * node, exactly one records; the others are already_spent.
+   */
+  recordBudgetSpend(groupId: string, nullifier: string, commitment: string, at: number): Promise<SpendRecord>;
+
+  /** The group's notes from index `from`, in index order, at most `limit`. */
+  budgetNotes(groupId: string, from: number, limit: number): Promise<BudgetNote[]>;
+}
