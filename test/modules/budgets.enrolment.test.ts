@@ -153,6 +153,15 @@ for (const { name, open } of storesUnderTest()) {
       });
       expect(noKeys.status).toBe(400);
       expect(noKeys.body.error).toBe("Missing required fields: principal_keys");
+      // A principal key that is no usable public key is the mandate's refusal, never a 500.
+      for (const bad of [{ kty: "EC" }, { kty: "RSA", n: "AQAB", e: "AQAB" }, { kty: "OKP", crv: "Ed25519", x: "not-a-key" }]) {
+        const res = await h.call("POST", "/v1/groups/budgets/enrolments", {
+          key: owner,
+          body: { identity_commitment: idc.toString(), ap2_mandate: await ap2Mandate("budgets", idc), principal_keys: [bad] },
+        });
+        expect(res.status).toBe(400);
+        expect(res.body.error).toStartWith("Invalid field ap2_mandate");
+      }
       const none = await h.call("POST", "/v1/groups/budgets/enrolments", { key: owner, body: { identity_commitment: idc.toString() } });
       expect(none.status).toBe(400);
       // Nothing was appended by any refusal.
