@@ -371,6 +371,21 @@ export async function recordExamples(wrap: <T extends App>(app: T) => T = (app) 
   await call("removeGroupMember", "Group not found", "DELETE", "/v1/groups/nobody/members/7");
   await call("removeGroupMember", "Group owned by another key", "DELETE", `/v1/groups/household/members/${members[1]}`, { key: limited });
   await authFailures("removeGroupMember", "DELETE", `/v1/groups/household/members/${members[1]}`);
+  // Budgeted groups (issue 40): enrolment with terms; the service computes the leaf.
+  const terms = { limits: [{ currency: "EUR", max_amount: "30.00", max_total: "100.00", period: "day" }], valid_until: "2027-12-31T00:00:00Z" };
+  const enrolment = { identity_commitment: members[0], mandate: terms };
+  await call("createGroup", "A budgeted group", "POST", "/v1/groups", { body: { group_id: "budgeted", budget: true } });
+  await call("enrolBudgetMember", "Enrolled with zkagent mandate JSON", "POST", "/v1/groups/budgeted/enrolments", { body: enrolment });
+  await call("enrolBudgetMember", "Identity enrolled before", "POST", "/v1/groups/budgeted/enrolments", { body: enrolment });
+  await call("enrolBudgetMember", "Invalid field", "POST", "/v1/groups/budgeted/enrolments", {
+    body: { identity_commitment: members[1], mandate: { limits: [{ currency: "EUR", max_amount: "30.00" }] } },
+  });
+  await call("enrolBudgetMember", "Group not budgeted", "POST", "/v1/groups/household/enrolments", { body: enrolment });
+  await call("enrolBudgetMember", "Group not found", "POST", "/v1/groups/nobody/enrolments", { body: enrolment });
+  await call("enrolBudgetMember", "Group owned by another key", "POST", "/v1/groups/budgeted/enrolments", { key: limited, body: enrolment });
+  await call("addGroupMembers", "Budgeted group", "POST", "/v1/groups/budgeted/members", { body: { identity_commitments: ["7"] } });
+  await bodyFailures("enrolBudgetMember", "POST", "/v1/groups/budgeted/enrolments");
+  await authFailures("enrolBudgetMember", "POST", "/v1/groups/budgeted/enrolments", enrolment);
   await call("setGroupMandate", "Set", "PUT", "/v1/groups/household/mandate", { body: { actions: ["purchase"] } });
   await call("setGroupMandate", "Invalid field", "PUT", "/v1/groups/household/mandate", { body: { max_totl: "1" } });
   await call("setGroupMandate", "Group not found", "PUT", "/v1/groups/nobody/mandate", { body: mandate });

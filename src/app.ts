@@ -8,6 +8,7 @@ import { apiDocs } from "./http/openapi";
 import { swaggerAssets } from "./http/swagger-assets";
 import { agents } from "./modules/agents";
 import { challenges } from "./modules/challenges";
+import { budgets } from "./modules/budgets";
 import { groupMembersPublic, groups } from "./modules/groups";
 import { GroupTrees } from "./groups/cache";
 import { keys } from "./modules/keys";
@@ -51,6 +52,7 @@ export function createApp(appDeps: AppDeps) {
     .use(mandates(deps))
     .use(groupMembersPublic(deps))
     .use(groups(deps))
+    .use(budgets(deps))
     .use(keys(deps))
     .use(webhooks(deps));
   // The OpenAPI document of every route above, from their own descriptions (src/http/openapi.ts), and Swagger UI.

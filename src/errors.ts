@@ -65,6 +65,23 @@ const catalogue = {
     error: "Commitment removed before",
     message: "A commitment removed from a group cannot be added back to it: enrol a new identity (a new commitment).",
   }, // + index: which commitment of the batch
+  // Issue 40: a budgeted group's leaves are computed by the service from verified terms.
+  group_budgeted: {
+    status: 409,
+    error: "Budgeted group",
+    message: "This group's leaves come only from enrolments with verified terms: POST /v1/groups/{groupId}/enrolments.",
+  },
+  group_not_budgeted: { status: 409, error: "Group not budgeted", message: "Only a group created with budget: true enrols members with terms." },
+  mandate_enrolled: {
+    status: 409,
+    error: "Mandate already enrolled",
+    message: "A mandate is enrolled once across the service: have the principal sign a new one.",
+  },
+  identity_enrolled: {
+    status: 409,
+    error: "Identity enrolled before",
+    message: "An identity is enrolled in a budgeted group once, ever (removed or not): enrol a new identity.",
+  },
   group_challenger_forbidden: {
     status: 403,
     error: "Key may not challenge this group",

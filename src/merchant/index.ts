@@ -24,8 +24,10 @@ import { zkagentExchange } from "./modes/exchange";
 import { groupClaim } from "./modes/group";
 import type { ClaimKind, Mode } from "./modes/types";
 import { signatureRequired, webBotAuth } from "./modes/web-bot-auth";
-import { claimRequired, internalError } from "./respond";
-import { serviceClient } from "./service";
+import { reporter } from "./problems";
+import { requestUrlProblem } from "./request";
+import { claimRequired, internalError, invalidRequest, serviceRejectedKey, verifierUnavailable } from "./respond";
+import { serviceClient, Unavailable } from "./service";
 import type { Guard, GuardOptions, GuardResult, ProofScheme, Scheme, SessionOf } from "./types";
 
 export { SCHEME } from "../http-auth/scheme";
@@ -37,6 +39,7 @@ export type {
   GuardOptions,
   GuardResult,
   GroupSession,
+  GuardProblem,
   JsonObject,
   ProofScheme,
   RequestInput,
@@ -52,12 +55,50 @@ export { MemoryNonceStore, type NonceStore, type SignatureReason } from "../web-
 export { DirectoryCache, type DirectoryCacheOptions } from "./modes/web-bot-auth/directories";
 export { PostgresNonceStore, type PostgresNonceStoreOptions, type PostgresQueryClient } from "../web-bot-auth/nonces-postgres";
 export { RedisNonceStore, type RedisCommandClient, type RedisNonceStoreOptions } from "../web-bot-auth/nonces-redis";
+export {
+  type Agent,
+  type AgentRegistration,
+  type ClientOptions,
+  type Group,
+  type GroupCreation,
+  type GroupTree,
+  type Mandate,
+  type MandateLimit,
+  type MandateRecord,
+  type SignedMandate,
+  type Spend,
+  ZkagentApiError,
+  type ZkagentClient,
+  zkagentClient,
+} from "./client";
 
 const SCHEMES: readonly Scheme[] = ["zkagent", "group", "web-bot-auth"];
 const PROOF_SCHEMES: readonly ProofScheme[] = ["zkagent", "group"];
 
-/** The options a guard cannot work with are refused when it is made, not on a request (a 500 each time). */
+const describe = (value: unknown): string => (typeof value === "string" ? JSON.stringify(value) : value === undefined ? "missing" : typeof value);
+
+/** The options a guard cannot work with are refused when it is made, naming the option, not on a request (a 500 or a 502 each time). */
 function checkOptions(options: GuardOptions<Scheme>): void {
+  if (options === null || typeof options !== "object") throw new TypeError("zkagentGuard needs its options: { url, apiKey, action, … }");
+  if (typeof options.url !== "string" || originOf(options.url) === null)
+    throw new TypeError(`url must be the zkagent service's http(s) URL (e.g. https://zkagent.example.com), not ${describe(options.url)}`);
+  if (options.publicUrl !== undefined && (typeof options.publicUrl !== "string" || originOf(options.publicUrl) === null))
+    throw new TypeError(`publicUrl must be an http(s) URL, not ${describe(options.publicUrl)}`);
+  // The key itself is never echoed: only what is wrong with it.
+  if (typeof options.apiKey !== "string" || options.apiKey === "")
+    throw new TypeError(
+      `apiKey must be the merchant's API key for the zkagent service (a string), not ${options.apiKey === "" ? "empty" : typeof options.apiKey}`,
+    );
+  if (!/^[\x21-\x7e]+$/.test(options.apiKey)) throw new TypeError("apiKey holds spaces or characters a header cannot carry (copied with a line break?)");
+  if (typeof options.action !== "string" && typeof options.action !== "function")
+    throw new TypeError(`action must be the action's name or a function of the request, not ${describe(options.action)}`);
+  if (options.context !== undefined && typeof options.context !== "function")
+    throw new TypeError("context must be a function of the request returning a JSON object (e.g. bodyFields([…]))");
+  for (const name of ["fetch", "onError"] as const)
+    if (options[name] !== undefined && typeof options[name] !== "function") throw new TypeError(`${name} must be a function`);
+  if (options.timeoutMs !== undefined && !(typeof options.timeoutMs === "number" && options.timeoutMs > 0 && Number.isFinite(options.timeoutMs)))
+    throw new TypeError(`timeoutMs must be a positive number of milliseconds, not ${describe(options.timeoutMs)}`);
+  if (options.realm !== undefined && typeof options.realm !== "string") throw new TypeError("realm must be a string");
   // Only scheme and authority are bound: a path here (a prefix the proxy adds) would be silently dropped, so it is refused.
   if (options.origin !== undefined && (originOf(options.origin) === null || !/^[a-z]+:\/\/[^/?#]+\/?$/i.test(options.origin)))
     throw new TypeError(`origin must be an http(s) origin (scheme://host[:port]), not ${options.origin}`);
@@ -75,10 +116,11 @@ export function zkagentGuard<const M extends Scheme = ProofScheme>(options: Guar
   const realm = options.realm ?? "zkagent";
   const accepted = new Set<Scheme>(options.accept ?? PROOF_SCHEMES);
   const groups = options.groups ?? [];
-  const service = serviceClient(options);
+  const report = reporter(options.onError);
+  const service = serviceClient(options, report);
   const accepts = (kind: ClaimKind) => accepted.has(kind.scheme);
   const proofs =
-    accepted.has("zkagent") || accepted.has("group") ? zkagentExchange({ options, service, kinds: [agentClaim(), groupClaim(groups)], accepts }) : null;
+    accepted.has("zkagent") || accepted.has("group") ? zkagentExchange({ options, service, kinds: [agentClaim(), groupClaim(groups)], accepts, report }) : null;
   const modes: Mode[] = [];
   if (accepted.has("web-bot-auth") && all.signatures) modes.push(webBotAuth({ ...all, signatures: all.signatures }, service, proofs !== null, realm));
   if (proofs) modes.push(proofs);
@@ -87,6 +129,9 @@ export function zkagentGuard<const M extends Scheme = ProofScheme>(options: Guar
 
   return {
     async verify(request) {
+      // Before any mode: every origin and target below is read from this URL.
+      const unreadable = requestUrlProblem(request);
+      if (unreadable) return invalidRequest(unreadable);
       try {
         for (const mode of modes) {
           if (!mode.presented(request)) continue;
@@ -96,8 +141,16 @@ export function zkagentGuard<const M extends Scheme = ProofScheme>(options: Guar
           return result as GuardResult<SessionOf<M>>;
         }
         return proofs ? claimRequired(realm, askForClaim) : signatureRequired();
-      } catch {
-        // A context function that threw, a bug: no detail leaves (no stack in any answer).
+      } catch (error) {
+        // Reported where it happened (service.ts); the agent gets the reason only.
+        if (error instanceof Unavailable) return error.reason === "service_rejected_key" ? serviceRejectedKey() : verifierUnavailable(error.retryAfter);
+        // A context function that threw, a bug: no detail leaves (no stack in any answer); the merchant gets it.
+        report({
+          reason: "internal_error",
+          level: "error",
+          message: `${request.method} ${new URL(request.url).pathname}: the action or context function threw`,
+          cause: error,
+        });
         return internalError();
       }
     },

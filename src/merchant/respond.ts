@@ -46,7 +46,19 @@ export const challengeUsed = (): Refusal => refuse(403, "Challenge already used"
 export const proofFailed = (reason: string, detail?: string): Refusal =>
   refuse(403, "Proof verification failed", reason, detail === undefined ? {} : { detail });
 
-export const verifierUnavailable = (): Refusal => refuse(502, "Verification service unavailable", "verifier_unavailable");
+/** How long an agent is asked to wait before retrying when the service said nothing (unreachable, timed out, a 5xx without Retry-After). */
+export const RETRY_AFTER_SECONDS = 5;
+
+/** The service could not be used: 502 with Retry-After (the service's own when it gave one). */
+export function verifierUnavailable(retryAfter = RETRY_AFTER_SECONDS): Refusal {
+  const refusal = refuse(502, "Verification service unavailable", "verifier_unavailable");
+  refusal.response.headers.set("retry-after", String(retryAfter));
+  return refusal;
+}
+
+/** The service refused the merchant's API key: the merchant's configuration to mend (its onError says so), not the agent's. */
+export const serviceRejectedKey = (): Refusal =>
+  refuse(502, "Verification service unavailable", "service_rejected_key", { message: "the zkagent service refused this server's API key" });
 
 /** A bug in the merchant's own functions: no detail leaves (no stack in any answer). */
 export const internalError = (): Refusal => refuse(500, "Internal server error", "internal_error");

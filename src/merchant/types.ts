@@ -71,6 +71,33 @@ export interface GuardOptions<M extends Scheme = ProofScheme> {
   fetch?: (input: Request) => Response | Promise<Response>;
   /** How long a call to the service may take, ms. Default 10 000. */
   timeoutMs?: number;
+  /**
+   * Told what the guard does not tell the agent: why it answered 502 (the
+   * service refused the API key, or could not be used) or 500 (the action or
+   * context function threw: `cause`), and settings that weaken it. Default:
+   * one line on stderr per problem. It must not throw (what it throws is
+   * ignored); pass your logger: `onError: (p) => log[p.level](p)`.
+   */
+  onError?: (problem: GuardProblem) => void;
+}
+
+/** What the guard reports to the merchant's `onError` (never to the agent). */
+export interface GuardProblem {
+  /**
+   * `service_rejected_key`: the service refused the API key (401, 403
+   * `Invalid API key`); `verifier_unavailable`: the service could not be used
+   * (unreachable, timed out, 5xx, 429, an answer the guard does not
+   * understand); `internal_error`: the action or context function threw
+   * (`cause`); `body_already_read` (Express): a body parser in front consumed
+   * the body with no raw copy; `no_origin` (a Node adapter without `origin`).
+   */
+  reason: "service_rejected_key" | "verifier_unavailable" | "internal_error" | "body_already_read" | "no_origin";
+  /** "error" for a request answered 5xx or refused for the merchant's setup; "warn" for a setting, once. */
+  level: "error" | "warn";
+  /** What happened and what to do, for a log line. Holds no API key. */
+  message: string;
+  /** What was thrown, when something was (a fetch failure, the context function's error). */
+  cause?: unknown;
 }
 
 /** What every verified ZKAgent session carries, whichever the claim. */

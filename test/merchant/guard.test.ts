@@ -13,7 +13,7 @@ import { formatAuth, parseAuth } from "../../src/http-auth/scheme";
 import { contextHash } from "../../src/identity/encoding";
 import { zkagent as elysiaGuard } from "../../src/merchant/adapters/elysia";
 import { zkagent as honoGuard } from "../../src/merchant/adapters/hono";
-import { BadRequest, bodyFields, type GuardOptions, zkagentGuard } from "../../src/merchant";
+import { BadRequest, bodyFields, type GuardOptions, type GuardProblem, zkagentGuard } from "../../src/merchant";
 import { merchantService } from "./support";
 
 // The first proof of the process builds the prover (seconds on a loaded machine).
@@ -349,6 +349,31 @@ describe("the groups a merchant accepts (issue 34: any key can make a group and 
     const served = await guarded.verify(orderRequest(`ZKAgent group="grp_1", challenge_id="ch_group", proof="${PROOF}"`));
     if (!served.ok) throw new Error(`refused ${served.response.status}`);
     expect(served.session).toMatchObject({ scheme: "group", group_id: "grp_1", pseudonym: "pseud_9", agent_id: "pseud_9" });
+  });
+});
+
+describe("a service that contradicts the challenge it issued", () => {
+  test("a verified answer naming another accepted group: 502, not served, and onError names the answer", async () => {
+    const service = double({ answerGroup: "grp_2" });
+    const problems: GuardProblem[] = [];
+    const guard = zkagentGuard({
+      url: "http://zkagent.test",
+      apiKey: "k",
+      action: "purchase",
+      context,
+      fetch: service.fetch,
+      groups: ["grp_1", "grp_2"],
+      onError: (problem) => problems.push(problem),
+    });
+    const request = (authorization: string) =>
+      new Request("http://shop.test/orders", { method: "POST", headers: { "content-type": "application/json", authorization }, body: JSON.stringify(order) });
+    await guard.verify(request('ZKAgent group="grp_1"'));
+    const proof = Buffer.from('{"points":["1"]}').toString("base64url");
+    const result = await guard.verify(request(`ZKAgent group="grp_1", challenge_id="ch_group", proof="${proof}"`));
+    if (result.ok) throw new Error("served");
+    expect(result.response.status).toBe(502);
+    expect(problems.map((p) => p.reason)).toEqual(["verifier_unavailable"]);
+    expect(problems[0]!.message).toStartWith('POST /v1/verify/proof answered 200 {"verified":true');
   });
 });
 

@@ -15,6 +15,7 @@ test("the merchant's bundle stays clear of the prover, ZK libraries and the stor
   const merchant = spec("@zkagent/merchant");
   const inputs = await bundle(merchant, join(stage, "ok"));
   expect(inputs).toContain("src/merchant/adapters/express.ts");
+  expect(inputs).toContain("src/merchant/client.ts");
   expect(inputs.some((input) => /^src\/(agent|prover|store)\//.test(input) || input.includes("snarkjs"))).toBe(false);
   await expect(bundle({ ...merchant, forbidden: [/^src\/http-auth\/statement\.ts$/] }, join(stage, "refused"))).rejects.toThrow(
     "@zkagent/merchant reaches modules it must not carry:\n  src/http-auth/statement.ts",

@@ -15,18 +15,9 @@
 import { canonicalJson, contextHash } from "../../identity/encoding";
 import { type AuthParams, fromBase64url, parseAuth, toBase64url } from "../../http-auth/scheme";
 import { BadRequest, type Derived, deriveRequest } from "../request";
-import {
-  answer,
-  challengeUsed,
-  invalidClaim,
-  invalidCredentials,
-  invalidRequest,
-  proofFailed,
-  requestMismatch,
-  schemeNotAccepted,
-  verifierUnavailable,
-} from "../respond";
-import { type ServiceCall, Unavailable } from "../service";
+import { answer, challengeUsed, invalidClaim, invalidCredentials, invalidRequest, proofFailed, requestMismatch, schemeNotAccepted } from "../respond";
+import type { Report } from "../problems";
+import { type ServiceAnswer, type ServiceCall, Unavailable } from "../service";
 import type { GuardOptions, GuardResult, Refusal, Scheme } from "../types";
 import type { ClaimKind, Mode } from "./types";
 
@@ -37,12 +28,25 @@ export interface ExchangeConfig {
   kinds: readonly ClaimKind[];
   /** Whether this route admits a kind (the guard's `accept`). */
   accepts: (kind: ClaimKind) => boolean;
+  /** The merchant's onError: an answer of the service the guard does not understand is told there. */
+  report: Report;
 }
 
 type Claim = { kind: ClaimKind; value: string };
 
 export function zkagentExchange(config: ExchangeConfig): Mode {
-  const { options, service, kinds, accepts } = config;
+  const { options, service, kinds, accepts, report } = config;
+  /** An answer of the service that is none the guard knows: 502, and the merchant is told which. */
+  const misunderstood = (call: string, answer: ServiceAnswer): Unavailable => {
+    const message = `${call} answered ${answer.status} ${JSON.stringify(answer.body.error ?? answer.body).slice(0, 200)}, which the guard does not understand`;
+    report({ reason: "verifier_unavailable", level: "error", message });
+    return new Unavailable(message);
+  };
+  /** A claim kind's 502 (the service's answer contradicts the challenge it issued): the merchant is told which answer. */
+  const told = (refusal: Refusal, call: string, answer: ServiceAnswer): Refusal => {
+    if (refusal.response.status === 502) misunderstood(call, answer);
+    return refusal;
+  };
   const realm = options.realm ?? "zkagent";
   const publicBase = (options.publicUrl ?? options.url).replace(/\/+$/, "");
 
@@ -51,7 +55,7 @@ export function zkagentExchange(config: ExchangeConfig): Mode {
     const { action, context } = derived;
     const created = await service("POST", "/v1/verify/challenge", { [claim.kind.field]: claim.value, action, context });
     if (created.status === 400) return invalidClaim(String(created.body.error ?? ""));
-    if (created.status !== 200 || typeof created.body.challenge_id !== "string") throw new Unavailable();
+    if (created.status !== 200 || typeof created.body.challenge_id !== "string") throw misunderstood("POST /v1/verify/challenge", created);
     // Every scalar the service answered (today's fields and a group
     // challenge's: merkle_tree_root, scope, message, …) goes to the agent as is.
     const params: Record<string, string> = { realm };
@@ -84,7 +88,7 @@ export function zkagentExchange(config: ExchangeConfig): Mode {
     // What was this challenge issued for? The service knows; the request says what it should be.
     const status = await service("GET", `/v1/verify/status/${encodeURIComponent(challengeId)}`);
     if (status.status === 404 || status.status === 403) return renew("unknown_challenge");
-    if (status.status !== 200) throw new Unavailable();
+    if (status.status !== 200) throw misunderstood("GET /v1/verify/status", status);
     if (status.body.status === "expired") return renew("challenge_expired");
     if (status.body.status !== "pending") return challengeUsed();
     if (status.body.action !== action || status.body.context_hash !== contextHash(context).toString()) {
@@ -92,11 +96,11 @@ export function zkagentExchange(config: ExchangeConfig): Mode {
     }
     // The challenge's own kind: credentials naming no claim are held to the kind of challenge they present.
     const kind = kinds.find((k) => k.owns(status.body));
-    if (kind === undefined) throw new Unavailable();
+    if (kind === undefined) throw misunderstood("GET /v1/verify/status", status);
     if (claim && claim.kind !== kind) return requestMismatch(`the challenge was not issued for a ${claim.kind.param} claim`);
     if (!accepts(kind)) return schemeNotAccepted(kind.scheme);
     const refused = kind.checkStatus(status.body, claim?.value);
-    if (refused) return refused;
+    if (refused) return told(refused, "GET /v1/verify/status", status);
 
     const signature = credentials.signature;
     const decided = await service("POST", "/v1/verify/proof", {
@@ -112,7 +116,7 @@ export function zkagentExchange(config: ExchangeConfig): Mode {
       typeof body.agent_id === "string" &&
       typeof body.confidence === "number"
     ) {
-      return kind.session(body, status.body, {
+      const session = kind.session(body, status.body, {
         session_id: challengeId,
         agent_id: body.agent_id,
         action,
@@ -121,6 +125,7 @@ export function zkagentExchange(config: ExchangeConfig): Mode {
         confidence: body.confidence,
         receipt: typeof body.receipt === "string" ? body.receipt : null,
       });
+      return session.ok ? session : told(session, "POST /v1/verify/proof", decided);
     }
     if (decided.status === 404) return renew("unknown_challenge");
     if (body.error === "Challenge expired") return renew("challenge_expired");
@@ -128,7 +133,7 @@ export function zkagentExchange(config: ExchangeConfig): Mode {
     if (body.error === "Proof verification failed")
       return proofFailed(typeof body.reason === "string" ? body.reason : "proof_rejected", typeof body.detail === "string" ? body.detail : undefined);
     if (decided.status === 400 || decided.status === 413) return invalidCredentials(String(body.error ?? ""));
-    throw new Unavailable();
+    throw misunderstood("POST /v1/verify/proof", decided);
   }
 
   return {
@@ -165,13 +170,9 @@ export function zkagentExchange(config: ExchangeConfig): Mode {
         if (error instanceof BadRequest) return invalidRequest(error.message);
         throw error;
       }
-      try {
-        if (challengeId === undefined) return await challenge(claim!, derived);
-        return await answerChallenge(claim, credentials, challengeId, derived);
-      } catch (error) {
-        if (error instanceof Unavailable) return verifierUnavailable();
-        throw error;
-      }
+      // Unavailable (the service refused the key, or could not be used) is the dispatcher's to answer, for every mode alike.
+      if (challengeId === undefined) return challenge(claim!, derived);
+      return answerChallenge(claim, credentials, challengeId, derived);
     },
   };
 }

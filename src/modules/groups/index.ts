@@ -180,7 +180,16 @@ export const groups = (deps: ModuleDeps) => {
             "Appends 1–10,000 identity commitments in one transaction (this route takes bodies up to 1 MiB): each a decimal in [1, r), none already a member nor repeated; otherwise the 400 names the first by index and nothing is applied. A commitment removed from this group before is refused (409: enrol a new identity). The group holds at most GROUP_MAX_MEMBERS leaves; a key's additions run one at a time, at most GROUP_ADDITIONS_IN_FLIGHT waiting or running (429 with Retry-After past it). Owner only.",
           body: membersRequest,
           ok: { status: 201, schema: groupTreeResponse, description: "The tree after the change" },
-          errors: [...JSON_BODY_ERRORS, "group_not_found", "group_forbidden", "member_removed_before", "group_full", "group_additions_busy", "group_contended"],
+          errors: [
+            ...JSON_BODY_ERRORS,
+            "group_not_found",
+            "group_forbidden",
+            "group_budgeted",
+            "member_removed_before",
+            "group_full",
+            "group_additions_busy",
+            "group_contended",
+          ],
         }),
       },
     )

@@ -71,6 +71,12 @@ export const groupRequest = t.Object({
   group_id: groupIdSchema,
   mandate: t.Optional(t.Union([mandateSchema, t.Null()])),
   challengers: t.Optional(challengersSchema),
+  budget: t.Optional(
+    t.Boolean({
+      description:
+        'true: a budgeted group (docs/protocol.md, "Budgets across merchants"), whose leaves come only from enrolments with verified terms (POST /v1/groups/{groupId}/enrolments), never from plain additions. Fixed at creation; default false',
+    }),
+  ),
 });
 
 /** PATCH /v1/groups/{id}: what an owner changes on a group besides members and mandate. */
@@ -147,6 +153,7 @@ export const groupResponse = t.Object(
     challengers: t.Optional(
       t.Union([t.Array(t.String()), t.Null()], { description: "The keys that may challenge the group (null: any); shown to the owner only" }),
     ),
+    budget: t.Boolean({ description: "A budgeted group: leaves only through enrolments" }),
     created_at: t.String({ format: "date-time" }),
   },
   { additionalProperties: false },

@@ -38,6 +38,7 @@ export const groupView = (group: GroupRecord, viewer: string) => ({
   ...treeView(group),
   mandate: group.mandate === null ? null : (JSON.parse(group.mandate) as Mandate),
   ...(viewer === group.keyId ? { challengers: group.challengers } : {}),
+  budget: group.budget,
   created_at: new Date(group.createdAt).toISOString(),
 });
 
@@ -60,6 +61,7 @@ export async function createGroup(deps: GroupDeps, key: ApiKeyRecord, input: Gro
     createdAt: clock.now(),
     mandate,
     challengers: input.challengers ? distinct(input.challengers) : null,
+    budget: input.budget === true,
   });
   const { maxPerKey } = limitOf(deps);
   const created = await store.createGroup(group, maxPerKey);
@@ -82,7 +84,7 @@ export async function setChallengers({ store }: GroupDeps, key: ApiKeyRecord, gr
   throw new ApiError(result.outcome === "forbidden" ? "group_forbidden" : "group_not_found");
 }
 
-function changed(result: ChangeGroupResult) {
+export function changed(result: ChangeGroupResult) {
   switch (result.outcome) {
     case "changed":
       return treeView(result.group);
@@ -104,6 +106,8 @@ function changed(result: ChangeGroupResult) {
       });
     case "contended":
       throw new ApiError("group_contended", {}, { retryAfterSeconds: RETRY_AFTER_BUSY_SECONDS });
+    case "budget_mismatch":
+      throw new ApiError(result.budget ? "group_budgeted" : "group_not_budgeted");
   }
 }
 

@@ -4,10 +4,25 @@
 // from its head row (a row lock: dense indices in commit order).
 import type { SQL } from "bun";
 import { mapUnreachable } from "../connection/postgres";
-import type { BudgetNote, BudgetsStore, SpendRecord } from "./records";
+import type { BudgetNote, BudgetsStore, EnrolmentRecord, SpendRecord } from "./records";
 
 export function postgresBudgets(sql: SQL): BudgetsStore {
   return mapUnreachable<BudgetsStore>({
+    async claimEnrolment(e: EnrolmentRecord): Promise<"claimed" | "mandate" | "identity"> {
+      // Either unique key conflicting inserts nothing; a concurrent claim of either waits for the first to commit, then conflicts.
+      const [fresh] = await sql`
+        INSERT INTO budget_enrolments (mandate, group_id, identity_commitment, leaf, enrolled_at)
+        VALUES (${e.mandate}, ${e.groupId}, ${e.identityCommitment}, ${e.leaf}, ${e.enrolledAt})
+        ON CONFLICT DO NOTHING RETURNING 1 AS ok`;
+      if (fresh) return "claimed";
+      const [taken] = await sql`SELECT 1 AS ok FROM budget_enrolments WHERE mandate = ${e.mandate}`;
+      return taken ? "mandate" : "identity";
+    },
+
+    async releaseEnrolment(mandate: string): Promise<void> {
+      await sql`DELETE FROM budget_enrolments WHERE mandate = ${mandate}`;
+    },
+
     async recordBudgetSpend(groupId: string, nullifier: string, commitment: string, at: number): Promise<SpendRecord> {
       return sql.begin(async (tx) => {
         const [fresh] = await tx`

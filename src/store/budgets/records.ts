@@ -15,7 +15,29 @@ export interface BudgetNote {
   commitment: string;
 }
 
+/** A member's enrolment in a budgeted group (issue 40): kept by the service, never published (the leaf is). */
+export interface EnrolmentRecord {
+  /** τ, decimal: one enrolment per mandate, service-wide. */
+  mandate: string;
+  groupId: string;
+  identityCommitment: string;
+  leaf: string;
+  enrolledAt: number;
+}
+
 export interface BudgetsStore {
+  /**
+   * Claims τ service-wide and the identity in its group, ever: "mandate"
+   * when τ was enrolled before (anywhere), "identity" when the identity was
+   * enrolled in this group before (removed or not). The leaf is appended to
+   * the group afterwards; a claim whose leaf could not be appended is
+   * released (releaseEnrolment).
+   */
+  claimEnrolment(enrolment: EnrolmentRecord): Promise<"claimed" | "mandate" | "identity">;
+
+  /** Drops a claim whose leaf was never appended (the group refused it). */
+  releaseEnrolment(mandate: string): Promise<void>;
+
   /**
    * Records a spend in one transaction: the nullifier, if the group has never
    * seen it, and the new note at the group's next index (dense, in commit

@@ -82,6 +82,8 @@ export function changeGroupOptimistically(
         if (!group) return { outcome: "not_found" };
         if (group.keyId !== keyId) return { outcome: "forbidden" };
         if (change.kind === "add") {
+          // The flag is fixed at creation, so this read decides it for the commit too.
+          if ((change.enrolment === true) !== group.budget) return { outcome: "budget_mismatch", budget: group.budget };
           const maxSize = Math.min(change.maxSize ?? MAX_LEAVES, MAX_LEAVES);
           if (group.size + change.commitments.length > maxSize) return { outcome: "full", size: group.size, maxSize };
           // Read after the group row: a removal committed before it is in group_removed; one after it fails the commit's version check.

@@ -24,8 +24,8 @@ export function postgresGroups(sql: SQL, rootDurationMs: number): GroupsStore {
           if (Number(row.n) >= maxPerKey) return "too_many";
         }
         const rows = await tx`
-        INSERT INTO groups (group_id, key_id, created_at, version, size, active_members, depth, root, removed_version, mandate, challengers)
-        VALUES (${group.groupId}, ${group.keyId}, ${group.createdAt}, 0, 0, 0, 0, '0', 0, ${group.mandate}, ${challengers})
+        INSERT INTO groups (group_id, key_id, created_at, version, size, active_members, depth, root, removed_version, mandate, challengers, budget)
+        VALUES (${group.groupId}, ${group.keyId}, ${group.createdAt}, 0, 0, 0, 0, '0', 0, ${group.mandate}, ${challengers}, ${group.budget})
         ON CONFLICT (group_id) DO NOTHING RETURNING 1`;
         return rows.length === 1 ? "created" : "exists";
       });

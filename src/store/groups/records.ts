@@ -23,11 +23,16 @@ export interface GroupRecord {
   mandate: string | null;
   /** The API key ids that may challenge the group (issue 34); null: any key. */
   challengers: string[] | null;
+  /** A budgeted group (issue 40): its leaves come only from enrolments, whose terms the service verified. Fixed at creation. */
+  budget: boolean;
 }
 
 /** A group as created: version 0, no leaves, root "0". */
-export const newGroupRecord = (fields: Pick<GroupRecord, "groupId" | "keyId" | "createdAt" | "mandate" | "challengers">): GroupRecord => ({
+export const newGroupRecord = (
+  fields: Pick<GroupRecord, "groupId" | "keyId" | "createdAt" | "mandate" | "challengers"> & { budget?: boolean },
+): GroupRecord => ({
   ...fields,
+  budget: fields.budget ?? false,
   version: 0,
   size: 0,
   activeMembers: 0,
@@ -41,7 +46,7 @@ export const newGroupRecord = (fields: Pick<GroupRecord, "groupId" | "keyId" | "
  * per commitment added or removed); `maxSize` bounds the leaves the group may
  * reach (GROUP_MAX_MEMBERS; absent: the depth's 2^32).
  */
-export type GroupChange = ({ kind: "add"; commitments: string[]; maxSize?: number } | { kind: "remove"; commitment: string }) & {
+export type GroupChange = ({ kind: "add"; commitments: string[]; maxSize?: number; enrolment?: boolean } | { kind: "remove"; commitment: string }) & {
   at: number;
   requestId?: string | null;
 };
@@ -56,7 +61,9 @@ export type ChangeGroupResult =
   /** The batch would take the group past `maxSize` leaves. Nothing applied. */
   | { outcome: "full"; size: number; maxSize: number }
   /** Other processes changed the group each time this change was planned, PLAN_ATTEMPTS times (src/store/groups/change.ts). Nothing applied. */
-  | { outcome: "contended"; attempts: number };
+  | { outcome: "contended"; attempts: number }
+  /** An enrolment into a group that is not budgeted, or plain additions to one that is (issue 40). Nothing applied. */
+  | { outcome: "budget_mismatch"; budget: boolean };
 
 export interface GroupsStore {
   /**

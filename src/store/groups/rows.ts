@@ -14,4 +14,6 @@ export const toGroup = (row: any): GroupRecord => ({
   removedVersion: int(row.removed_version),
   mandate: row.mandate ?? null,
   challengers: row.challengers ? (JSON.parse(row.challengers) as string[]) : null,
+  // SQLite answers 0/1, PostgreSQL a boolean.
+  budget: row.budget === true || row.budget === 1,
 });

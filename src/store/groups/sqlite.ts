@@ -11,8 +11,8 @@ import type { ChangeGroupResult, GroupChange, GroupRecord, GroupsStore } from ".
 export function sqliteGroups({ db, immediate }: SqliteDb, rootDurationMs: number): GroupsStore {
   const q = {
     insertGroup: db.query(
-      `INSERT INTO groups (group_id, key_id, created_at, version, size, active_members, depth, root, removed_version, mandate, challengers)
-       VALUES ($groupId, $keyId, $createdAt, 0, 0, 0, 0, '0', 0, $mandate, $challengers) ON CONFLICT (group_id) DO NOTHING`,
+      `INSERT INTO groups (group_id, key_id, created_at, version, size, active_members, depth, root, removed_version, mandate, challengers, budget)
+       VALUES ($groupId, $keyId, $createdAt, 0, 0, 0, 0, '0', 0, $mandate, $challengers, $budget) ON CONFLICT (group_id) DO NOTHING`,
     ),
     getGroup: db.query("SELECT * FROM groups WHERE group_id = ?"),
     leavesSince: db.query("SELECT leaf_index, commitment FROM group_members WHERE group_id = ? AND version > ? ORDER BY leaf_index"),
@@ -66,7 +66,14 @@ export function sqliteGroups({ db, immediate }: SqliteDb, rootDurationMs: number
         if (q.groupExists.get(group.groupId)) return "exists";
         if (maxPerKey > 0 && (q.countGroups.get(group.keyId) as { n: number }).n >= maxPerKey) return "too_many";
         const challengers = group.challengers === null ? null : JSON.stringify(group.challengers);
-        const inserted = q.insertGroup.run({ groupId: group.groupId, keyId: group.keyId, createdAt: group.createdAt, mandate: group.mandate, challengers });
+        const inserted = q.insertGroup.run({
+          groupId: group.groupId,
+          keyId: group.keyId,
+          createdAt: group.createdAt,
+          mandate: group.mandate,
+          challengers,
+          budget: group.budget ? 1 : 0,
+        });
         return inserted.changes === 1 ? "created" : "exists";
       });
     },

@@ -356,6 +356,20 @@ export const postgresMigrations: string[] = [
      commitment TEXT NOT NULL,
      PRIMARY KEY (group_id, idx)
    );`,
+  // 16: budget enrolments (issue 40). A budgeted group takes leaves only
+  // through enrolment (the service computes them from verified terms);
+  // a mandate (τ) is enrolled once service-wide (its primary key) and an
+  // identity once per group, ever, so neither a removed member nor a
+  // second mandate multiplies a budget.
+  `ALTER TABLE groups ADD COLUMN budget BOOLEAN NOT NULL DEFAULT false;
+   CREATE TABLE budget_enrolments (
+     mandate             TEXT PRIMARY KEY,
+     group_id            TEXT NOT NULL,
+     identity_commitment TEXT NOT NULL,
+     leaf                TEXT NOT NULL,
+     enrolled_at         BIGINT NOT NULL,
+     UNIQUE (group_id, identity_commitment)
+   );`,
 ];
 
 /**

@@ -352,4 +352,18 @@ export const sqliteMigrations: string[] = [
      commitment TEXT NOT NULL,
      PRIMARY KEY (group_id, idx)
    );`,
+  // 15: budget enrolments (issue 40). A budgeted group takes leaves only
+  // through enrolment (the service computes them from verified terms);
+  // a mandate (τ) is enrolled once service-wide (its primary key) and an
+  // identity once per group, ever, so neither a removed member nor a
+  // second mandate multiplies a budget.
+  `ALTER TABLE groups ADD COLUMN budget INTEGER NOT NULL DEFAULT 0;
+   CREATE TABLE budget_enrolments (
+     mandate             TEXT PRIMARY KEY,
+     group_id            TEXT NOT NULL,
+     identity_commitment TEXT NOT NULL,
+     leaf                TEXT NOT NULL,
+     enrolled_at         INTEGER NOT NULL,
+     UNIQUE (group_id, identity_commitment)
+   );`,
 ];

@@ -1,0 +1,105 @@
+// Enrolling a member of a budgeted group (docs/protocol.md, "Terms and the
+// leaf"): the terms come from a verified AP2 mandate or the owner's mandate
+// JSON, the service computes the leaf itself, and two claims stop budget
+// multiplication: a mandate once service-wide, an identity once per group.
+import type { JWK } from "jose";
+import { importOpenPaymentMandate } from "../../budgets/ap2";
+import { termsFromMandate } from "../../budgets/terms-json";
+import { type BudgetTerms, budgetLeaf, packTerms, randomSalt } from "../../budgets/terms";
+import type { Clock } from "../../clock";
+import { SETTINGS } from "../../config";
+import type { TreeCache } from "../../groups/cache";
+import { ApiError, invalidField, missingFields } from "../../errors";
+import type { ApiKeyRecord, BudgetsStore, GroupsStore } from "../../store/interface";
+import { changed } from "../groups/service";
+import type { EnrolmentRequest } from "./model";
+
+export interface EnrolmentDeps {
+  store: GroupsStore & BudgetsStore;
+  clock: Clock;
+  groups: TreeCache;
+  limits?: { groupMaxMembers?: number };
+}
+
+/** The terms the request states, verified; otherwise the 400 naming why. */
+async function termsOf(input: EnrolmentRequest, groupId: string, identityCommitment: bigint, now: number): Promise<BudgetTerms> {
+  const given = [input.ap2_mandate, input.mandate].filter((x) => x !== undefined).length;
+  if (given === 0) throw missingFields(["ap2_mandate"]);
+  if (given > 1) throw invalidField("mandate", "give exactly one of ap2_mandate and mandate");
+  if (input.ap2_mandate !== undefined) {
+    if (input.principal_keys === undefined) throw missingFields(["principal_keys"]);
+    const imported = await importOpenPaymentMandate(input.ap2_mandate, {
+      principalKeys: input.principal_keys as JWK[],
+      groupId,
+      identityCommitment,
+      now,
+    });
+    if (!imported.ok) throw invalidField("ap2_mandate", imported.error);
+    return imported.value.terms;
+  }
+  if (input.principal_keys !== undefined) throw invalidField("principal_keys", "only with ap2_mandate");
+  const nonce = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex");
+  const terms = termsFromMandate(input.mandate, { now, nonce });
+  if (!terms.ok) throw invalidField("mandate", terms.error);
+  return terms.value;
+}
+
+export async function enrolMember(deps: EnrolmentDeps, key: ApiKeyRecord, groupId: string | null, input: EnrolmentRequest, requestId: string | null) {
+  if (groupId === null) throw new ApiError("group_not_found");
+  // Checked before the mandate is read: a key learns nothing of another's group, and a plain group is told so before any cryptography.
+  const group = await deps.store.getGroup(groupId);
+  if (!group) throw new ApiError("group_not_found");
+  if (group.keyId !== key.id) throw new ApiError("group_forbidden");
+  if (!group.budget) throw new ApiError("group_not_budgeted");
+
+  const now = deps.clock.now();
+  const idc = BigInt(input.identity_commitment);
+  const terms = await termsOf(input, groupId, idc, now);
+  const packed = packTerms(terms);
+  const salt = randomSalt();
+  const leaf = budgetLeaf(idc, packed.hash, salt).toString();
+  const mandate = terms.mandate.toString();
+
+  const claim = await deps.store.claimEnrolment({ mandate, groupId, identityCommitment: input.identity_commitment, leaf, enrolledAt: now });
+  if (claim === "mandate") throw new ApiError("mandate_enrolled");
+  if (claim === "identity") throw new ApiError("identity_enrolled");
+  // The claim comes first so that two enrolments of one mandate never both append; a leaf refused releases it.
+  // A crash between the two leaves the mandate claimed without a leaf: spent, never doubled.
+  let result: Awaited<ReturnType<GroupsStore["changeGroup"]>>;
+  try {
+    result = await deps.store.changeGroup(
+      groupId,
+      key.id,
+      { kind: "add", commitments: [leaf], enrolment: true, maxSize: deps.limits?.groupMaxMembers ?? SETTINGS.groupMaxMembers.default, at: now, requestId },
+      deps.groups,
+    );
+  } catch (error) {
+    await deps.store.releaseEnrolment(mandate).catch(() => {});
+    throw error;
+  }
+  if (result.outcome !== "changed") {
+    await deps.store.releaseEnrolment(mandate);
+    changed(result);
+    throw new Error("unreachable: a refused change throws");
+  }
+  return {
+    group_id: groupId,
+    identity_commitment: input.identity_commitment,
+    leaf,
+    leaf_index: result.group.size - 1,
+    salt: salt.toString(),
+    terms: {
+      currency: terms.currency,
+      min_amount: terms.min.toString(),
+      max_amount: terms.max.toString(),
+      budget: terms.budget.toString(),
+      period: terms.kind === "lifetime" ? null : terms.kind,
+      one_time: terms.once,
+      payees: terms.payees === null ? null : [...terms.payees],
+      expires_at: new Date(terms.expiresAt * 1000).toISOString(),
+    },
+    statement: { ta: packed.TA.toString(), tm: packed.TM.toString(), payees: packed.payees.map(String), mandate },
+    merkle_tree_root: result.group.root,
+    size: result.group.size,
+  };
+}
