@@ -99,12 +99,16 @@ export interface Group extends GroupTree {
   /** The key ids that may challenge the group (null: any); shown to its owner only. */
   challengers?: string[] | null;
   created_at: string;
+  /** A budgeted group: its leaves come only from enrolments of members' terms. */
+  budget: boolean;
 }
 
 export interface GroupCreation {
   group_id: string;
   mandate?: Mandate | null;
   challengers?: string[] | null;
+  /** Fixed at creation; default false. */
+  budget?: boolean;
 }
 
 export interface ClientOptions {
