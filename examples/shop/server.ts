@@ -95,6 +95,23 @@ export function shopOptionsFromEnv(env: Record<string, string | undefined>, requ
   };
 }
 
+/**
+ * What the shop says it accepts when it starts: which agents, groups and
+ * operators get in, and where each comes from, so a merchant sees a missing
+ * ZKAGENT_GROUPS or ZKAGENT_SIGNATURE_AGENTS before the first refused order.
+ */
+export function acceptanceLines(options: ShopOptions): string[] {
+  const groups = options.groups ?? [];
+  const operators = options.signatureAgents ?? [];
+  const members = groups.length > 0 ? `members of ${groups.join(", ")}` : "no group's members (ZKAGENT_GROUPS unset)";
+  return [
+    `  zkagent service: ${options.zkagentUrl} (agents and groups registered under its API key)`,
+    `  POST /orders: a proof of "purchase" for the order's amount and currency from a registered agent, or from ${members}`,
+    `  GET /catalog: the same proofs (action "browse"), a registered agent's signature, or ${operators.length > 0 ? `a signed agent of ${operators.join(", ")}` : "no operator's signed agents (ZKAGENT_SIGNATURE_AGENTS unset)"}`,
+    `  challenges bind ${options.origin ? `the origin ${options.origin} (ZKAGENT_ORIGIN)` : "the origin each request arrives with (set ZKAGENT_ORIGIN behind a proxy)"}`,
+  ];
+}
+
 export function createShop(options: ShopOptions) {
   const app = new Hono();
   app.get(
@@ -166,15 +183,18 @@ export function createShop(options: ShopOptions) {
 
 if (import.meta.main) {
   let app: ReturnType<typeof createShop>;
+  let options: ShopOptions;
   try {
-    app = createShop(shopOptionsFromEnv(process.env, env));
+    options = shopOptionsFromEnv(process.env, env);
+    app = createShop(options);
   } catch (error) {
     // The guard refuses options it cannot work with (an origin that is not http(s)).
     process.stderr.write(`shop: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(2);
   }
   const server = Bun.serve({ port: Number(process.env.PORT ?? 8080), hostname: process.env.HOST ?? "127.0.0.1", fetch: app.fetch });
-  process.stdout.write(`shop listening on http://${server.hostname}:${server.port}\n`);
+  // One write: whoever waits for the first line gets the whole announcement.
+  process.stdout.write(`shop listening on http://${server.hostname}:${server.port}\n${acceptanceLines(options).join("\n")}\n`);
   const stop = () => server.stop().then(() => process.exit(0));
   process.on("SIGTERM", stop);
   process.on("SIGINT", stop);

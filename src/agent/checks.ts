@@ -28,7 +28,7 @@ export type ChallengeErrorCode =
   | "message_mismatch"
   /** A group challenge's scope is not the one the agent derives from the origin it binds, or cannot be derived for the origin named (`field`: scope). */
   | "scope_mismatch"
-  /** Above the agent's maxAmount, in another currency, or no amount to compare (`field`: amount or currency). */
+  /** Above the agent's maxAmount, in another currency, or a currency with no amount (`field`: amount or currency). */
   | "limit"
   /** The circuit or the group's members would come from a service the agent does not trust (`field`: circuit). */
   | "untrusted"
@@ -96,13 +96,21 @@ export function checkGroupMessage(challenge: CheckedChallenge): void {
   }
 }
 
-/** ChallengeError("limit") unless the challenge's context amount is at most `max` and its currency is `max`'s. */
+/**
+ * ChallengeError("limit") unless the challenge's context amount is at most
+ * `max` and its currency is `max`'s. A context with neither `amount` nor
+ * `currency` binds no payment (a catalog, a search): the proof commits the
+ * agent to no sum the merchant or the service could hold it to, so the limit
+ * has nothing to hold and lets it through. A context that names a currency
+ * but no amount speaks of money without saying how much: refused.
+ */
 export function checkMaxAmount(context: JsonObject, max: MaxAmount): void {
   const limit = parseMaxAmount(max);
+  if (!Object.hasOwn(context, "amount") && !Object.hasOwn(context, "currency")) return;
   if (!Object.hasOwn(context, "amount"))
     throw new ChallengeError(
       "limit",
-      `the challenge's context has no amount, and the agent approves at most ${max.amount} ${limit.currency}: refused`,
+      `the challenge's context names a currency but no amount, and the agent approves at most ${max.amount} ${limit.currency}: refused`,
       "amount",
     );
   const amount = parseAmount(context.amount);

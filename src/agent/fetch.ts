@@ -91,8 +91,10 @@ export interface AgentFetchOptions {
   action?: string;
   /**
    * The most the agent approves: a challenge whose context's `amount` is
-   * above `amount`, whose `currency` is another, or that has no amount, is
-   * refused (ChallengeError "limit"). Compared as exact decimals.
+   * above `amount`, whose `currency` is another, or that names a currency but
+   * no amount, is refused (ChallengeError "limit"). Compared as exact
+   * decimals. A context with neither `amount` nor `currency` binds no payment
+   * (browsing a catalog) and passes.
    */
   maxAmount?: MaxAmount;
   /**

@@ -15,10 +15,12 @@ import { mcpCommand, mcpHelp } from "./mcp";
 import { proveCommand, proveHelp, signCommand, signHelp } from "./prove";
 import { receiptCommand, receiptHelp } from "./receipt";
 import { verifyCommand, verifyHelp } from "./verify";
+import { VERSION } from "../version";
 
 const help = `zkagent — the agent's side of zkagent (the @zkagent/agent package)
 
 Usage: zkagent <command> [options]     (zkagent <command> --help for details)
+       zkagent --version
 
 ${agentCommandsSummary}
 
@@ -42,6 +44,7 @@ async function main(argv: string[]): Promise<number> {
     say(topic ? topic.help : help);
     return command ? 0 : 2;
   }
+  if (command === "--version") return (say(`zkagent ${VERSION} (@zkagent/agent)`), 0);
   const chosen = commands[command];
   if (!chosen) throw new UsageError(`unknown command "${command}" (the agent's commands: ${Object.keys(commands).join(", ")})`);
   return chosen.run(rest);

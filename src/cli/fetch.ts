@@ -8,6 +8,7 @@ import {
   zkagentFetch,
 } from "../agent";
 import { parseMaxAmount } from "../agent/checks";
+import { parseAuth } from "../http-auth/scheme";
 import { isValidSecret } from "../identity/commitment";
 import { parseFieldElement } from "../identity/field";
 import {
@@ -33,8 +34,9 @@ export const agentOptionsHelp = `  --action NAME
                another action is refused
   --max-amount AMOUNT --currency C
                refuse a challenge whose context amount is above AMOUNT
-               (exact decimal), whose currency is not C, or that names no
-               amount
+               (exact decimal), whose currency is not C, or that names a
+               currency but no amount; a challenge binding neither amount
+               nor currency (a catalog) binds no payment and is answered
   --timeout SECONDS
                how long each request (to the merchant, and to the zkagent
                service for circuits and members) may take; default 30`;
@@ -67,7 +69,12 @@ export const fetchHelp = `zkagent fetch URL [-X METHOD] [-H 'Name: value']... [-
   --signature-agent ORIGIN
                also sign every request sent (Web Bot Auth, RFC 9421) with the
                identity's Ed25519 key, naming ORIGIN, the operator whose key
-               directory lists it (\`zkagent directory\`)
+               directory lists it (\`zkagent directory\`); a signature the
+               server refuses is said on standard error, with the proof the
+               agent answers with instead
+  -v, --verbose
+               one line on standard error per request sent and answer
+               received (the claim or challenge answered, never a secret)
 ${agentOptionsHelp}
 ${groupOptionsHelp}
 ${tableOptionsHelp}`;
@@ -165,6 +172,7 @@ export async function fetchCommand(argv: string[]): Promise<number> {
       announce: { type: "boolean" },
       unsigned: { type: "boolean" },
       "signature-agent": { type: "string" },
+      verbose: { type: "boolean", short: "v" },
       ...AGENT_OPTIONS,
       ...GROUP_OPTIONS,
       ...TABLE_OPTIONS,
@@ -201,6 +209,8 @@ export async function fetchCommand(argv: string[]): Promise<number> {
     ...agentChoice(values),
     ...groupChoice(values),
     ...tableChoice(values),
+    fetch: observed(values.verbose === true),
+    onProof: values.verbose ? (challenge) => warn(`zkagent: proved challenge ${shown(challenge.challenge_id)} (action ${shown(challenge.action)})`) : undefined,
   });
   let response: Response;
   let bytes: Uint8Array;
@@ -225,8 +235,96 @@ export async function fetchCommand(argv: string[]): Promise<number> {
   }
   await writeStdout(bytes);
   if (response.ok) return 0;
-  warn(`zkagent: HTTP ${response.status}`);
+  warn(`zkagent: HTTP ${response.status}${explained(refusalBody(bytes))}`);
   return 1;
+}
+
+/** The `{error, reason, message, detail}` a guard or the service answers with, when the body is such JSON. */
+interface RefusalBody {
+  error?: string;
+  reason?: string;
+  message?: string;
+  detail?: string;
+}
+
+function refusalBody(bytes: Uint8Array): RefusalBody | null {
+  if (bytes.byteLength > 64 * 1024) return null;
+  try {
+    const body = JSON.parse(new TextDecoder().decode(bytes));
+    if (typeof body !== "object" || body === null || Array.isArray(body)) return null;
+    const text = (name: string) => (typeof body[name] === "string" && body[name] !== "" ? (body[name] as string) : undefined);
+    return { error: text("error"), reason: text("reason"), message: text("message"), detail: text("detail") };
+  } catch {
+    return null;
+  }
+}
+
+/** ": <error> (<reason>, detail <detail>): <message>" from what the server said, each part only when it said it. */
+function explained(body: RefusalBody | null): string {
+  if (body === null) return "";
+  const codes = [body.reason, body.detail && `detail ${body.detail}`].filter(Boolean).join(", ");
+  const said = `${body.error ? `: ${body.error}` : ""}${codes ? ` (${codes})` : ""}`;
+  return shown(`${said}${body.message ? `: ${body.message}` : ""}`);
+}
+
+/** A refusal's JSON body from a copy of the response, read no further than 64 KiB (a 401 of any size must not be buffered whole). */
+async function headOf(copy: Response): Promise<RefusalBody | null> {
+  const reader = copy.body?.getReader();
+  if (!reader) return null;
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.byteLength;
+      if (size > 64 * 1024) return null;
+    }
+  } catch {
+    return null;
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+  return refusalBody(Buffer.concat(chunks));
+}
+
+/** What an Authorization or WWW-Authenticate value says, without its proof or signature bytes. */
+function authSummary(header: string | null): string {
+  if (header === null) return "";
+  const params = parseAuth(header)?.[0];
+  if (!params) return "";
+  const named = ["agent", "group", "realm", "challenge_id", "action"].filter((name) => params[name] !== undefined);
+  const proof = params.proof === undefined ? "" : ", with a proof";
+  return ` ZKAgent ${named.map((name) => `${name}=${shown(params[name]!)}`).join(" ")}${proof}`;
+}
+
+/**
+ * The fetch under zkagentFetch, as `zkagent fetch` uses it: with --verbose a
+ * line per request and answer; always, the line saying that a signed request
+ * was refused (the agent then answers with a proof when the route offers one,
+ * so without it the fallback would go unseen).
+ */
+function observed(verbose: boolean): (request: Request) => Promise<Response> {
+  let told = false;
+  return async (request) => {
+    const signed = request.headers.has("signature");
+    if (verbose) warn(`zkagent: > ${request.method} ${shown(request.url)}${signed ? " (signed)" : ""}${authSummary(request.headers.get("authorization"))}`);
+    const response = await fetch(request);
+    const refused = (signed && response.status === 401) || (verbose && !response.ok) ? await headOf(response.clone()) : null;
+    if (verbose) {
+      const challenge = authSummary(response.headers.get("www-authenticate"));
+      warn(`zkagent: < ${response.status}${challenge ? ` WWW-Authenticate:${challenge}` : ""}${response.ok ? "" : explained(refused)}`);
+    }
+    if (refused?.error === "Signature refused" && !told) {
+      told = true;
+      const offered = authSummary(response.headers.get("www-authenticate")) !== "";
+      warn(
+        `zkagent: the signature was refused${explained({ reason: refused.reason, message: refused.message })}; ${offered ? "answering with a ZKAgent proof instead" : "the server offers no proof instead"}`,
+      );
+    }
+    return response;
+  };
 }
 
 /**

@@ -22,10 +22,12 @@ import { runCli } from "./run";
 import { agentCommandsSummary } from "./agent-commands";
 import { verifyCommand, verifyHelp } from "./verify";
 import { webhooksCommand, webhooksHelp } from "./webhooks";
+import { VERSION } from "../version";
 
 const help = `zkagent — zero-knowledge identity verification for AI agents
 
 Usage: zkagent <command> [options]     (zkagent <command> --help for details)
+       zkagent --version
 
   serve                  run the HTTP service
   keys create|list|revoke|usage|set-limit   manage API keys
@@ -70,6 +72,7 @@ async function main(argv: string[]): Promise<number> {
     say(rest[0] && helps[rest[0]] ? helps[rest[0]]! : help);
     return command ? 0 : 2;
   }
+  if (command === "--version") return (say(`zkagent ${VERSION}`), 0);
   const config = loadConfig();
   switch (command) {
     case "serve":

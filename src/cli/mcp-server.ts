@@ -3,12 +3,12 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { z } from "zod";
-import pkg from "../../package.json";
 import { answerChallenge, type FetchIdentity, type ZkAgentChallenge, zkagentFetch } from "../agent";
 import { checkChallenge, outgoingRequest } from "../agent/checks";
 import type { JsonObject } from "../identity/encoding";
 import { shown } from "./args";
 import { httpUrl, refusal } from "./fetch";
+import { VERSION } from "../version";
 
 /** The largest response body a tool returns (the model's context is not a download). */
 const MAX_BODY = 256 * 1024;
@@ -23,12 +23,19 @@ export async function serveMcp(identity: FetchIdentity, options: Parameters<type
 export function createMcpServer(identity: FetchIdentity, options: Parameters<typeof zkagentFetch>[0]) {
   const secrets = [identity.secret, identity.private_key, identity.signing_secret].filter((s): s is string => typeof s === "string" && s.length > 0);
   const redact = (text: string) => secrets.reduce((out, secret) => out.split(secret).join("[redacted]"), text);
-  const text = (value: unknown, isError = false) => ({
-    content: [{ type: "text" as const, text: redact(typeof value === "string" ? value : JSON.stringify(value, null, 2)) }],
-    ...(isError ? { isError: true } : {}),
-  });
+  /** A refusal: one line of text, marked as an error (no structuredContent: an error's shape is not the tool's output). */
+  const refused = (line: string) => ({ content: [{ type: "text" as const, text: redact(line) }], isError: true });
+  /**
+   * A tool's answer: the object as JSON text (what every client shows the
+   * model) and as structuredContent (what a client that reads the tool's
+   * outputSchema takes without parsing text), both redacted alike.
+   */
+  const result = (value: Record<string, unknown>) => {
+    const json = redact(JSON.stringify(value, null, 2));
+    return { content: [{ type: "text" as const, text: json }], structuredContent: JSON.parse(json) as Record<string, unknown> };
+  };
   const failed = (error: unknown, url?: URL) =>
-    text((url && refusal(error, url)) ?? `zkagent: ${shown(error instanceof Error ? error.message : String(error))}`, true);
+    refused((url && refusal(error, url)) ?? `zkagent: ${shown(error instanceof Error ? error.message : String(error))}`);
   /** What a proof was made for, as the answers report it. */
   const proved = (challenge: ZkAgentChallenge) => ({ challenge_id: challenge.challenge_id, action: challenge.action, context: challenge.context });
   /** The request a tool describes, as fetch takes it (Content-Type JSON by default when there is a body). */
@@ -56,16 +63,23 @@ export function createMcpServer(identity: FetchIdentity, options: Parameters<typ
     action: z.string().min(1).optional().describe("the action the agent means (e.g. purchase): a challenge for another action is refused"),
   };
 
-  const server = new McpServer({ name: "zkagent", version: pkg.version });
+  const provedShape = z.object({ challenge_id: z.string(), action: z.string(), context: z.record(z.string(), z.unknown()) });
+  const server = new McpServer({ name: "zkagent", version: VERSION });
 
   server.registerTool(
     "zkagent_identity",
     {
       description: "The agent's public identity: agent_id (or group_id), identity_commitment, signing_key. Secrets are never returned.",
       inputSchema: z.object({}).strict(),
+      outputSchema: z.object({
+        agent_id: z.string().nullable(),
+        group_id: z.string().nullable(),
+        identity_commitment: z.string().nullable(),
+        signing_key: z.string().nullable(),
+      }),
     },
     async () =>
-      text({
+      result({
         agent_id: identity.agent_id ?? null,
         group_id: identity.group_id ?? null,
         identity_commitment: identity.identity_commitment ?? null,
@@ -79,6 +93,7 @@ export function createMcpServer(identity: FetchIdentity, options: Parameters<typ
       description:
         "An HTTP(S) request as this agent. When the server answers 401 with a ZKAgent challenge, the agent proves it is who it claims only if the challenge binds exactly this request (method, origin, target, the body's fields, the action) and is within the agent's limits, and repeats it once. Returns status, headers, body, and `proved` (the challenge id, action and context the proof was made for; null when none was). A refused challenge is an error naming the field; nothing is proved or sent.",
       inputSchema: z.object(requestShape).strict(),
+      outputSchema: z.object({ status: z.number().int(), headers: z.record(z.string(), z.string()), body: z.string(), proved: provedShape.nullable() }),
     },
     async (input) => {
       let url: URL | undefined;
@@ -90,7 +105,7 @@ export function createMcpServer(identity: FetchIdentity, options: Parameters<typ
         const response = await send(request.url, { method: request.method, headers: request.headers, body: request.body });
         let responseBody = await response.text();
         if (responseBody.length > MAX_BODY) responseBody = `${responseBody.slice(0, MAX_BODY)}… (truncated)`;
-        return text({
+        return result({
           status: response.status,
           headers: Object.fromEntries(response.headers),
           body: responseBody,
@@ -122,6 +137,7 @@ export function createMcpServer(identity: FetchIdentity, options: Parameters<typ
             .passthrough(),
         })
         .strict(),
+      outputSchema: z.object({ authorization: z.string(), proved: provedShape }),
     },
     async (input) => {
       let url: URL | undefined;
@@ -137,7 +153,7 @@ export function createMcpServer(identity: FetchIdentity, options: Parameters<typ
           outgoingRequest(request.method, request.url, request.headers.get("content-type"), request.body ?? null),
           { action: actionOf(input.action), maxAmount: options.maxAmount },
         );
-        return text({ authorization: await answerChallenge(parsed, options), proved: proved(parsed) });
+        return result({ authorization: await answerChallenge(parsed, options), proved: proved(parsed) });
       } catch (error) {
         return failed(error, url);
       }

@@ -39,6 +39,15 @@ describe("the maximum amount", () => {
       expect(refused(() => checkMaxAmount({ amount, currency: "EUR" }, max))).toEqual(["limit", "amount"]);
   });
 
+  test("a challenge that binds no payment (neither amount nor currency) passes: a limited agent can browse; a null or empty amount is still refused", () => {
+    expect(() => checkMaxAmount({}, max)).not.toThrow();
+    expect(() => checkMaxAmount(context({ page: 2 }), max)).not.toThrow();
+    expect(() => checkChallenge({ nonce, action: "browse", context: context({}) }, sending(undefined), { maxAmount: max })).not.toThrow();
+    // Present but unusable is not absent: the merchant bound something it calls an amount.
+    for (const amount of [null, "", {}]) expect(refused(() => checkMaxAmount({ amount }, max))[0]).toBe("limit");
+    expect(refused(() => checkMaxAmount({ currency: "EUR", item: "x" }, max))).toEqual(["limit", "amount"]);
+  });
+
   test("a malformed maximum is a TypeError naming the member", () => {
     expect(() => parseMaxAmount({ amount: "50,00", currency: "EUR" })).toThrow(/maxAmount.amount/);
     expect(() => parseMaxAmount({ amount: "-1", currency: "EUR" })).toThrow(/maxAmount.amount/);

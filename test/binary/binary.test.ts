@@ -72,6 +72,11 @@ describe("--help", () => {
   });
 });
 
+test("--version names the release (package.json's version), alone in an empty directory", () => {
+  const version = JSON.parse(readFileSync(join(import.meta.dir, "../../package.json"), "utf8")).version;
+  expect(run(["--version"])).toEqual({ code: 0, stdout: `zkagent ${version}\n`, stderr: "" });
+});
+
 test("identity new --json and keys create --json", () => {
   const identity = run(["identity", "new", "--json"]);
   expect(identity.code).toBe(0);

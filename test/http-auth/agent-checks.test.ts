@@ -489,7 +489,18 @@ describe("the honest paths still order", () => {
     const { challenge } = await first.json();
     const file = join(world.tmp, "honest-challenge.json");
     writeFileSync(file, JSON.stringify(challenge));
-    const proved = await cli(["prove", "--group-challenge", file, "--identity", memberFile, "--origin", new URL(world.shopUrl).origin, "--service", world.node.url, "--allow-insecure-loopback"]);
+    const proved = await cli([
+      "prove",
+      "--group-challenge",
+      file,
+      "--identity",
+      memberFile,
+      "--origin",
+      new URL(world.shopUrl).origin,
+      "--service",
+      world.node.url,
+      "--allow-insecure-loopback",
+    ]);
     expect([proved.code, proved.stderr]).toEqual([0, ""]);
     const authorization = formatAuth({ group: "household", challenge_id: challenge.challenge_id, proof: toBase64url(proved.stdout.trim()) });
     const placed = await fetch(`${world.shopUrl}/orders`, { method: "POST", headers: { ...json, authorization }, body });

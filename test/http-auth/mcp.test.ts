@@ -42,6 +42,8 @@ async function tool(name: string, args: Record<string, unknown>) {
   const content = result.content as { type: string; text: string }[];
   const text = content.map((c) => c.text).join("");
   captured.push(JSON.stringify(result));
+  // An answer is also structuredContent (clients reading the tool's outputSchema), the same object as the text; a refusal is text only.
+  expect(result.structuredContent).toEqual(result.isError ? undefined : JSON.parse(text));
   return { text, isError: result.isError === true };
 }
 
@@ -54,6 +56,12 @@ test("lists its tools, each with an input schema that takes no path and no secre
   const proveTool = tools.find((t) => t.name === "zkagent_prove")!;
   expect(Object.keys(proveTool.inputSchema.properties ?? {}).sort()).toEqual(["action", "body", "challenge", "headers", "method", "url"]);
   expect(proveTool.inputSchema.required?.sort()).toEqual(["challenge", "url"]);
+  // Each declares the shape of its answer (structuredContent).
+  expect(Object.fromEntries(tools.map((t) => [t.name, Object.keys(t.outputSchema?.properties ?? {}).sort()]))).toEqual({
+    zkagent_identity: ["agent_id", "group_id", "identity_commitment", "signing_key"],
+    zkagent_fetch: ["body", "headers", "proved", "status"],
+    zkagent_prove: ["authorization", "proved"],
+  });
   const schemas = JSON.stringify(tools);
   expect(schemas).not.toMatch(/secret|identity_file|"path"/);
   captured.push(schemas);

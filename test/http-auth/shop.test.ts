@@ -162,13 +162,13 @@ describe("placing an order", () => {
     expect(result.stdout + result.stderr).not.toContain(shopper.identity.secret);
   });
 
-  test("zkagent fetch: a refusal exits 1 with the status on stderr", async () => {
+  test("zkagent fetch: a refusal exits 1 with the status and the server's error and reason on stderr", async () => {
     const other = { ...(await createIdentity()), agent_id: "shopper" };
     const file = `${world.tmp}/impostor.json`;
     await Bun.write(file, JSON.stringify(other));
     const result = await cli(["fetch", `${world.shopUrl}/orders`, "-d", order(5), "--identity", file]);
     expect(result.code).toBe(1);
-    expect(result.stderr).toBe("zkagent: HTTP 403\n");
+    expect(result.stderr).toMatch(/^zkagent: HTTP 403: Proof verification failed \([a-z_]+\)\n$/);
     expect(JSON.parse(result.stdout).error).toBe("Proof verification failed");
     const refused = await cli(["fetch", "file:///etc/passwd", "--identity", shopper.file]);
     expect(refused.code).toBe(2);

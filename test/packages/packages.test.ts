@@ -20,11 +20,10 @@ import { join } from "node:path";
 import { createIdentity, createSemaphoreIdentity } from "../../src/agent";
 import { SEMAPHORE_PINS } from "../../src/groups/semaphore-pins";
 import { call, freePort, newKey, type Node, startNode } from "../multinode/nodes";
+import { PACKED_DIR, packed } from "./packed";
 
 setDefaultTimeout(180_000);
 
-const ROOT = join(import.meta.dir, "../..");
-const OUT = join(ROOT, "dist/packages");
 const tmp = mkdtempSync(join(tmpdir(), "zkagent-packages-"));
 const children: Subprocess[] = [];
 let node: Node;
@@ -73,9 +72,9 @@ async function started(cmd: string[], cwd: string, env: Record<string, string | 
 }
 
 const tarball = (prefix: string) => {
-  const file = readdirSync(OUT).find((f) => f.startsWith(prefix) && f.endsWith(".tgz"));
-  if (!file) throw new Error(`no ${prefix}*.tgz in ${OUT}`);
-  return join(OUT, file);
+  const file = readdirSync(PACKED_DIR).find((f) => f.startsWith(prefix) && f.endsWith(".tgz"));
+  if (!file) throw new Error(`no ${prefix}*.tgz in ${PACKED_DIR}`);
+  return join(PACKED_DIR, file);
 };
 
 let merchantDir: string;
@@ -83,9 +82,8 @@ let agentDir: string;
 let serviceDir: string;
 
 beforeAll(async () => {
-  const packed = await ok([process.execPath, "run", "pack"], ROOT);
-  process.stdout.write(packed.stdout);
-  const [merchant, agent, all] = [tarball("zkagent-merchant-"), tarball("zkagent-agent-"), tarball("zkagent-0")];
+  const { merchant, agent, all, log } = await packed();
+  process.stdout.write(log);
   // Three projects installed side by side (the registry is the slow part), and the service this repository runs.
   [merchantDir, agentDir, serviceDir, node] = await Promise.all([
     project("merchant", [merchant, "express@5", "typescript@5", "@types/node", "@types/express"]),
@@ -302,4 +300,18 @@ test("bunx zkagent serve runs the service from the package (embedded SQLite) and
   const wasm = await fetch(`${url}/v1/circuits/${depth2!.id}/wasm`);
   expect(wasm.status).toBe(200);
   expect(new Bun.CryptoHasher("sha256").update(await wasm.arrayBuffer()).digest("hex")).toBe(SEMAPHORE_PINS[2]!.wasm);
+});
+
+test("ES modules only, and require() works where engines say: a CommonJS caller under Node loads both packages (engines ^20.19.0 || >=22.12.0)", async () => {
+  for (const [dir, name, entries] of [
+    [merchantDir, "@zkagent/merchant", ["@zkagent/merchant", "@zkagent/merchant/express"]],
+    [agentDir, "@zkagent/agent", ["@zkagent/agent"]],
+  ] as const) {
+    const manifest = JSON.parse(await Bun.file(join(dir, "node_modules", name, "package.json")).text());
+    expect({ name, type: manifest.type, engines: manifest.engines }).toEqual({ name, type: "module", engines: { node: "^20.19.0 || >=22.12.0" } });
+    // This machine's Node is inside the range (CI's too): require() of an ES module without top-level await.
+    const script = `for (const entry of ${JSON.stringify(entries)}) if (Object.keys(require(entry)).length === 0) process.exit(1);`;
+    const result = await sh([NODE!, "-e", script], dir);
+    expect({ name, stderr: result.stderr, code: result.code }).toEqual({ name, stderr: "", code: 0 });
+  }
 });
