@@ -3,41 +3,16 @@
 // form), signed with jose: accepted when made as AP2 specifies, refused with
 // the reason otherwise.
 import { beforeAll, describe, expect, test } from "bun:test";
-import { createHash } from "node:crypto";
 import { SDJwtInstance } from "@sd-jwt/core";
 import { SDJwtVcInstance } from "@sd-jwt/sd-jwt-vc";
-import { exportJWK, generateKeyPair, type JWK, SignJWT } from "jose";
 import { importOpenPaymentMandate } from "../../src/budgets/ap2";
 import { enrolmentNonce } from "../../src/budgets/encoding";
+import { hasher, type Keys, keyPair, saltGenerator, signerOf } from "../support/sd-jwt";
 
-const hasher = (data: string | ArrayBuffer) =>
-  new Uint8Array(
-    createHash("sha256")
-      .update(typeof data === "string" ? data : new Uint8Array(data))
-      .digest(),
-  );
-const saltGenerator = () => crypto.getRandomValues(new Uint8Array(16)).reduce((s, b) => s + b.toString(16).padStart(2, "0"), "");
 const NOW = Date.UTC(2026, 10, 28, 9);
 const nowS = NOW / 1000;
 const GROUP = "grp_budget";
 const IDC = 1234567n;
-
-type Keys = { privateKey: CryptoKey; publicJwk: JWK };
-const keyPair = async (): Promise<Keys> => {
-  const { privateKey, publicKey } = await generateKeyPair("ES256", { extractable: true });
-  return { privateKey, publicJwk: await exportJWK(publicKey) };
-};
-/** A jose-backed signer for @sd-jwt: data is "header.payload", the answer the base64url signature. */
-const signerOf = (key: CryptoKey) => async (data: string) => {
-  const [h, p] = data.split(".");
-  const jws = await new SignJWT(JSON.parse(Buffer.from(p!, "base64url").toString()))
-    .setProtectedHeader(JSON.parse(Buffer.from(h!, "base64url").toString()))
-    .sign(key);
-  // Re-sign the exact bytes: SignJWT re-encodes, so sign with WebCrypto directly instead when they differ.
-  if (jws.startsWith(`${data}.`)) return jws.slice(data.length + 1);
-  const raw = await crypto.subtle.sign({ name: "ECDSA", hash: "SHA-256" }, key, new TextEncoder().encode(data));
-  return Buffer.from(raw).toString("base64url");
-};
 
 let principal: Keys;
 let agent: Keys;

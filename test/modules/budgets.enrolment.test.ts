@@ -6,39 +6,16 @@
 // plain additions to a budgeted group and enrolments into a plain one are
 // refused. On both stores.
 import { beforeAll, describe, expect, test } from "bun:test";
-import { createHash } from "node:crypto";
 import { SDJwtVcInstance } from "@sd-jwt/sd-jwt-vc";
-import { exportJWK, generateKeyPair, type JWK, SignJWT } from "jose";
 import { poseidon1, poseidon3, poseidon4, poseidon8 } from "poseidon-lite";
 import { enrolmentNonce, payeeField } from "../../src/budgets/encoding";
 import { ManualClock } from "../../src/clock";
 import { createHarness, type Harness } from "../support/harness";
 import { storesUnderTest } from "../support/stores";
+import { hasher, type Keys, keyPair, saltGenerator, signerOf } from "../support/sd-jwt";
 
 const NOW = Date.UTC(2026, 10, 28, 9);
 const nowS = NOW / 1000;
-const hasher = (data: string | ArrayBuffer) =>
-  new Uint8Array(
-    createHash("sha256")
-      .update(typeof data === "string" ? data : new Uint8Array(data))
-      .digest(),
-  );
-const saltGenerator = () => Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString("hex");
-type Keys = { privateKey: CryptoKey; publicJwk: JWK };
-const keyPair = async (): Promise<Keys> => {
-  const { privateKey, publicKey } = await generateKeyPair("ES256", { extractable: true });
-  return { privateKey, publicJwk: await exportJWK(publicKey) };
-};
-const signerOf = (key: CryptoKey) => async (data: string) => {
-  const [h, p] = data.split(".");
-  const jws = await new SignJWT(JSON.parse(Buffer.from(p!, "base64url").toString()))
-    .setProtectedHeader(JSON.parse(Buffer.from(h!, "base64url").toString()))
-    .sign(key);
-  if (jws.startsWith(`${data}.`)) return jws.slice(data.length + 1);
-  const raw = await crypto.subtle.sign({ name: "ECDSA", hash: "SHA-256" }, key, new TextEncoder().encode(data));
-  return Buffer.from(raw).toString("base64url");
-};
-
 let principal: Keys;
 let agent: Keys;
 beforeAll(async () => {
