@@ -10,7 +10,9 @@ import type { Clock } from "../../clock";
 import { SETTINGS } from "../../config";
 import type { TreeCache } from "../../groups/cache";
 import { ApiError, invalidField, missingFields } from "../../errors";
-import type { ApiKeyRecord, BudgetsStore, GroupsStore } from "../../store/interface";
+import type { BudgetsStore } from "../../store/budgets/records";
+import type { GroupsStore } from "../../store/groups/records";
+import type { ApiKeyRecord } from "../../store/keys/records";
 import { changed } from "../groups/service";
 import type { EnrolmentRequest } from "./model";
 
