@@ -188,12 +188,35 @@ export async function bundle(spec: PackageSpec, stage: string): Promise<string[]
   const inputs = Object.keys(result.metafile!.inputs).map((path) => (path.startsWith("/") ? relative(ROOT, path) : path));
   const reached = inputs.filter((input) => spec.forbidden.some((rule) => rule.test(input)));
   if (reached.length > 0) throw new Error(`${spec.name} reaches modules it must not carry:\n  ${reached.join("\n  ")}`);
+  scrubMachinePaths(join(stage, "dist"), ROOT);
   for (const [, source] of Object.entries(spec.bin ?? {})) {
     const out = join(stage, "dist", source.replace(/\.ts$/, ".js"));
     const code = readFileSync(out, "utf8").replace(/^#!.*\n/, "");
     writeFileSync(out, `#!/usr/bin/env ${spec.target === "bun" ? "bun" : "node"}\n${code}`, { mode: 0o755 });
   }
   return inputs;
+}
+
+/**
+ * Bun inlines a bundled CommonJS module's `__filename` and `__dirname` as this
+ * machine's absolute paths (web-worker's, through ffjavascript), so a tarball
+ * would carry the build machine's checkout path. They become paths relative to
+ * the package root here; any other occurrence of `root` left in a file stops
+ * the pack, naming the file.
+ */
+export function scrubMachinePaths(dir: string, root: string): void {
+  const prefix = `${root}/`;
+  const left: string[] = [];
+  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const file = join(entry.parentPath, entry.name);
+    const text = readFileSync(file, "latin1");
+    if (!text.includes(root)) continue;
+    const scrubbed = text.split(prefix).join("");
+    if (scrubbed.includes(root)) left.push(relative(dir, file));
+    else writeFileSync(file, scrubbed, "latin1");
+  }
+  if (left.length > 0) throw new Error(`the build machine's path ${root} is in:\n  ${left.join("\n  ")}`);
 }
 
 /** The .d.ts of a package's exports (tsc from the entry points), relative imports given .js extensions. */
@@ -305,6 +328,7 @@ export async function pack(out: string): Promise<void> {
     const inputs = await bundle(spec, stage);
     declarations(spec, stage);
     manifest(spec, stage);
+    scrubMachinePaths(stage, ROOT);
     const [info] = JSON.parse(run(["npm", "pack", "--json", "--pack-destination", out], stage));
     const tarball = join(out, info.filename);
     say(

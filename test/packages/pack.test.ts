@@ -2,10 +2,10 @@
 // module its package must not carry stops the pack, naming the module; the
 // real packages' bundles pass it (test/packages/packages.test.ts installs them).
 import { afterAll, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { bundle, PACKAGES } from "../../scripts/pack";
+import { join, resolve } from "node:path";
+import { bundle, PACKAGES, scrubMachinePaths } from "../../scripts/pack";
 
 const stage = mkdtempSync(join(tmpdir(), "zkagent-pack-"));
 afterAll(() => rmSync(stage, { recursive: true, force: true }));
@@ -27,4 +27,24 @@ test("the agent's bundle (SDK and CLI) carries the prover and never the store, t
   expect(inputs).toContain("src/cli/agent.ts");
   expect(inputs).toContain("src/prover/index.ts");
   expect(inputs.filter((input) => /^src\/(store|http|modules)\/|semaphore-artifacts\/|node_modules\/elysia\//.test(input))).toEqual([]);
+});
+
+const ROOT = resolve(import.meta.dir, "../..");
+const filesHolding = (dir: string, text: string) =>
+  readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && readFileSync(join(entry.parentPath, entry.name), "latin1").includes(text))
+    .map((entry) => entry.name);
+
+test("no bundle carries the build machine's checkout path (Bun inlines a CommonJS module's __filename); one left elsewhere stops the pack", async () => {
+  for (const name of ["@zkagent/agent", "zkagent"]) {
+    const dir = join(stage, `paths-${name.replace(/\W/g, "")}`);
+    await bundle(spec(name), dir);
+    expect(filesHolding(join(dir, "dist"), ROOT)).toEqual([]);
+    // what the scrub left in place of web-worker's inlined __filename
+    expect(filesHolding(join(dir, "dist"), '"node_modules/web-worker/cjs/node.js"').length).toBeGreaterThan(0);
+  }
+  const odd = join(stage, "odd");
+  mkdirSync(odd, { recursive: true });
+  writeFileSync(join(odd, "a.js"), `const here = "${ROOT}";`);
+  expect(() => scrubMachinePaths(odd, ROOT)).toThrow(`the build machine's path ${ROOT} is in:\n  a.js`);
 });
