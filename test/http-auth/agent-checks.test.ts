@@ -393,11 +393,12 @@ describe("the agent's own limits", () => {
     expect(otherAction!.text).toContain('this server proves only the action "purchase" (--action), not "refund"');
   });
 
-  test("a challenge with no amount while a maximum is set is refused, saying why", async () => {
-    // A merchant whose context declares no amount: the shop's challenge with the amount member removed, re-served as this site's own.
+  test("a challenge naming a currency but no amount while a maximum is set is refused, saying why", async () => {
+    // A merchant whose context speaks of money without saying how much (a currency, no amount), re-served as this site's own;
+    // one binding neither is no payment and passes (test/agent/checks.test.ts).
     const host = open(
       site(async (request) => {
-        const shown = { merchant: "elsewhere", "@request": boundRequest(request.method, request.url) };
+        const shown = { merchant: "elsewhere", currency: "EUR", "@request": boundRequest(request.method, request.url) };
         const www = formatAuth({
           realm: "elsewhere",
           challenge_id: "ch_none",
@@ -410,7 +411,7 @@ describe("the agent's own limits", () => {
     );
     const error = await refusal(agentFetch(`${host.url}/pay`, { zkagent: agentOptions({ maxAmount: { amount: "10", currency: "EUR" }, announce: true }) }));
     expect([error.code, error.field]).toEqual(["limit", "amount"]);
-    expect(error.message).toContain("has no amount");
+    expect(error.message).toContain("names a currency but no amount");
   });
 });
 
