@@ -471,3 +471,49 @@ describe("the adapters serve a budget session", () => {
     }
   });
 });
+
+describe("the example shop (ZKAGENT_BUDGET_GROUPS)", () => {
+  test("its 401 offers the budget group; an order paid by a spend: 201 with the group, the spend, the amount and currency, no agent_id", async () => {
+    const { createShop, shopOptionsFromEnv } = await import("../../examples/shop/server");
+    const service = double();
+    const zkagentService = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: service.fetch });
+    try {
+      const env = {
+        ZKAGENT_URL: `http://127.0.0.1:${zkagentService.port}`,
+        ZKAGENT_API_KEY: "zka_shop",
+        ZKAGENT_BUDGET_GROUPS: GROUP,
+        ZKAGENT_ORIGIN: "https://shop-a.example",
+      };
+      const shop = createShop(shopOptionsFromEnv(env, (name) => env[name as keyof typeof env]));
+      const post = (authorization?: string) =>
+        shop.request("http://127.0.0.1/orders", {
+          method: "POST",
+          headers: { "content-type": "application/json", ...(authorization ? { authorization } : {}) },
+          body: JSON.stringify(order),
+        });
+      const plain = await post();
+      expect(plain.status).toBe(401);
+      expect(plain.headers.get("www-authenticate")).toBe(`ZKAgent realm="example-shop", budget="${GROUP}"`);
+      expect((await post(`ZKAgent budget="${GROUP}"`)).status).toBe(401);
+      expect(service.calls[0]!.body.context).toEqual({
+        ...order,
+        merchant: "example-shop",
+        "@request": { method: "POST", origin: "https://shop-a.example", target: "/orders" },
+      });
+      const paid = await post(credentials());
+      expect(paid.status).toBe(201);
+      const body = await paid.json();
+      expect(body).toEqual({
+        order_id: expect.stringMatching(/^ord_/),
+        scheme: "budget",
+        group_id: GROUP,
+        spend: { nullifier: PROOF.nullifier, commitment: PROOF.commitment },
+        amount: "20.00",
+        currency: "EUR",
+        receipt: "r.r.r",
+      });
+    } finally {
+      zkagentService.stop(true);
+    }
+  });
+});
