@@ -45,7 +45,7 @@ export interface Spend {
   limit: number;
   action: string | null;
   currency: string | null;
-  period: "day" | "week" | "month" | null;
+  period: "day" | "week" | "month";
   period_start: string;
   period_end: string;
   /** Exact decimal sum; null for a count-only limit. */
