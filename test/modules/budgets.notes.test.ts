@@ -80,6 +80,18 @@ for (const { name, open } of storesUnderTest()) {
       expect((await h.call("GET", "/v1/groups/wallet/notes?offset=5000")).body.notes).toEqual([]);
     });
 
+    test("purging keeps each group's newest W checkpoints and any younger than the cutoff; sequences go on after it", async () => {
+      // wallet holds sequences 0…5 (the test above), at NOW and NOW + 10 s.
+      expect(await h.store.purgeCheckpoints(NOW + 1, 3)).toBe(1); // only sequence 0 is both older than the cutoff and out of the newest 3
+      expect((await h.store.checkpoints("wallet", 100)).map((c) => c.sequence)).toEqual([1, 2, 3, 4, 5]);
+      expect(await h.store.purgeCheckpoints(NOW + 20_000, 3)).toBe(2);
+      expect((await h.store.checkpoints("wallet", 100)).map((c) => c.sequence)).toEqual([3, 4, 5]);
+      expect(await h.store.purgeCheckpoints(NOW + 20_000, 0)).toBe(2); // the newest always stays
+      await h.store.recordBudgetSpend("wallet", "after-purge", "6000000", NOW);
+      expect(await new NotesCheckpointer(h.store, () => NOW + 30_000).tick()).toBe(1);
+      expect((await h.store.checkpoints("wallet", 100)).map((c) => c.sequence)).toEqual([5, 6]);
+    });
+
     test("refusals: unknown group 404, plain group 409, offset 0 or not a number 400", async () => {
       expect((await h.call("GET", "/v1/groups/nope/notes")).body.error).toBe("Group not found");
       const plain = await h.call("GET", "/v1/groups/plain/notes");
