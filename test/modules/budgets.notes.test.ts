@@ -78,6 +78,18 @@ for (const { name, open } of storesUnderTest()) {
       expect(second.body.notes).toEqual([...notes.slice(1_000), 5_000_000n, 5_000_001n, 5_000_002n].map(String));
       expect(second.body.next_offset).toBeNull();
       expect((await h.call("GET", "/v1/groups/wallet/notes?offset=5000")).body.notes).toEqual([]);
+      // One validator per (size, newest checkpoint), whatever the page: an unchanged feed is 304 without a body; a new note changes it.
+      const etag = first.headers.get("etag")!;
+      expect(etag).toBe('"1207-5"');
+      expect(second.headers.get("etag")).toBe(etag);
+      const unchanged = await h.call("GET", "/v1/groups/wallet/notes?offset=1001", { headers: { "if-none-match": etag } });
+      expect(unchanged.status).toBe(304);
+      expect(unchanged.body).toBe("");
+      await h.store.recordBudgetSpend("wallet", "one-more", "7000000", NOW);
+      const changed = await h.call("GET", "/v1/groups/wallet/notes?offset=1207", { headers: { "if-none-match": etag } });
+      expect(changed.status).toBe(200);
+      expect(changed.body.notes).toEqual(["7000000"]);
+      expect(changed.headers.get("etag")).toBe('"1208-5"');
     });
 
     test("purging keeps each group's newest W checkpoints and any younger than the cutoff; sequences go on after it", async () => {
