@@ -38,7 +38,7 @@ describe("the example shop paid from a member's budget, against the real service
   expect((await h.call("POST", "/v1/groups", { key: owner, body: { group_id: GROUP, budget: true } })).status).toBe(201);
   const mandate = { limits: [{ currency: "EUR", max_amount: "30.00", max_total: "100.00", period: "day" }], valid_until: "2035-01-01T00:00:00Z" };
   const secret = 0x5eed_0042n;
-  const enrolments = [];
+  const enrolments: { leaf: string; identity_commitment: string; salt: string }[] = [];
   for (const s of [secret, secret + 1n, secret + 2n]) {
     const enrolled = await h.call("POST", `/v1/groups/${GROUP}/enrolments`, { key: owner, body: { identity_commitment: H1(s).toString(), mandate } });
     expect(enrolled.status).toBe(201);
