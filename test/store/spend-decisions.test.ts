@@ -8,6 +8,7 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import { NOTES_GENESIS_LEAF } from "../../src/budgets/encoding";
 import { BUDGET_CIRCUIT_ID } from "../../src/circuits/budget";
 import { ManualClock } from "../../src/clock";
+import { eventsColumn } from "../../src/webhooks/events";
 import type { ChallengeRecord } from "../../src/store/challenges/records";
 import type { Decision, SpendScope } from "../../src/store/decisions/records";
 import { createHarness, type Harness } from "../support/harness";
@@ -33,7 +34,21 @@ for (const { name, open } of storesUnderTest()) {
         body: { identity_commitment: "99", mandate: { limits: [{ currency: "EUR", max_amount: "30.00" }], valid_until: "2027-01-01T00:00:00Z" } },
       });
       root = enrolled.body.merkle_tree_root;
+      // An endpoint subscribed to both event types: each decision's event is written in its transaction (the outbox).
+      await h.store.createWebhookEndpoint({
+        id: `wh_${name}`,
+        keyId,
+        url: "https://hooks.example/zkagent",
+        events: eventsColumn(["session.verified", "session.failed"]),
+        secret: "whsec_test",
+        previousSecret: null,
+        previousUntil: null,
+        createdAt: NOW,
+        deletedAt: null,
+      });
     });
+    const eventsOf = async (sessionId: string) =>
+      (await h.store.listWebhookDeliveries({ keyId, limit: 1000 })).filter((d) => d.sessionId === sessionId).map((d) => d.type);
 
     /** A pending budget challenge of `day`, live until `expiresAt`. */
     async function pending(day = TODAY, expiresAt = NOW + 300_000): Promise<ChallengeRecord> {
@@ -108,9 +123,11 @@ for (const { name, open } of storesUnderTest()) {
         checks: [...verified.evidence!.checks, "group_root", "notes_root", "budget_period", "nullifier_unspent"],
       });
       expect(await h.store.budgetNotes("wallet", 1, 10)).toEqual([{ index: 1, commitment: "777" }]);
+      expect(await eventsOf(c.id)).toEqual(["session.verified"]);
       const again = await pending();
       const out2 = await h.store.decideSpend(again.id, verified, scope({ commitment: "778" }));
       expect(out2.record).toMatchObject({ status: "failed", reason: "already_spent" });
+      expect(await eventsOf(again.id)).toEqual(["session.failed"]);
       expect(await size()).toBe(2);
     });
 
@@ -126,6 +143,7 @@ for (const { name, open } of storesUnderTest()) {
       });
       expect(await h.store.decideSpend("ch_nobody", verified, scope({ nullifier: "5151" }))).toEqual({ decided: false, record: null });
       expect(await size()).toBe(2);
+      expect(await eventsOf(late.id)).toEqual([]);
       // 5151 was never consumed: a live challenge spends it.
       const live = await pending();
       expect((await h.store.decideSpend(live.id, verified, scope({ nullifier: "5151", commitment: "888" }))).record!.status).toBe("verified");
