@@ -23,25 +23,37 @@ let asked: number[];
 let served: () => bigint[];
 let checkpointRoot: (() => string) | undefined;
 
-const transport = (async (input: string | URL | Request) => {
+let etags: boolean;
+let unchanged: number;
+const transport = (async (input: string | URL | Request, init?: RequestInit) => {
   const url = new URL(input instanceof Request ? input.url : input.toString());
   const offset = Number(url.searchParams.get("offset"));
   asked.push(offset);
   const all = served();
+  // The service's rule: ETag "<size>-<newest checkpoint's sequence>" on every page of one state; If-None-Match with it is 304.
+  const etag = `"${all.length}-1"`;
+  const ifNoneMatch = new Headers(init?.headers).get("if-none-match");
+  if (etags && ifNoneMatch === etag) {
+    unchanged++;
+    return new Response(null, { status: 304, headers: { etag } });
+  }
   const page = all.slice(offset, offset + pageSize);
   const size = all.length;
   const root = checkpointRoot?.() ?? LeanTree.fromLeaves(all).root.toString();
-  return Response.json({
-    group_id: GROUP,
-    size,
-    offset,
-    notes: page.map(String),
-    next_offset: offset + page.length < size ? offset + page.length : null,
-    checkpoints: [
-      { sequence: 0, size: 1, root: NOTES_GENESIS_LEAF.toString(), at: "2026-11-28T00:00:00Z" },
-      { sequence: 1, size, root, at: "2026-11-28T00:00:10Z" },
-    ],
-  });
+  return Response.json(
+    {
+      group_id: GROUP,
+      size,
+      offset,
+      notes: page.map(String),
+      next_offset: offset + page.length < size ? offset + page.length : null,
+      checkpoints: [
+        { sequence: 0, size: 1, root: NOTES_GENESIS_LEAF.toString(), at: "2026-11-28T00:00:00Z" },
+        { sequence: 1, size, root, at: "2026-11-28T00:00:10Z" },
+      ],
+    },
+    { headers: etags ? { etag } : {} },
+  );
 }) as typeof fetch;
 
 let dirs = 0;
@@ -54,6 +66,8 @@ beforeEach(() => {
   asked = [];
   served = () => notes;
   checkpointRoot = undefined;
+  etags = false;
+  unchanged = 0;
 });
 
 describe("the notes feed", () => {
@@ -102,6 +116,23 @@ describe("the notes feed", () => {
     served = () => notes;
     checkpointRoot = () => "12345";
     await expect(syncNotes(SERVICE, GROUP, options(join(work, `d${dirs++}`)))).rejects.toThrow(/has root 12345, not the root of the notes this agent read/);
+  });
+
+  test("polling an unchanged feed names the state read last (If-None-Match) and takes the 304 for it; a grown feed is read on", async () => {
+    etags = true;
+    const dir = join(work, `d${dirs++}`);
+    const first = await syncNotes(SERVICE, GROUP, options(dir));
+    asked = [];
+    const again = await syncNotes(SERVICE, GROUP, options(dir));
+    expect(unchanged).toBe(1);
+    expect(asked).toEqual([26]);
+    expect(again.newest).toEqual(first.newest);
+    expect(again.tree.root).toBe(first.tree.root);
+    notes.push(4000n);
+    const grown = await syncNotes(SERVICE, GROUP, options(dir));
+    expect(unchanged).toBe(1);
+    expect(grown.indexOf(4000n)).toBe(26);
+    expect(grown.newest.size).toBe(27);
   });
 
   test("an http service off this machine is refused before any request", async () => {
