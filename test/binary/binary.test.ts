@@ -4,6 +4,7 @@
 // answers --help for every command, proves on several threads, verifies the
 // shipped circuit's ceremony,
 // verifies a group's Semaphore proof with its embedded verification keys,
+// serves the budget circuit's embedded zkey, wasm and vk,
 // and stops cleanly on SIGTERM. Built once
 // here, into a temporary directory, so the test never runs a stale dist/.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -13,6 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import canonicalize from "canonicalize";
 import { buildBinary } from "../../scripts/build";
+import { BUDGET_CIRCUIT_ID, BUDGET_PINS } from "../../src/circuits/budget";
 import { createSemaphoreIdentity, proveGroupChallenge } from "../../src/agent/group/index";
 import { newNonce, publicSignals } from "../../src/identity/encoding";
 import { Groth16Verifier } from "../../src/verifier";
@@ -239,6 +241,25 @@ test("a group challenge from the binary alone: the Semaphore vks are embedded, a
       expect(missing.body.error).toBe("Artifact not served here");
       expect(missing.body.message).toContain(`semaphore-1.${kind} from the npm package @zk-kit/semaphore-artifacts@4.13.0`);
     }
+
+    // The budget circuit's files are embedded: each served whole, its SHA-256 the pin (and the repository's file's).
+    const budget = circuits.find((c: { id: string }) => c.id === BUDGET_CIRCUIT_ID);
+    expect(budget).toMatchObject({ zkey_sha256: BUDGET_PINS.zkey, wasm_sha256: BUDGET_PINS.wasm });
+    for (const kind of ["zkey", "wasm"] as const) {
+      const response = await fetch(`${url}/v1/circuits/${BUDGET_CIRCUIT_ID}/${kind}`);
+      const bytes = new Uint8Array(await response.arrayBuffer());
+      expect(response.status).toBe(200);
+      const sha = createHash("sha256").update(bytes).digest("hex");
+      expect(sha).toBe(BUDGET_PINS[kind]);
+      expect(sha).toBe(
+        createHash("sha256")
+          .update(readFileSync(`circuits/artifacts/budget_spend/budget_spend.${kind}`))
+          .digest("hex"),
+      );
+    }
+    const budgetVk = await call("GET", `/v1/circuits/${BUDGET_CIRCUIT_ID}/vk`);
+    expect(budgetVk.status).toBe(200);
+    expect(budgetVk.body).toEqual(JSON.parse(readFileSync("circuits/artifacts/budget_spend/verification_key.json", "utf8")));
     server.kill("SIGTERM");
     expect(await server.exited).toBe(0);
     await reader;
