@@ -12,13 +12,14 @@
 // The verification key (5 KB) is part of every build, so spends verify
 // wherever the service runs.
 import { readFile } from "node:fs/promises";
-import { BUDGET_CIRCUIT_NAME, budgetArtifactPath } from "../ceremony/circuits";
+import { BUDGET_CIRCUIT_NAME } from "../ceremony/circuits";
 import { parseTranscript } from "../ceremony/transcript";
 import { sha256Hex, vkHash } from "../receipts/circuit";
 import type { CircuitRecord } from "../store/circuits/records";
 import type { SnarkjsVerificationKey } from "../verifier/types";
 import transcriptJson from "../../circuits/artifacts/budget_spend/transcript.json";
 import vkJson from "../../circuits/artifacts/budget_spend/verification_key.json";
+import { budgetFilePath } from "./budget-files";
 import { listingOf } from "./listing";
 
 /** SHA-256 of the shipped files (test/circuits/budget-circuit.test.ts recomputes them from circuits/artifacts/budget_spend/). */
@@ -31,7 +32,7 @@ export const BUDGET_CIRCUIT_ID = `${BUDGET_CIRCUIT_NAME}-${BUDGET_PINS.zkey.slic
 export const BUDGET_VK = vkJson as unknown as SnarkjsVerificationKey;
 export const BUDGET_VK_HASH = vkHash(vkJson);
 
-/** The repository's files are not beside this build (the compiled binary): the zkey and wasm cannot be served. */
+/** This build lacks the zkey or wasm: they cannot be served. */
 export class BudgetArtifactUnavailableError extends Error {}
 /** A file whose bytes are not the pinned ones: never served. */
 export class BudgetPinMismatchError extends Error {}
@@ -40,7 +41,7 @@ export const isBudgetCircuitId = (id: string): boolean => id === BUDGET_CIRCUIT_
 
 /** The zkey or wasm, checked against its pin. */
 export async function budgetFile(kind: "zkey" | "wasm"): Promise<Uint8Array> {
-  const path = budgetArtifactPath(`${BUDGET_CIRCUIT_NAME}.${kind}`);
+  const path = budgetFilePath(kind);
   let bytes: Uint8Array;
   try {
     bytes = new Uint8Array(await readFile(path));

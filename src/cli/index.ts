@@ -1,5 +1,7 @@
 #!/usr/bin/env bun
 // zkagent — one entry point for the server, key management and the agent side.
+import { useBuiltInBudgetArtifacts } from "../agent/budget/artifacts";
+import { budgetFilePath } from "../circuits/budget-files";
 import { loadConfig } from "../config";
 import { say, UsageError } from "./args";
 import { agentsCommand, agentsHelp } from "./agents";
@@ -124,4 +126,6 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+// The whole CLI (the compiled binary among its builds) carries the budget circuit's files: its agent commands prove from them.
+useBuiltInBudgetArtifacts(budgetFilePath);
 runCli(main);

@@ -5,6 +5,9 @@
 //
 //   a directory the caller names   budget_spend.wasm / budget_spend.zkey; only it
 //   the clone's own files          circuits/artifacts/budget_spend (a checkout, not the npm package)
+//   the files built in             the compiled binary's embedded copies (src/circuits/budget-files.ts,
+//                                  installed by the full CLI through useBuiltInBudgetArtifacts; never
+//                                  in the agent's npm package)
 //   the cache                      $XDG_CACHE_HOME/zkagent/budget-artifacts, files named by their pin
 //   a trusted zkagent service      GET {service}/v1/circuits/{circuit id}/wasm and /zkey, bounded, checked, cached
 //
@@ -81,12 +84,20 @@ async function fromService(source: BudgetArtifactSource, kind: Kind): Promise<Ui
   }
 }
 
+let builtIn: ((kind: Kind) => string) | null = null;
+
+/** Files this program carries (the compiled binary's embedded copies): used after a named directory and the clone's, before the cache and the service; still checked against the pins. */
+export function useBuiltInBudgetArtifacts(pathOf: ((kind: Kind) => string) | null): void {
+  builtIn = pathOf;
+}
+
 /** The pinned wasm and zkey, from the first source that has them (the file header). */
 export async function loadBudgetArtifacts(source: BudgetArtifactSource = {}): Promise<{ wasm: Uint8Array; zkey: Uint8Array }> {
   const dir = source.dir ?? cloneDir();
-  if (dir !== null) {
+  const local = dir !== null ? (kind: Kind) => join(dir, `budget_spend.${kind}`) : builtIn;
+  if (local !== null) {
     const read = async (kind: Kind) => {
-      const path = join(dir, `budget_spend.${kind}`);
+      const path = local(kind);
       const bytes = await readFile(path).catch((error: NodeJS.ErrnoException) => {
         throw new BudgetSpendError("statement", `${path}: ${error.code ?? error.message}`);
       });
