@@ -301,9 +301,8 @@ export async function openPaymentMandate(input: MandateInput): Promise<string> {
 
 export interface DemoOptions {
   out: string;
-  /** Where the run's processes keep their files; removed at the end unless kept. */
+  /** Where the run's processes keep their files (the service's database, the agent's), kept; default a temporary folder, removed at the end. */
   work?: string;
-  keepWork?: boolean;
   log?: (line: string) => void;
 }
 
@@ -318,6 +317,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   rmSync(out, { recursive: true, force: true });
   mkdirSync(join(out, "public"), { recursive: true });
   const work = options.work ?? mkdtempSync(join(tmpdir(), "zkagent-budgets-demo-"));
+  mkdirSync(work, { recursive: true });
   const clockFile = join(work, "clock");
   // Noon UTC of today's date: the day's purchases stay on one day, wherever the real clock is.
   const today = Math.floor(Date.now() / DAY_MS) * DAY_MS;
@@ -499,7 +499,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       await Promise.race([child.exited, Bun.sleep(10_000)]);
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
     }
-    if (!options.keepWork && !options.work) rmSync(work, { recursive: true, force: true });
+    if (!options.work) rmSync(work, { recursive: true, force: true });
   }
 }
 
@@ -543,19 +543,19 @@ async function agentPurchase(input: { agentDir: string; origin: string; amount: 
 }
 
 if (import.meta.main) {
-  let values: { out?: string; "keep-work"?: boolean; help?: boolean };
+  let values: { out?: string; work?: string; help?: boolean };
   try {
-    ({ values } = parseArgs({ args: Bun.argv.slice(2), options: { out: { type: "string" }, "keep-work": { type: "boolean" }, help: { type: "boolean" } } }));
+    ({ values } = parseArgs({ args: Bun.argv.slice(2), options: { out: { type: "string" }, work: { type: "string" }, help: { type: "boolean" } } }));
   } catch (error) {
     process.stderr.write(`demo:budgets: ${(error as Error).message}\n`);
     process.exit(2);
   }
   if (values.help || !values.out) {
-    process.stderr.write("usage: bun run demo:budgets -- --out DIR [--keep-work]\n");
+    process.stderr.write("usage: bun run demo:budgets -- --out DIR [--work DIR]\n  --work: where the processes keep their files (the service's SQLite database, the agent's), kept after the run; default a temporary folder, removed\n");
     process.exit(values.help ? 0 : 2);
   }
   try {
-    const { ok, summary } = await runDemo({ out: values.out, keepWork: values["keep-work"] });
+    const { ok, summary } = await runDemo({ out: values.out, ...(values.work ? { work: resolve(values.work) } : {}) });
     process.stderr.write(
       `${ok ? "every purchase ended as the scenario says" : `${summary.filter((r) => !r.as_expected).length} purchase(s) did not`}: ${join(resolve(values.out), "summary.json")}\n`,
     );

@@ -1,0 +1,88 @@
+// The values a transcript holds, for the unlinkability tests: every string
+// and number token of 8 characters or more, wherever it hides. JSON is read
+// by value (field names are the protocol's vocabulary, not data); strings are
+// split at separators (headers such as `ZKAgent budget="…", proof="…"`, URLs);
+// base64url that decodes to JSON (a proof in a header, a receipt's segments)
+// and JSON inside a string are opened and read the same way, so a value
+// cannot pass unseen by being encoded.
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+
+export const MIN_TOKEN = 8;
+
+const COARSE = /[\s"',;=(){}[\]<>\\]+/;
+const FINE = /[/:?&#.@]+/;
+
+function decodedJson(piece: string): unknown {
+  if (piece.length < 16 || !/^[A-Za-z0-9_-]+={0,2}$/.test(piece)) return undefined;
+  try {
+    const text = Buffer.from(piece, "base64url").toString("utf8");
+    if (!/^\s*[[{]/.test(text)) return undefined;
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function addString(text: string, into: Set<string>): void {
+  if (/^\s*[[{]/.test(text)) {
+    try {
+      addValue(JSON.parse(text), into);
+      return;
+    } catch {}
+  }
+  if (text.length >= MIN_TOKEN) into.add(text);
+  for (const coarse of text.split(COARSE)) {
+    if (coarse.length < MIN_TOKEN) continue;
+    into.add(coarse);
+    // A compact JWS: header and payload opened, the signature kept as a token.
+    const segments = coarse.split(".");
+    for (const segment of segments.length === 3 ? segments : [coarse]) {
+      const json = decodedJson(segment);
+      if (json !== undefined) addValue(json, into);
+      else if (segment.length >= MIN_TOKEN) into.add(segment);
+    }
+    for (const fine of coarse.split(FINE)) if (fine.length >= MIN_TOKEN) into.add(fine);
+  }
+}
+
+/** Adds every token of a JSON value to `into`. */
+export function addValue(value: unknown, into: Set<string>): Set<string> {
+  if (typeof value === "string") addString(value, into);
+  else if (typeof value === "number" || typeof value === "bigint") {
+    const text = String(value);
+    if (text.length >= MIN_TOKEN) into.add(text);
+  } else if (Array.isArray(value)) for (const item of value) addValue(item, into);
+  else if (typeof value === "object" && value !== null) for (const member of Object.values(value)) addValue(member, into);
+  return into;
+}
+
+/** Every token of every JSON file in a folder, with the files each comes from. */
+export function tokensOfFolder(dir: string): Map<string, string[]> {
+  const found = new Map<string, string[]>();
+  for (const name of readdirSync(dir).sort()) {
+    if (!name.endsWith(".json")) continue;
+    for (const token of addValue(JSON.parse(readFileSync(join(dir, name), "utf8")), new Set())) {
+      const files = found.get(token) ?? [];
+      files.push(name);
+      found.set(token, files);
+    }
+  }
+  return found;
+}
+
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+const CLOCK_TIME = /^\d{2}:\d{2}:\d{2}$/;
+
+/**
+ * A reading of the clock: an ISO 8601 date or time, a time of day, or an
+ * integer that is a Unix time in s, ms or minutes within `window` (ms).
+ * Every party reads the clock; the time of a purchase is what each merchant
+ * sees anyway (docs/privacy.md says what timing tells colluding merchants).
+ */
+export function isClockReading(token: string, window: { from: number; to: number }): boolean {
+  if (ISO_TIME.test(token) || CLOCK_TIME.test(token)) return true;
+  if (!/^\d+$/.test(token)) return false;
+  const n = Number(token);
+  return [n * 1000, n, n * 60_000].some((ms) => ms >= window.from && ms <= window.to);
+}
