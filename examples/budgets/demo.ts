@@ -551,7 +551,9 @@ if (import.meta.main) {
     process.exit(2);
   }
   if (values.help || !values.out) {
-    process.stderr.write("usage: bun run demo:budgets -- --out DIR [--work DIR]\n  --work: where the processes keep their files (the service's SQLite database, the agent's), kept after the run; default a temporary folder, removed\n");
+    process.stderr.write(
+      "usage: bun run demo:budgets -- --out DIR [--work DIR]\n  --work: where the processes keep their files (the service's SQLite database, the agent's), kept after the run; default a temporary folder, removed\n",
+    );
     process.exit(values.help ? 0 : 2);
   }
   try {

@@ -1,0 +1,190 @@
+// The budgets demo end to end (`bun run demo:budgets`, examples/budgets/demo.ts):
+// real processes (the service on SQLite, shops A, B and C on their own keys,
+// the agent as a process of its own per purchase), and the automated
+// unlinkability test over what it wrote:
+//
+// - the summary: five purchases of 20 EUR at A, B, A, B, A pass (201); a
+//   sixth at B is refused (the day's budget), 31 at A (per purchase), 20 at
+//   shop C (not a payee); a day later (the service's test clock) 20 at B
+//   passes;
+// - the two merchants' transcripts (every request, answer, receipt and
+//   webhook each received) share no value but public parameters (the group,
+//   its roots and checkpoints, the circuits and verification key, the JWKS,
+//   the service's URL), readings of the clock, and the protocol's fixed words;
+// - the service's own records of two spends by the one member (every row
+//   of its database that names either spend) share no value either, beyond
+//   the same public values and each merchant's own data.
+//
+// It takes minutes (a proof of 2–5 s per spend, a process start per purchase).
+import { Database } from "bun:sqlite";
+import { beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { addValue, isClockReading, tokensOfFolder } from "../support/transcripts";
+
+const ROOT = join(import.meta.dir, "../..");
+const DEMO_TIMEOUT_MS = 15 * 60_000;
+
+/**
+ * The protocol's fixed words: the same for every merchant and every member,
+ * named here one by one so that nothing else passes as vocabulary.
+ */
+const VOCABULARY = new Set([
+  "application/json", // content types
+  "application/json;charset=utf-8",
+  "text/plain;charset=utf-8",
+  "keep-alive",
+  "purchase", // the action both shops' routes ask for
+  "verified",
+  "signature_not_verifiable", // a budget spend carries no agent signature
+  "invalid_request",
+]);
+
+const run = { out: "", work: "", stderr: "", code: -1, started: 0, ended: 0 };
+
+beforeAll(async () => {
+  const base = mkdtempSync(join(tmpdir(), "zkagent-demo-test-"));
+  run.out = join(base, "out");
+  run.work = join(base, "work");
+  run.started = Date.now();
+  const child = Bun.spawn([process.execPath, "run", "demo:budgets", "--", "--out", run.out, "--work", run.work], {
+    cwd: ROOT,
+    env: process.env,
+    stdin: "ignore",
+    stdout: "ignore",
+    stderr: "pipe",
+  });
+  [run.stderr, run.code] = await Promise.all([new Response(child.stderr).text(), child.exited]);
+  run.ended = Date.now();
+}, DEMO_TIMEOUT_MS);
+
+/** Fails with the demo's own words when it could not run the scenario at all (a missing piece: exit 3). */
+function demoRan(): void {
+  if (run.code === 3 || !existsSync(join(run.out, "summary.json")))
+    throw new Error(`bun run demo:budgets did not run the scenario (exit ${run.code}):\n${run.stderr.trim().slice(-2000)}`);
+}
+
+const readJson = (path: string) => JSON.parse(readFileSync(path, "utf8"));
+
+describe("bun run demo:budgets -- --out DIR", () => {
+  test("the purchases end as the mandate says: five pass, then budget, per purchase and payee refuse, and the next day passes", () => {
+    demoRan();
+    const summary = readJson(join(run.out, "summary.json")) as Record<string, unknown>[];
+    const passed = (row: Record<string, unknown>) => ({
+      merchant: row.merchant,
+      amount: row.amount,
+      currency: row.currency,
+      passed: row.status === 201,
+      reason: row.reason,
+    });
+    expect(summary.map(passed)).toEqual([
+      { merchant: "A", amount: "20.00", currency: "EUR", passed: true, reason: null },
+      { merchant: "B", amount: "20.00", currency: "EUR", passed: true, reason: null },
+      { merchant: "A", amount: "20.00", currency: "EUR", passed: true, reason: null },
+      { merchant: "B", amount: "20.00", currency: "EUR", passed: true, reason: null },
+      { merchant: "A", amount: "20.00", currency: "EUR", passed: true, reason: null },
+      { merchant: "B", amount: "20.00", currency: "EUR", passed: false, reason: "budget" },
+      { merchant: "A", amount: "31.00", currency: "EUR", passed: false, reason: "per_purchase" },
+      { merchant: "C", amount: "20.00", currency: "EUR", passed: false, reason: "payee" },
+      { merchant: "B", amount: "20.00", currency: "EUR", passed: true, reason: null },
+    ]);
+    // One day for the first eight, the next for the last: the service's clock moved, and with it the budget's period.
+    const days = summary.map((row) => row.day as string);
+    expect(new Set(days.slice(0, 8)).size).toBe(1);
+    expect(Date.parse(days[8]!) - Date.parse(days[0]!)).toBe(86_400_000);
+    expect(run.code).toBe(0);
+  });
+
+  test("each merchant's folder holds what it received: the agent's requests, the service's answers, receipts and webhook events", () => {
+    demoRan();
+    for (const merchant of ["merchant-a", "merchant-b"]) {
+      const files = readdirSync(join(run.out, merchant));
+      for (const kind of ["agent", "service", "receipt", "webhook"]) expect(files.some((name) => name.endsWith(`-${kind}.json`))).toBe(true);
+    }
+    for (const name of ["group.json", "members.json", "roots.json", "verification_key.json", "jwks.json", "circuits.json"])
+      expect(existsSync(join(run.out, "public", name))).toBe(true);
+  });
+
+  test("unlinkable across merchants: A's and B's transcripts share no value but public parameters, clock readings and the protocol's words", () => {
+    demoRan();
+    const a = tokensOfFolder(join(run.out, "merchant-a"));
+    const b = tokensOfFolder(join(run.out, "merchant-b"));
+    const exempt = publicTokens();
+    // The scan sees something: each transcript carries its spends' nullifiers and commitments (the test below finds them).
+    expect(a.size).toBeGreaterThan(100);
+    const shared = [...a.keys()].filter((token) => b.has(token) && !exempt.has(token) && !VOCABULARY.has(token) && !isClockReading(token, clockWindow()));
+    expect(shared.map((token) => ({ token, a: a.get(token)!.slice(0, 3), b: b.get(token)!.slice(0, 3) }))).toEqual([]);
+  });
+
+  test("unlinkable at the service: its records of two spends by the one member share no value but public parameters", () => {
+    demoRan();
+    const first = spendOf("merchant-a"); // the first purchase, at A
+    const second = spendOf("merchant-b"); // the second, at B
+    const db = new Database(join(run.work, "zkagent.db"), { readonly: true });
+    try {
+      const rowsOf = (spend: Spend) => rowsNaming(db, [spend.nullifier, spend.commitment, spend.sessionId]);
+      const one = rowsOf(first);
+      const two = rowsOf(second);
+      // The spend's rows are found: its nullifier, its note, its challenge and its decision.
+      expect(one.tables).toEqual(expect.arrayContaining(["challenges"]));
+      expect(one.rows.length).toBeGreaterThanOrEqual(3);
+      expect(two.rows.length).toBeGreaterThanOrEqual(3);
+      const exempt = publicTokens();
+      // Each merchant's own data (its key id, its origin) is its own: it differs between the two spends anyway.
+      const tokens = (rows: unknown[]) => addValue(rows, new Set());
+      const b = tokens(two.rows);
+      const shared = [...tokens(one.rows)].filter((t) => b.has(t) && !exempt.has(t) && !VOCABULARY.has(t) && !isClockReading(t, clockWindow()));
+      expect(shared).toEqual([]);
+    } finally {
+      db.close();
+    }
+  });
+});
+
+/** The public parameters' tokens: everything DIR/public/ holds (the group, roots, checkpoints, circuits, verification key, JWKS, the service's URL). */
+function publicTokens(): Set<string> {
+  return new Set(tokensOfFolder(join(run.out, "public")).keys());
+}
+
+/** The run's clock readings: from its start to a day after its end (the clock moved a day), with a margin. */
+const clockWindow = () => ({ from: run.started - 2 * 86_400_000, to: run.ended + 3 * 86_400_000 });
+
+interface Spend {
+  nullifier: string;
+  commitment: string;
+  sessionId: string;
+}
+
+/** The first verified spend in a merchant's transcript, from the service's answer to its proof. */
+function spendOf(merchant: string): Spend {
+  const dir = join(run.out, merchant);
+  for (const name of readdirSync(dir).sort()) {
+    if (!name.endsWith("-service.json")) continue;
+    const { request, response } = readJson(join(dir, name));
+    if (request.path === "/v1/verify/proof" && response.status === 200 && response.body?.spend)
+      return { nullifier: response.body.spend.nullifier, commitment: response.body.spend.commitment, sessionId: response.body.session_id };
+  }
+  throw new Error(`${merchant} holds no verified spend`);
+}
+
+/** A column's value as text: blobs in hex, integers as decimals. */
+const cell = (v: unknown): unknown => (v instanceof Uint8Array ? Buffer.from(v).toString("hex") : typeof v === "bigint" ? String(v) : v);
+
+/** Every row of every table whose text holds one of `needles` (its values only: the table and column names are the schema's). */
+function rowsNaming(db: Database, needles: string[]): { tables: string[]; rows: Record<string, unknown>[] } {
+  const tables = db.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all();
+  const found: Record<string, unknown>[] = [];
+  const names = new Set<string>();
+  for (const { name } of tables) {
+    for (const raw of db.query<Record<string, unknown>, []>(`SELECT * FROM "${name}"`).all()) {
+      const row = Object.fromEntries(Object.entries(raw).map(([column, v]) => [column, cell(v)]));
+      const text = JSON.stringify(row);
+      if (needles.some((needle) => text.includes(needle))) {
+        found.push(row);
+        names.add(name);
+      }
+    }
+  }
+  return { tables: [...names], rows: found };
+}
