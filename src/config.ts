@@ -195,6 +195,22 @@ export const SETTINGS = {
     description:
       "reads of the keyless members route per client (IPv4 address, IPv6 /64) per sliding minute, per process; every request counts, 304s too (0 = no limit)",
   },
+  budgetCheckpointS: {
+    env: "BUDGET_CHECKPOINT_S",
+    kind: "integer",
+    min: 1,
+    max: 3_600,
+    default: 10,
+    description: "seconds between a node's notes checkpoints of the budgeted groups whose notes grew (docs/protocol.md, Roots)",
+  },
+  budgetCheckpointWindow: {
+    env: "BUDGET_CHECKPOINT_WINDOW",
+    kind: "integer",
+    min: 1,
+    max: 10_000,
+    default: 36,
+    description: "how many of a budgeted group's newest notes checkpoints a spend may name (keep window × BUDGET_CHECKPOINT_S above 300 s plus proving)",
+  },
   auditRetentionDays: {
     env: "AUDIT_RETENTION_DAYS",
     kind: "integer",

@@ -36,6 +36,25 @@ export interface ChallengeRecord {
   groupId?: string | null;
   groupRoot?: string | null;
   groupDepth?: number | null;
+  /** A budget spend's challenge (issue 40): the public values the service set, fixed at creation; absent otherwise. */
+  budget?: BudgetChallenge | null;
+}
+
+/**
+ * What a budget challenge binds besides its nonce, action and context
+ * (docs/protocol.md, "The statement"), as decimal strings: every value the
+ * service rebuilds the spend's public signals from, read from one clock
+ * reading at creation and never recomputed.
+ */
+export interface BudgetChallenge {
+  /** The payee's origin (RFC 6454 serialization): one of the asking key's registered origins. */
+  payee: string;
+  /** Minor units. */
+  amount: string;
+  currency: string;
+  periods: { day: string; week: string; month: string; minute: string };
+  /** budgetMessage({nonce, action, context}). */
+  ctx: string;
 }
 
 /**
@@ -56,6 +75,18 @@ export interface DecisionEvidence {
   mandate?: MandateDecision | null;
   /** A group decision: the group, the root the proof named, and the pseudonym (the proof's nullifier) when the proof was read. Never a commitment. */
   group?: { id: string; root: string; pseudonym: string | null } | null;
+  /** A budget spend (issue 40): what it revealed and paid, once the proof verified; never a member, leaf or pseudonym. */
+  spend?: SpendEvidence | null;
+}
+
+/** A verified budget spend as the receipt, the status and the webhook event name it. */
+export interface SpendEvidence {
+  nullifier: string;
+  commitment: string;
+  /** Decimal in major units as the currency writes it ("20.00"). */
+  amount: string;
+  currency: string;
+  payee: string;
 }
 
 export interface RateWindow {
