@@ -1,5 +1,6 @@
-// The budgets demo (docs/budgets.md): one member's budget followed across two
-// merchants on real processes, and what each party received, written to disk.
+// The budgets demo (README, "Budgets across merchants"): one member's budget
+// followed across two merchants on real processes, and what each party
+// received, written to disk.
 //
 //   bun run demo:budgets -- --out DIR
 //
@@ -403,7 +404,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
           ZKAGENT_URL: `http://127.0.0.1:${back.port}`,
           ZKAGENT_API_KEY: key,
           ZKAGENT_ORIGIN: origin,
-          ZKAGENT_BUDGETS: GROUP_ID,
+          ZKAGENT_BUDGET_GROUPS: GROUP_ID,
         },
         stdin: "ignore",
         stdout: "pipe",
@@ -536,6 +537,7 @@ async function agentPurchase(input: { agentDir: string; origin: string; amount: 
   const body = JSON.stringify({ amount: input.amount, currency: CURRENCY });
   const run = await cli(["fetch", `${input.origin}/orders`, "-d", body, "--budget", join(input.agentDir, "budget.json"), "--allow-insecure-loopback"], {
     TEST_CLOCK_FILE: input.clockFile,
+    HOST: "127.0.0.1",
   });
   const status = Number(/HTTP (\d{3})/.exec(run.stderr)?.[1] ?? (run.code === 0 ? 201 : 0));
   if (run.code === 0) return { status, reason: null, refused_by: null, detail: null };
