@@ -8,6 +8,7 @@ import type { Config } from "./config";
 import type { AppDeps } from "./deps";
 import { createLogger, type Logger } from "./log";
 import { IDEMPOTENCY_RETENTION_MS } from "./http/idempotency";
+import { NotesCheckpointer } from "./budgets/checkpoints";
 import { Lifecycle } from "./lifecycle";
 import { RETENTION_MS } from "./modules/challenges/lifecycle";
 import { bootstrapKey } from "./modules/keys/service";
@@ -155,6 +156,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       groupAdditionsInFlight: config.groupAdditionsInFlight,
       groupAdditionsInFlightTotal: config.groupAdditionsInFlightTotal,
       membersReadsPerMinute: config.membersReadsPerMinute,
+      budgetCheckpointWindow: config.budgetCheckpointWindow,
     },
     metricsToken: config.metricsToken || undefined,
     publicUrl: config.publicUrl || undefined,
@@ -185,6 +187,17 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const purgeTimer = setInterval(purge, PURGE_INTERVAL_MS);
   purgeTimer.unref();
   await purge();
+
+  // Every node records notes checkpoints of the budgeted groups that grew (docs/protocol.md, "Roots"); nodes agree on each sequence by its unique key.
+  const checkpointer = new NotesCheckpointer(store, () => systemClock.now());
+  let checkpointing: Promise<void> = Promise.resolve();
+  const checkpoint = () =>
+    (checkpointing = checkpointer.tick().then(
+      () => {},
+      (error) => logger.warn("notes checkpoint failed", { error: String(error) }),
+    ));
+  const checkpointTimer = setInterval(checkpoint, config.budgetCheckpointS * 1000);
+  checkpointTimer.unref();
 
   // Every node delivers webhooks from the outbox (docs/webhooks.md); the worker only reads it, signs and sends.
   const webhooks = new DeliveryWorker({
@@ -224,6 +237,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       lifecycle.draining = true;
       logger.info("draining", { delay_ms: options.drainDelayMs ?? 0 });
       clearInterval(purgeTimer);
+      clearInterval(checkpointTimer);
       // No new claims from here: deliveries of decisions made while draining go to the other nodes'
       // polls (or this node's restart). Attempts in flight finish meanwhile, each within its deadline,
       // and are recorded, so no lease is left to expire (docs/webhooks.md, Shutdown).
@@ -239,6 +253,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       // Elysia runs onAfterResponse hooks (request log, metrics) a tick after the response is out.
       await new Promise((resolve) => setImmediate(resolve));
       await purging; // a purge in progress still holds the database
+      await checkpointing;
       await webhooksStopped; // attempts in flight end within their deadline and are recorded
       await store.close();
       await circuits.close();

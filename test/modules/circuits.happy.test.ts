@@ -58,7 +58,11 @@ describe("GET /v1/circuits (public)", () => {
     // And the budget spend circuit (budget challenges), its own ceremony, never active.
     const budget = response.body.circuits.filter((c: { id: string }) => c.id.startsWith("budget_spend-"));
     expect(budget).toHaveLength(1);
-    expect(budget[0]).toMatchObject({ state: "accepted", setup: "development", zkey_sha256: sha256(readFileSync("circuits/artifacts/budget_spend/budget_spend.zkey")) });
+    expect(budget[0]).toMatchObject({
+      state: "accepted",
+      setup: "development",
+      zkey_sha256: sha256(readFileSync("circuits/artifacts/budget_spend/budget_spend.zkey")),
+    });
     expect(response.body.circuits).toHaveLength(34);
     const [c] = response.body.circuits;
     expect(c).toMatchObject({

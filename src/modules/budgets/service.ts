@@ -11,6 +11,7 @@ import { SETTINGS } from "../../config";
 import type { TreeCache } from "../../groups/cache";
 import { ApiError, invalidField, missingFields } from "../../errors";
 import type { BudgetsStore } from "../../store/budgets/records";
+import { MAX_NOTES_PAGE } from "./model";
 import type { GroupsStore } from "../../store/groups/records";
 import type { ApiKeyRecord } from "../../store/keys/records";
 import { changed } from "../groups/service";
@@ -103,5 +104,44 @@ export async function enrolMember(deps: EnrolmentDeps, key: ApiKeyRecord, groupI
     statement: { ta: packed.TA.toString(), tm: packed.TM.toString(), payees: packed.payees.map(String), mandate },
     merkle_tree_root: result.group.root,
     size: result.group.size,
+  };
+}
+
+/**
+ * The keyless notes feed of a budgeted group (docs/api.md, "Budget spends"):
+ * its note commitments from `offset` (leaf 0, the genesis leaf, is never
+ * listed), read up to the size read first, and the newest checkpoints. A
+ * member downloads the whole feed, so it never says which note is its own.
+ */
+export async function readNotes(
+  deps: { store: GroupsStore & BudgetsStore; limits?: { budgetCheckpointWindow?: number } },
+  groupId: string | null,
+  offsetText: string | undefined,
+) {
+  const group = groupId === null ? null : await deps.store.getGroup(groupId);
+  if (!group) throw new ApiError("group_not_found");
+  if (!group.budget) throw new ApiError("group_not_budgeted", { message: "Only a group created with budget: true has notes." });
+  let offset = 1;
+  if (offsetText !== undefined) {
+    if (!/^[1-9][0-9]{0,15}$/.test(offsetText) || !Number.isSafeInteger(Number(offsetText)))
+      throw invalidField("offset", "must be a whole number from 1 (leaf 0 is the genesis leaf, never listed)");
+    offset = Number(offsetText);
+  }
+  const window = deps.limits?.budgetCheckpointWindow ?? SETTINGS.budgetCheckpointWindow.default;
+  // The size first: notes past it may be committing now, and are left to the next read.
+  const size = await deps.store.notesSize(groupId!);
+  const wanted = Math.max(0, Math.min(MAX_NOTES_PAGE, size - offset));
+  const [notes, checkpoints] = await Promise.all([
+    wanted === 0 ? Promise.resolve([]) : deps.store.budgetNotes(groupId!, offset, wanted),
+    deps.store.checkpoints(groupId!, window),
+  ]);
+  const end = offset + notes.length;
+  return {
+    group_id: groupId!,
+    size,
+    offset,
+    notes: notes.map((note) => note.commitment),
+    next_offset: end < size ? end : null,
+    checkpoints: checkpoints.map((c) => ({ sequence: c.sequence, size: c.size, root: c.root, at: new Date(c.at).toISOString() })),
   };
 }
