@@ -148,6 +148,8 @@ const headersOf = (headers: Headers): Record<string, string> => Object.fromEntri
 /** One merchant's transcript: a folder, one numbered file per exchange. */
 export class Transcript {
   private count = 0;
+  /** The status of the last answer the shop gave the agent: a purchase's HTTP status. */
+  lastAgentStatus: number | null = null;
   constructor(readonly dir: string) {
     mkdirSync(dir, { recursive: true });
   }
@@ -208,6 +210,7 @@ function recorder(transcript: Transcript, kind: string, upstream: () => string) 
       const replyHeaders = new Headers(answer.headers);
       for (const name of ["content-encoding", "content-length", "transfer-encoding"]) replyHeaders.delete(name);
       const parsed = parseBody(text);
+      if (kind === "agent") transcript.lastAgentStatus = answer.status;
       transcript.write(kind, {
         request: { method: request.method, path: url.pathname + url.search, headers: headersOf(request.headers), body: parseBody(body) },
         response: { status: answer.status, headers: headersOf(replyHeaders), body: parsed },
@@ -471,7 +474,10 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
         log(`the clock moves a day ahead: ${new Date(clock.now()).toISOString()}`);
       }
       const merchant = merchants[purchase.merchant];
-      const entry = await agentPurchase({ agentDir, origin: merchant.origin, amount: purchase.amount, clockFile, serviceUrl });
+      merchant.transcript.lastAgentStatus = null;
+      const outcome = await agentPurchase({ agentDir, origin: merchant.origin, amount: purchase.amount, clockFile, serviceUrl });
+      // The status is what the shop last answered the agent (its recorder saw it), 0 when the agent never reached it.
+      const entry = { ...outcome, status: merchant.transcript.lastAgentStatus ?? 0 };
       const expected = String(purchase.expect);
       const row: SummaryEntry = {
         merchant: purchase.merchant,
