@@ -71,6 +71,9 @@ describe("bun run demo:budgets -- --out DIR", () => {
   test("the purchases end as the mandate says: five pass, then budget, per purchase and payee refuse, and the next day passes", () => {
     demoRan();
     const summary = readJson(join(run.out, "summary.json")) as Record<string, unknown>[];
+    // What the parties said about a purchase that ended otherwise, beside the diff below.
+    for (const row of summary)
+      if (!row.as_expected) console.error(`purchase ${row.merchant} ${row.amount} (expected ${row.expected}): ${row.status} ${row.detail}`);
     const passed = (row: Record<string, unknown>) => ({
       merchant: row.merchant,
       amount: row.amount,
@@ -100,7 +103,8 @@ describe("bun run demo:budgets -- --out DIR", () => {
     demoRan();
     for (const merchant of ["merchant-a", "merchant-b"]) {
       const files = readdirSync(join(run.out, merchant));
-      for (const kind of ["agent", "service", "receipt", "webhook"]) expect(files.some((name) => name.endsWith(`-${kind}.json`))).toBe(true);
+      const kinds = ["agent", "service", "receipt", "webhook"];
+      expect({ merchant, kinds: kinds.filter((kind) => files.some((name) => name.endsWith(`-${kind}.json`))) }).toEqual({ merchant, kinds });
     }
     for (const name of ["group.json", "members.json", "roots.json", "verification_key.json", "jwks.json", "circuits.json"])
       expect(existsSync(join(run.out, "public", name))).toBe(true);
