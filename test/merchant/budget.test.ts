@@ -67,6 +67,8 @@ function double(say: Say = {}) {
     calls.push({ method: request.method, path, body });
     const reply = (status: number, value: unknown, headers: Record<string, string> = {}) => Response.json(value, { status, headers });
     if (path === "/v1/verify/challenge") {
+      // The service parses the price exactly in the currency's minor units (its 400 names the field).
+      if (body.context.amount === "20.001") return reply(400, { error: "Invalid field context: amount has more decimals than EUR has (2)" });
       Object.assign(stored, { action: body.action, context: body.context, group: body.group_id });
       const common = { challenge_id: "ch_budget", nonce: NONCE, expires_in: 300, timestamp: 1, group_id: body.group_id, merkle_tree_root: "55", size: 3 };
       if (say.plainGroup) return reply(200, { ...common, merkle_tree_depth: 20, message: "1", scope: "2", circuit_id: "semaphore-v4" });
@@ -293,16 +295,22 @@ describe("what the guard refuses before any call to the service", () => {
     const guard = guardOn(service, { onError });
     for (const [body, message] of [
       [{ amount: "-5", currency: "EUR" }, 'context.amount must be a non-negative decimal such as "20.00" (no sign, no exponent)'],
-      [{ amount: "20.001", currency: "EUR" }, "context.amount has more decimals than EUR has (2)"],
+      [{ amount: "2e1", currency: "EUR" }, 'context.amount must be a non-negative decimal such as "20.00" (no sign, no exponent)'],
       [{ amount: "20", currency: "eur" }, "context.currency must be an ISO 4217 code: three capital letters such as EUR"],
-      [{ amount: "20", currency: "XAU" }, 'context.currency XAU has no minor unit (ISO 4217 "N.A."): amounts in it cannot be counted in minor units'],
-      [{ amount: "20", currency: 7 }, "context.currency must be an ISO 4217 code such as EUR"],
+      [{ amount: "20", currency: 7 }, "context.currency must be an ISO 4217 code: three capital letters such as EUR"],
     ] as const) {
       const bad = await refusal(await guard.verify(orderRequest(`ZKAgent budget="${GROUP}"`, body)));
       expect(bad).toMatchObject({ status: 400, body: { reason: "invalid_request", message } });
     }
     expect(problems.length).toBe(2);
     expect(service.calls.length).toBe(1);
+    // A decimal the currency cannot count exactly: the service's word, passed on.
+    const inexact = await refusal(await guard.verify(orderRequest(`ZKAgent budget="${GROUP}"`, { amount: "20.001", currency: "EUR" })));
+    expect(inexact).toMatchObject({
+      status: 400,
+      body: { reason: "invalid_claim", message: "Invalid field context: amount has more decimals than EUR has (2)" },
+    });
+    expect(problems.length).toBe(2);
   });
 
   test("options: a group in both groups and budgets, budgets not a list of ids: TypeError when the guard is made", () => {

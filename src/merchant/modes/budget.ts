@@ -16,8 +16,8 @@
 // `budget`; it names the group, the amount, the currency and the spend's
 // public values (its nullifier, the commitment to the new total), never a
 // member.
-import { minorUnits } from "../../budgets/encoding";
 import type { JsonObject } from "../../identity/encoding";
+import { compareDecimal, type Decimal, parseAmount } from "../../mandates/decimal";
 import type { Report } from "../problems";
 import { budgetNotAccepted, invalidRequest, requestMismatch, verifierUnavailable } from "../respond";
 import type { ServiceAnswer } from "../service";
@@ -35,17 +35,24 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
 export const isBudgetStatus = (status: Body): boolean =>
   Object.hasOwn(status, "spend") || (typeof status.group_id === "string" && !Object.hasOwn(status, "pseudonym"));
 
-/** The price the route's context declares, as the exact minor units of its currency, or why there is none. */
-function priceOf(context: JsonObject): { ok: true; currency: string; minor: bigint } | { ok: false; missing: boolean; message: string } {
+/**
+ * The price the route's context declares (an exact decimal and a currency
+ * code), or why there is none. Whether the currency is one ISO 4217 counts in
+ * minor units, and the amount exact in them, is the service's to say (400
+ * naming the field, answered as `invalid_claim`): the guard carries no
+ * currency table.
+ */
+function priceOf(context: JsonObject): { ok: true; currency: string; amount: Decimal } | { ok: false; missing: boolean; message: string } {
   const { amount, currency } = context;
   if (amount === undefined || currency === undefined) {
     const absent = [amount === undefined ? "amount" : null, currency === undefined ? "currency" : null].filter(Boolean).join(" and ");
     return { ok: false, missing: true, message: `this route's context gives no ${absent}: a budget spend needs both` };
   }
-  if (typeof currency !== "string") return { ok: false, missing: false, message: "context.currency must be an ISO 4217 code such as EUR" };
-  const minor = minorUnits(amount, currency);
-  if (!minor.ok) return { ok: false, missing: false, message: `context.${/ISO 4217|minor unit/.test(minor.error) ? "currency" : "amount"} ${minor.error}` };
-  return { ok: true, currency, minor: minor.value };
+  if (typeof currency !== "string" || !/^[A-Z]{3}$/.test(currency))
+    return { ok: false, missing: false, message: "context.currency must be an ISO 4217 code: three capital letters such as EUR" };
+  const decimal = parseAmount(amount);
+  if (decimal === null) return { ok: false, missing: false, message: 'context.amount must be a non-negative decimal such as "20.00" (no sign, no exponent)' };
+  return { ok: true, currency, amount: decimal };
 }
 
 export function budgetClaim(budgets: readonly string[], report: Report): ClaimKind {
@@ -98,14 +105,14 @@ export function budgetClaim(budgets: readonly string[], report: Report): ClaimKi
       // The service verified the challenge's group, for the price and the origin the challenge bound; an answer naming
       // another group, another price, another payee or another nullifier than the spend's is not one the guard understands.
       const price = priceOf(proved.context);
-      const spent = minorUnits(amount, currency);
+      const spent = parseAmount(amount);
       if (
         group !== status.group_id ||
         verified.agent_id !== nullifier ||
         !price.ok ||
-        !spent.ok ||
+        spent === null ||
         currency !== price.currency ||
-        spent.value !== price.minor ||
+        compareDecimal(spent, price.amount) !== 0 ||
         payee !== proved.request.origin
       )
         return verifierUnavailable();
