@@ -189,7 +189,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   await purge();
 
   // Every node records notes checkpoints of the budgeted groups that grew (docs/protocol.md, "Roots"); nodes agree on each sequence by its unique key.
-  const checkpointer = new NotesCheckpointer(store, () => systemClock.now());
+  const checkpointer = new NotesCheckpointer(store, () => clock.now());
   let checkpointing: Promise<void> = Promise.resolve();
   const checkpoint = () =>
     (checkpointing = checkpointer.tick().then(

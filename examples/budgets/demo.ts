@@ -7,11 +7,11 @@
 // Processes: the zkagent service (SQLite in a temporary folder, its clock a
 // TEST_CLOCK_FILE this script moves), shops A, B and C (examples/shop, each
 // on its own API key with its own registered origin) and, for every purchase,
-// the agent as a process of its own (`zkagent fetch`). In between, recorders
-// of this script's own: one in front of each shop (what the merchant
-// received from the agent and answered) and one between each shop and the
-// service (what the merchant asked the service and what it answered), and
-// the merchants' webhook endpoints.
+// the agent as a process of its own (examples/budgets/agent.ts, on the agent
+// SDK). In between, recorders of this script's own: one in front of each
+// shop (what the merchant received from the agent and answered) and one
+// between each shop and the service (what the merchant asked the service
+// and what it answered), and the merchants' webhook endpoints.
 //
 // The scenario: a principal signs an AP2 open payment mandate (@sd-jwt/sd-jwt-vc:
 // 100 EUR a day, at most 30 a purchase, payees shop A and shop B) bound to
@@ -455,11 +455,15 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       201,
       "enrolling the member with its AP2 mandate",
     );
-    writeFileSync(
-      join(agentDir, "budget.json"),
-      `${JSON.stringify({ service: serviceUrl, group_id: GROUP_ID, secret: secret.toString(), enrolment }, null, 2)}\n`,
-      { mode: 0o600 },
+    // The owner hands the enrolment's answer to the member; the agent keeps it as its membership (leaf recomputed, terms checked).
+    writeFileSync(join(agentDir, "enrolment.json"), `${JSON.stringify(enrolment, null, 2)}\n`, { mode: 0o600 });
+    writeFileSync(join(agentDir, "secret"), `${secret}\n`, { mode: 0o600 });
+    const kept = await agent(
+      ["keep", "--service", serviceUrl, "--enrolment", join(agentDir, "enrolment.json"), "--secret-file", join(agentDir, "secret")],
+      agentDir,
+      clockFile,
     );
+    if (kept.code !== 0) throw new DemoError(`the agent could not keep its membership: ${(kept.stderr || kept.stdout).trim().slice(0, 600)}`);
     log(
       `enrolled: leaf ${enrolment.leaf_index}, ${enrolment.terms.budget} minor units a ${enrolment.terms.period}, payees ${enrolment.terms.payees.join(", ")}`,
     );
@@ -531,23 +535,56 @@ async function writePublic(dir: string, serviceUrl: string, ownerKey: string, or
   save("jwks.json", (await call(serviceUrl, "GET", "/.well-known/jwks.json", null)).body);
 }
 
+const AGENT = join(ROOT, "examples/budgets/agent.ts");
+
+/** The agent as a process of its own: its memberships and wallet in `agentDir`, its clock the service's test clock. */
+async function agent(args: string[], agentDir: string, clockFile: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  const child = Bun.spawn([process.execPath, AGENT, ...args, "--dir", join(agentDir, "budgets")], {
+    cwd: ROOT,
+    env: { ...process.env, TEST_CLOCK_FILE: clockFile, HOST: "127.0.0.1", XDG_CACHE_HOME: join(agentDir, "cache") },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  return { code, stdout, stderr };
+}
+
 interface PurchaseOutcome {
-  status: number;
   reason: string | null;
   refused_by: SummaryEntry["refused_by"];
   detail: string | null;
 }
 
+/** The agent's refusal in the scenario's words: which of its terms refused the spend. */
+function termsReason(message: string): string {
+  if (/per-purchase range/.test(message)) return "per_purchase";
+  if (/not an allowed payee/.test(message)) return "payee";
+  if (/passes the budget/.test(message)) return "budget";
+  return "terms";
+}
+
 /** One purchase by the agent as a process of its own. */
 async function agentPurchase(input: { agentDir: string; origin: string; amount: string; clockFile: string; serviceUrl: string }): Promise<PurchaseOutcome> {
   const body = JSON.stringify({ amount: input.amount, currency: CURRENCY });
-  const run = await cli(["fetch", `${input.origin}/orders`, "-d", body, "--budget", join(input.agentDir, "budget.json"), "--allow-insecure-loopback"], {
-    TEST_CLOCK_FILE: input.clockFile,
-    HOST: "127.0.0.1",
-  });
-  const status = Number(/HTTP (\d{3})/.exec(run.stderr)?.[1] ?? (run.code === 0 ? 201 : 0));
-  if (run.code === 0) return { status, reason: null, refused_by: null, detail: null };
-  return { status, reason: "agent_failed", refused_by: "agent", detail: (run.stderr || run.stdout).trim().slice(0, 600) };
+  const run = await agent(
+    ["buy", `${input.origin}/orders`, "--body", body, "--service", input.serviceUrl, "--group", GROUP_ID],
+    input.agentDir,
+    input.clockFile,
+  );
+  let said: { status?: number; body?: { reason?: string; error?: string }; refused?: { code: string; message: string } };
+  try {
+    said = JSON.parse(run.stdout.trim().split("\n").at(-1) ?? "");
+  } catch {
+    return { reason: "agent_failed", refused_by: "agent", detail: (run.stderr || run.stdout).trim().slice(-800) };
+  }
+  if (run.code === 0) return { reason: null, refused_by: null, detail: null };
+  if (said.refused) {
+    const reason = said.refused.code === "terms" ? termsReason(said.refused.message) : said.refused.code;
+    return { reason, refused_by: "agent", detail: said.refused.message };
+  }
+  const reason = said.body?.reason ?? said.body?.error ?? `status ${said.status}`;
+  return { reason, refused_by: said.body?.reason ? "service" : "shop", detail: JSON.stringify(said.body ?? null).slice(0, 600) };
 }
 
 if (import.meta.main) {
