@@ -455,6 +455,23 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       201,
       "enrolling the member with its AP2 mandate",
     );
+    // Other members of the household, enrolled with zkagent mandate JSON: a member is one of several, never the group's only leaf.
+    for (const [i, limit] of [
+      { currency: CURRENCY, max_amount: "50.00", max_total: "200.00", period: "week" },
+      { currency: CURRENCY, max_amount: "25.00", max_total: "60.00", period: "day" },
+    ].entries()) {
+      const other = BigInt(`0x${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex")}`) % R;
+      const validUntil = new Date(clock.now() + 30 * DAY_MS).toISOString();
+      expectStatus(
+        await call(serviceUrl, "POST", `/v1/groups/${GROUP_ID}/enrolments`, ownerKey, {
+          identity_commitment: H1(other).toString(),
+          mandate: { limits: [limit], valid_until: validUntil },
+        }),
+        201,
+        `enrolling household member ${i + 2}`,
+      );
+    }
+
     // The owner hands the enrolment's answer to the member; the agent keeps it as its membership (leaf recomputed, terms checked).
     writeFileSync(join(agentDir, "enrolment.json"), `${JSON.stringify(enrolment, null, 2)}\n`, { mode: 0o600 });
     writeFileSync(join(agentDir, "secret"), `${secret}\n`, { mode: 0o600 });
