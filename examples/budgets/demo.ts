@@ -531,25 +531,29 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   }
 }
 
-/** The public parameters, each as the service serves them without a key (the group's own view needs one: the owner's). */
+/**
+ * The public parameters, each as the service serves it: the group (any key
+ * may read it; the owner's is used), its members' leaves, the roots (the
+ * enrolment tree's, the notes checkpoints a spend may name; the notes
+ * themselves stay out, each being one spend's output), the circuits and the
+ * spend circuit's verification key, the receipts' JWKS.
+ */
 async function writePublic(dir: string, serviceUrl: string, ownerKey: string, origins: Record<string, string>): Promise<void> {
+  const read = async (path: string, key: string | null = null) =>
+    expectStatus(await call(serviceUrl, "GET", path, key), 200, `reading the public ${path}`) as Record<string, unknown>;
   const save = (name: string, body: unknown) => writeFileSync(join(dir, name), `${JSON.stringify(body, null, 2)}\n`);
   save("service.json", { url: serviceUrl, group_id: GROUP_ID, merchants: origins });
-  save("group.json", (await call(serviceUrl, "GET", `/v1/groups/${GROUP_ID}`, ownerKey)).body);
-  save("members.json", (await call(serviceUrl, "GET", `/v1/groups/${GROUP_ID}/members`, null)).body);
-  // The notes feed's checkpoints are the roots a spend may name (the notes themselves stay out: each is one spend's output).
-  const notes = await call(serviceUrl, "GET", `/v1/groups/${GROUP_ID}/notes?offset=0`, null);
-  save("roots.json", {
-    enrolment_root: (await call(serviceUrl, "GET", `/v1/groups/${GROUP_ID}/members`, null)).body?.merkle_tree_root ?? null,
-    notes_status: notes.status,
-    checkpoints: notes.body?.checkpoints ?? null,
-  });
-  const circuits = (await call(serviceUrl, "GET", "/v1/circuits", null)).body;
+  save("group.json", await read(`/v1/groups/${GROUP_ID}`, ownerKey));
+  const members = await read(`/v1/groups/${GROUP_ID}/members`);
+  save("members.json", members);
+  const notes = await read(`/v1/groups/${GROUP_ID}/notes`);
+  save("roots.json", { enrolment_root: members.merkle_tree_root, notes_size: notes.size, checkpoints: notes.checkpoints });
+  const circuits = await read("/v1/circuits");
   save("circuits.json", circuits);
-  const list: { id?: string }[] = Array.isArray(circuits) ? circuits : (circuits?.circuits ?? []);
-  const budget = list.find((c) => typeof c.id === "string" && c.id.startsWith("budget_spend-"));
-  if (budget) save("verification_key.json", (await call(serviceUrl, "GET", `/v1/circuits/${budget.id}/verification_key.json`, null)).body);
-  save("jwks.json", (await call(serviceUrl, "GET", "/.well-known/jwks.json", null)).body);
+  const budget = (circuits.circuits as { id: string }[]).find((c) => c.id.startsWith("budget_spend-"));
+  if (!budget) throw new DemoError("the service lists no budget_spend circuit under /v1/circuits");
+  save("verification_key.json", await read(`/v1/circuits/${budget.id}/vk`));
+  save("jwks.json", await read("/.well-known/jwks.json"));
 }
 
 const AGENT = join(ROOT, "examples/budgets/agent.ts");
