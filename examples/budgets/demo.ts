@@ -37,7 +37,7 @@ import { SDJwtVcInstance } from "@sd-jwt/sd-jwt-vc";
 import type { Subprocess } from "bun";
 import { exportJWK, generateKeyPair, type JWK } from "jose";
 import { createHash } from "node:crypto";
-import { enrolmentNonce } from "../../src/budgets/encoding";
+import { budgetGroup, currencyField, enrolmentNonce } from "../../src/budgets/encoding";
 import { H1 } from "../../src/budgets/hash";
 import { FileOffsetClock, setTestClock } from "../../src/clock";
 
@@ -542,7 +542,14 @@ async function writePublic(dir: string, serviceUrl: string, ownerKey: string, or
   const read = async (path: string, key: string | null = null) =>
     expectStatus(await call(serviceUrl, "GET", path, key), 200, `reading the public ${path}`) as Record<string, unknown>;
   const save = (name: string, body: unknown) => writeFileSync(join(dir, name), `${JSON.stringify(body, null, 2)}\n`);
-  save("service.json", { url: serviceUrl, group_id: GROUP_ID, merchants: origins });
+  // The group's and the currency's field values are derived from public names (src/budgets/encoding.ts): every challenge carries them.
+  save("service.json", {
+    url: serviceUrl,
+    group_id: GROUP_ID,
+    group_field: budgetGroup(GROUP_ID).toString(),
+    currency_field: currencyField(CURRENCY).toString(),
+    merchants: origins,
+  });
   save("group.json", await read(`/v1/groups/${GROUP_ID}`, ownerKey));
   const members = await read(`/v1/groups/${GROUP_ID}/members`);
   save("members.json", members);

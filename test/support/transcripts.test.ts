@@ -3,7 +3,7 @@
 // JSON, in a compact JWS's payload, in JSON text inside a string; and it
 // reads values, never field names.
 import { describe, expect, test } from "bun:test";
-import { addValue, isClockReading } from "./transcripts";
+import { addValue, explained, isClockReading, isWord } from "./transcripts";
 
 const SECRET = "1234567890123456789";
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
@@ -42,5 +42,30 @@ describe("isClockReading", () => {
   });
   test("other numbers and text are not", () => {
     for (const token of [SECRET, "12345678", String(Date.UTC(2020, 0, 1)), "ch_abcdefgh"]) expect(isClockReading(token, window)).toBe(false);
+  });
+});
+
+describe("explained", () => {
+  const allowed = {
+    isPublic: (t: string) => t === "household-budget-7",
+    vocabulary: new Set(["Bun/1.4.5"]),
+    window: { from: Date.UTC(2026, 10, 27), to: Date.UTC(2026, 10, 30) },
+  };
+  test("public values, words, vocabulary, clock readings, and text made of them", () => {
+    for (const token of [
+      "household-budget-7",
+      "proof_required",
+      "keep-alive",
+      "Bun/1.4.5",
+      "Sat, 28 Nov 2026 04:45:03 GMT",
+      'ZKAgent realm="example-shop", budget="household-budget-7"',
+      "application/json;charset=utf-8",
+    ])
+      expect({ token, explained: explained(token, allowed) }).toEqual({ token, explained: true });
+    expect(isWord("challenge_id")).toBe(true);
+  });
+  test("a value, alone or inside text, is not", () => {
+    for (const token of [SECRET, "ch_VQvEIoIIz-ZONhqjVn79uw", `ZKAgent budget="household-budget-7", proof="${SECRET}"`, `/v1/verify/status/${SECRET}`])
+      expect({ token, explained: explained(token, allowed) }).toEqual({ token, explained: false });
   });
 });

@@ -24,6 +24,9 @@ function decodedJson(piece: string): unknown {
   }
 }
 
+/** `name="value"` and `?name=value`: the parameter's name is the protocol's word, its value the data. */
+const PARAMETER_NAME = /(^|[\s,;?&])[A-Za-z_][\w-]*=/g;
+
 function addString(text: string, into: Set<string>): void {
   if (/^\s*[[{]/.test(text)) {
     try {
@@ -32,7 +35,7 @@ function addString(text: string, into: Set<string>): void {
     } catch {}
   }
   if (text.length >= MIN_TOKEN) into.add(text);
-  for (const coarse of text.split(COARSE)) {
+  for (const coarse of text.replace(PARAMETER_NAME, "$1 ").split(COARSE)) {
     if (coarse.length < MIN_TOKEN) continue;
     into.add(coarse);
     // A compact JWS: header and payload opened, the signature kept as a token.
@@ -71,18 +74,47 @@ export function tokensOfFolder(dir: string): Map<string, string[]> {
   return found;
 }
 
+const IMF_DATE = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 const CLOCK_TIME = /^\d{2}:\d{2}:\d{2}$/;
 
 /**
- * A reading of the clock: an ISO 8601 date or time, a time of day, or an
+ * A reading of the clock: an ISO 8601 date or time, an HTTP date, a time of day, or an
  * integer that is a Unix time in s, ms or minutes within `window` (ms).
  * Every party reads the clock; the time of a purchase is what each merchant
  * sees anyway (docs/privacy.md says what timing tells colluding merchants).
  */
 export function isClockReading(token: string, window: { from: number; to: number }): boolean {
-  if (ISO_TIME.test(token) || CLOCK_TIME.test(token)) return true;
+  if (ISO_TIME.test(token) || CLOCK_TIME.test(token) || IMF_DATE.test(token)) return true;
   if (!/^\d+$/.test(token)) return false;
   const n = Number(token);
   return [n * 1000, n, n * 60_000].some((ms) => ms >= window.from && ms <= window.to);
+}
+
+/**
+ * A word of the protocol rather than a value: letters only, or letters
+ * joined by `_` or `-` (field names, reasons, header words, `keep-alive`).
+ * Every value zkagent derives from a member, a key or a session is a decimal
+ * field element, hex, base64url or an id with digits, never such a word.
+ */
+export const isWord = (token: string): boolean => /^[A-Za-z]+([_-][A-Za-z]+)*$/.test(token);
+
+const PIECES = /[\s"',;=(){}[\]<>\\/:?&#.@]+/;
+
+/**
+ * Whether a token two parties share is explained without linking them: a
+ * public value, a word, a clock reading, a term of `vocabulary`, or text made
+ * only of such pieces and pieces under MIN_TOKEN characters (a header such
+ * as `ZKAgent realm="shop", budget="<public group>"`). Any longer piece of a
+ * token is a token of its own, scanned on its own: a value inside text is
+ * never explained by the text around it.
+ */
+export function explained(
+  token: string,
+  allowed: { isPublic: (token: string) => boolean; vocabulary: ReadonlySet<string>; window: { from: number; to: number } },
+): boolean {
+  if (allowed.isPublic(token) || allowed.vocabulary.has(token) || isWord(token) || isClockReading(token, allowed.window)) return true;
+  const pieces = token.split(PIECES).filter((piece) => piece !== "");
+  if (pieces.length <= 1) return false;
+  return pieces.every((piece) => piece.length < MIN_TOKEN || explained(piece, allowed));
 }
