@@ -3,6 +3,7 @@
 // postgres.ts beside this file answer it. Times are Unix milliseconds.
 import type { MandateDecision } from "../../mandates/enforce";
 import type { AgentRecord } from "../agents/records";
+import type { SpendSubject } from "../../identity/subject";
 
 export type StoredStatus = "pending" | "verified" | "failed";
 
@@ -79,15 +80,8 @@ export interface DecisionEvidence {
   spend?: SpendEvidence | null;
 }
 
-/** A verified budget spend as the receipt, the status and the webhook event name it. */
-export interface SpendEvidence {
-  nullifier: string;
-  commitment: string;
-  /** Decimal in major units as the currency writes it ("20.00"). */
-  amount: string;
-  currency: string;
-  payee: string;
-}
+/** A verified budget spend as the receipt, the status and the webhook event name it (amount in major units as the currency writes it, "20.00"). */
+export type SpendEvidence = SpendSubject;
 
 export interface RateWindow {
   /** Start of the fixed one-minute window the request falls in. */
