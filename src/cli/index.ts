@@ -4,6 +4,7 @@ import { loadConfig } from "../config";
 import { say, UsageError } from "./args";
 import { agentsCommand, agentsHelp } from "./agents";
 import { auditCommand, auditHelp } from "./audit";
+import { budgetCommand, budgetHelp } from "./budget";
 import { ceremonyCommand, ceremonyHelp } from "./ceremony";
 import { circuitsCommand, circuitsHelp } from "./circuits";
 import { demoCommand, demoHelp } from "./demo";
@@ -50,6 +51,7 @@ const helps: Record<string, string> = {
   groups: groupsHelp,
   identity: identityHelp,
   prove: proveHelp,
+  budget: budgetHelp,
   sign: signHelp,
   fetch: fetchHelp,
   mcp: mcpHelp,
@@ -87,6 +89,8 @@ async function main(argv: string[]): Promise<number> {
       return identityCommand(rest);
     case "prove":
       return proveCommand(rest, config);
+    case "budget":
+      return budgetCommand(rest, config);
     case "sign":
       return signCommand(rest);
     case "fetch":

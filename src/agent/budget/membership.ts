@@ -14,6 +14,7 @@
 // machine's user. What it reveals, to whoever reads the directory: which
 // budgeted groups of which services this user spends from, and its terms.
 import { createHash } from "node:crypto";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { cacheDir, readCacheFile, writeCacheFile } from "../../cache-file";
 import { currencyField, payeeField, serializeOrigin } from "../../budgets/encoding";
@@ -201,6 +202,29 @@ export function membershipPaths(dir: string, service: string, groupId: string): 
 export function saveMembership(dir: string, membership: Membership): boolean {
   const { membership: path } = membershipPaths(dir, membership.file.service, membership.file.group_id);
   return writeCacheFile(dir, path, [new TextEncoder().encode(`${JSON.stringify(membership.file, null, 1)}\n`)]);
+}
+
+/** The groups of every membership kept in `dir` (whatever their service): what a 401's budget offer is matched against. */
+export function heldGroups(dir: string): Set<string> {
+  const groups = new Set<string>();
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return groups;
+  }
+  for (const name of names) {
+    if (!name.endsWith(".membership.json")) continue;
+    const bytes = readCacheFile(join(dir, name), MAX_FILE_BYTES);
+    if (typeof bytes === "string") continue;
+    try {
+      const file = JSON.parse(new TextDecoder().decode(bytes)) as MembershipFile;
+      if (file.format === FORMAT && typeof file.group_id === "string") groups.add(file.group_id);
+    } catch {
+      // not a membership: ignored
+    }
+  }
+  return groups;
 }
 
 /** The kept membership of (service, group), or null when there is none; BudgetSpendError "membership" when its file is not one. */

@@ -147,6 +147,11 @@ export class Wallet {
     return this.data.stopped;
   }
 
+  /** A copy of every chain's record, by chain. */
+  chains(): Record<string, ChainRecord> {
+    return structuredClone(this.data.chains);
+  }
+
   /** A copy of a chain's record. */
   chain(chain: bigint): ChainRecord {
     const record = this.data.chains[chain.toString()] ?? { note: null, pending: null, attempts: [] };
