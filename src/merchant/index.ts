@@ -60,7 +60,10 @@ export { RedisNonceStore, type RedisCommandClient, type RedisNonceStoreOptions }
 export {
   type Agent,
   type AgentRegistration,
+  type BudgetTerms,
   type ClientOptions,
+  type Enrolment,
+  type EnrolmentRequest,
   type Group,
   type GroupCreation,
   type GroupTree,

@@ -44,8 +44,8 @@ const PROOF_TEXT = JSON.stringify(PROOF);
 const PROOF_PARAM = Buffer.from(PROOF_TEXT).toString("base64url");
 
 interface Say {
-  /** The status's shape: `spend` null until decided (default), or no `spend` and no `pseudonym` at all. */
-  statusShape?: "spend" | "bare";
+  /** The status's shape: `spend` null until decided (default), no `spend` and no `pseudonym` at all, or a group's (`pseudonym`, null). */
+  statusShape?: "spend" | "bare" | "group";
   /** A group challenge (a plain group listed in budgets): no `budget` object, a pseudonym in the status. */
   plainGroup?: boolean;
   statusGroup?: string;
@@ -97,7 +97,7 @@ function double(say: Say = {}) {
         status: decided ? "verified" : "pending",
         agent_id: decided ? PROOF.nullifier : "",
         group_id: say.statusGroup ?? (stored.group || GROUP),
-        ...(say.plainGroup ? { pseudonym: null } : say.statusShape === "bare" ? {} : { spend }),
+        ...(say.plainGroup || say.statusShape === "group" ? { pseudonym: null } : say.statusShape === "bare" ? {} : { spend }),
         action: stored.action,
         context_hash: contextHash(stored.context).toString(),
       });
@@ -208,12 +208,15 @@ describe("a budget spend through the guard", () => {
     expect(await refusal(await guard.verify(orderRequest(credentials())))).toMatchObject({ status: 403, body: { reason: "challenge_used" } });
   });
 
-  test("a status with neither spend nor pseudonym is a budget challenge's too; credentials naming no claim are held to it", async () => {
-    const service = double({ statusShape: "bare" });
-    const guard = guardOn(service);
-    const served = await spend(guard, credentials(""));
-    if (!served.ok) throw new Error(`refused ${served.response.status} ${await served.response.text()}`);
-    expect(served.session).toMatchObject({ scheme: "budget", group_id: GROUP, amount: "20.00" });
+  test("a status with neither spend nor pseudonym, or a group's status for a group in budgets, is a budget challenge's too; credentials naming no claim are held to it", async () => {
+    for (const statusShape of ["bare", "group"] as const) {
+      for (const claim of ["", `budget="${GROUP}", `]) {
+        const service = double({ statusShape });
+        const served = await spend(guardOn(service), credentials(claim));
+        if (!served.ok) throw new Error(`refused ${served.response.status} ${await served.response.text()}`);
+        expect(served.session).toMatchObject({ scheme: "budget", group_id: GROUP, amount: "20.00" });
+      }
+    }
   });
 
   test("an amount written another way (20 as a number) is the same price: served, the session's amount as the service recorded it", async () => {
@@ -331,8 +334,8 @@ describe("the challenge's group and kind, checked before the proof is spent", ()
       [{ statusGroup: "other-budget" }, { budgets: [GROUP, "other-budget"] }, credentials(), { reason: "request_mismatch" }],
       // Credentials naming no claim present a budget challenge of a group this guard does not list.
       [{ statusGroup: "other-budget" }, {}, credentials(""), { reason: "group_not_accepted" }],
-      // A budget claim presenting a plain group's challenge (its status has a pseudonym).
-      [{ plainGroup: true, statusShape: "bare" }, {}, credentials(), { reason: "request_mismatch" }],
+      // A budget claim presenting a plain group's challenge (its status has a pseudonym, its group is not in budgets).
+      [{ plainGroup: true, statusGroup: "plain-group" }, {}, credentials(), { reason: "request_mismatch" }],
       // A group claim presenting a budget challenge.
       [{}, { groups: ["g"], accept: ["group", "budget"] }, credentials('group="g", '), { reason: "request_mismatch" }],
     ];

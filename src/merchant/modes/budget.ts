@@ -79,7 +79,9 @@ export function budgetClaim(budgets: readonly string[], report: Report): ClaimKi
       if (isObject(budget) && typeof budget.payee === "string" && typeof budget.amount === "string" && typeof budget.currency === "string") return null;
       return `group "${claimed}" is not a budgeted group at the service (its challenge carries no budget): list it in groups, not budgets`;
     },
-    owns: isBudgetStatus,
+    // Or a status of the group shape (a pseudonym, null until decided) for a group the merchant lists as budgeted:
+    // the lists are disjoint, and the service, not the status's shape, says what a group is.
+    owns: (status) => isBudgetStatus(status) || (typeof status.group_id === "string" && accepted.has(status.group_id)),
     checkStatus(status, claimed) {
       const group = status.group_id;
       if (typeof group !== "string") return verifierUnavailable();

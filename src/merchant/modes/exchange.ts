@@ -55,6 +55,12 @@ export function zkagentExchange(config: ExchangeConfig): Mode {
     const { action, context } = derived;
     const created = await service("POST", "/v1/verify/challenge", { [claim.kind.field]: claim.value, action, context });
     if (created.status === 400) return invalidClaim(String(created.body.error ?? ""));
+    // A budget spend pays the origin the challenge binds, which must be one of the merchant key's: the merchant's setup to mend.
+    if (created.body.error === "Key has no registered origin" || created.body.error === "Origin not registered for this key") {
+      const message = `POST /v1/verify/challenge answered ${created.status} ${created.body.error}: a budget spend pays this server's origin (${derived.bound.origin}), which must be one of the API key's registered origins at the service (zkagent keys set-origins <key id> ${derived.bound.origin}; set the guard's origin behind a proxy)`;
+      report({ reason: "verifier_unavailable", level: "error", message });
+      throw new Unavailable(message);
+    }
     if (created.status !== 200 || typeof created.body.challenge_id !== "string") throw misunderstood("POST /v1/verify/challenge", created);
     const wrongKind = claim.kind.checkChallenge?.(created.body, claim.value);
     if (wrongKind) {
