@@ -65,7 +65,13 @@ describe("explained", () => {
     expect(isWord("challenge_id")).toBe(true);
   });
   test("a value, alone or inside text, is not", () => {
-    for (const token of [SECRET, "ch_VQvEIoIIz-ZONhqjVn79uw", `ZKAgent budget="household-budget-7", proof="${SECRET}"`, `/v1/verify/status/${SECRET}`])
+    for (const token of [
+      SECRET,
+      "ch_VQvEIoIIz-ZONhqjVn79uw",
+      `ZKAgent budget="household-budget-7", proof="${SECRET}"`,
+      `/v1/verify/status/${SECRET}`,
+      b64({ alg: "EdDSA", kid: SECRET }),
+    ])
       expect({ token, explained: explained(token, allowed) }).toEqual({ token, explained: false });
   });
 });

@@ -99,7 +99,7 @@ export function isClockReading(token: string, window: { from: number; to: number
  */
 export const isWord = (token: string): boolean => /^[A-Za-z]+([_-][A-Za-z]+)*$/.test(token);
 
-const PIECES = /[\s"',;=(){}[\]<>\\/:?&#.@]+/;
+const PIECES = /[\s"',;=(){}[\]<>\\/:?&#.@+]+/;
 
 /**
  * Whether a token two parties share is explained without linking them: a
@@ -107,14 +107,18 @@ const PIECES = /[\s"',;=(){}[\]<>\\/:?&#.@]+/;
  * only of such pieces and pieces under MIN_TOKEN characters (a header such
  * as `ZKAgent realm="shop", budget="<public group>"`). Any longer piece of a
  * token is a token of its own, scanned on its own: a value inside text is
- * never explained by the text around it.
+ * never explained by the text around it. base64url of JSON is explained
+ * when all it holds is (a receipt's protected header: alg, the JWKS's kid, typ).
  */
 export function explained(
   token: string,
   allowed: { isPublic: (token: string) => boolean; vocabulary: ReadonlySet<string>; window: { from: number; to: number } },
 ): boolean {
   if (allowed.isPublic(token) || allowed.vocabulary.has(token) || isWord(token) || isClockReading(token, allowed.window)) return true;
+  // base64url of JSON (a JWS's protected header): explained when everything it holds is.
+  const json = decodedJson(token);
+  if (json !== undefined) return [...addValue(json, new Set())].every((inner) => explained(inner, allowed));
   const pieces = token.split(PIECES).filter((piece) => piece !== "");
-  if (pieces.length <= 1) return false;
+  if (pieces.length === 1 && pieces[0] === token) return false;
   return pieces.every((piece) => piece.length < MIN_TOKEN || explained(piece, allowed));
 }
