@@ -7,8 +7,8 @@
 // Processes: the zkagent service (SQLite in a temporary folder, its clock a
 // TEST_CLOCK_FILE this script moves), shops A, B and C (examples/shop, each
 // on its own API key with its own registered origin) and, for every purchase,
-// the agent as a process of its own (examples/budgets/agent.ts, on the agent
-// SDK). In between, recorders of this script's own: one in front of each
+// the agent as a process of its own (`zkagent budget join`, then `zkagent
+// fetch --budget` per purchase). In between, recorders of this script's own: one in front of each
 // shop (what the merchant received from the agent and answered) and one
 // between each shop and the service (what the merchant asked the service
 // and what it answered), and the merchants' webhook endpoints.
@@ -186,11 +186,15 @@ function receiptsIn(value: unknown, into: string[] = []): string[] {
 }
 
 /**
- * A recorder in front of `upstream()`: every request it forwards and the
- * answer it returns become one file of the transcript, and each receipt an
- * answer carries one more (the receipt and its decoded header and payload).
+ * A recorder: every request it forwards and the answer it returns become one
+ * file of the transcript, and each receipt an answer carries one more (the
+ * receipt and its decoded header and payload). In front of `upstream()` (a
+ * reverse proxy: the shop's public origin), or, with "forward", an HTTP
+ * proxy the shop's process sends its calls to the service through
+ * (HTTP_PROXY), so the shop names the service by its own URL (the circuit
+ * links its challenges carry are the service's, which the agent trusts).
  */
-function recorder(transcript: Transcript, kind: string, upstream: () => string) {
+function recorder(transcript: Transcript, kind: string, upstream: (() => string) | "forward") {
   return Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
@@ -200,7 +204,7 @@ function recorder(transcript: Transcript, kind: string, upstream: () => string) 
       const body = request.method === "GET" || request.method === "HEAD" ? "" : await request.text();
       const headers = new Headers(request.headers);
       headers.delete("host");
-      const answer = await fetch(upstream() + url.pathname + url.search, {
+      const answer = await fetch(upstream === "forward" ? url.href : upstream() + url.pathname + url.search, {
         method: request.method,
         headers,
         body: body === "" ? undefined : body,
@@ -391,7 +395,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       const transcript = new Transcript(join(out, `merchant-${name.toLowerCase()}`));
       let shopUrl = "";
       const front = recorder(transcript, "agent", () => shopUrl);
-      const back = recorder(transcript, "service", () => serviceUrl);
+      const back = recorder(transcript, "service", "forward");
       servers.push(front, back);
       const origin = `http://127.0.0.1:${front.port}`;
       const origins = await cli(["keys", "set-origins", id, origin], serviceEnv);
@@ -404,7 +408,11 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
         env: {
           ...process.env,
           PORT: "0",
-          ZKAGENT_URL: `http://127.0.0.1:${back.port}`,
+          ZKAGENT_URL: serviceUrl,
+          HTTP_PROXY: `http://127.0.0.1:${back.port}`,
+          http_proxy: `http://127.0.0.1:${back.port}`,
+          NO_PROXY: "",
+          no_proxy: "",
           ZKAGENT_API_KEY: key,
           ZKAGENT_ORIGIN: origin,
           ZKAGENT_BUDGET_GROUPS: GROUP_ID,
@@ -424,11 +432,13 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       log(`shop ${name}: ${origin} (key ${id})`);
     }
 
-    // The agent: its identity secret and its key (the mandate's cnf), on its side.
+    // The agent: its identity (zkagent identity new; the secret stays in its folder) and its key (the mandate's cnf), on its side.
     const agentDir = join(work, "agent");
     mkdirSync(agentDir, { recursive: true, mode: 0o700 });
-    const secret = BigInt(`0x${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex")}`) % R;
-    const identityCommitment = H1(secret);
+    const identity = await agent(["identity", "new", "--json"], agentDir, clockFile);
+    if (identity.code !== 0) throw new DemoError(`zkagent identity new failed: ${identity.stderr.trim()}`);
+    writeFileSync(join(agentDir, "member.json"), identity.stdout, { mode: 0o600 });
+    const identityCommitment = BigInt((JSON.parse(identity.stdout) as { identity_commitment: string }).identity_commitment);
     const agentKeys = await generateKeyPair("ES256", { extractable: true });
     const agentKey = { privateKey: agentKeys.privateKey, publicJwk: await exportJWK(agentKeys.publicKey) };
 
@@ -474,9 +484,8 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
 
     // The owner hands the enrolment's answer to the member; the agent keeps it as its membership (leaf recomputed, terms checked).
     writeFileSync(join(agentDir, "enrolment.json"), `${JSON.stringify(enrolment, null, 2)}\n`, { mode: 0o600 });
-    writeFileSync(join(agentDir, "secret"), `${secret}\n`, { mode: 0o600 });
     const kept = await agent(
-      ["keep", "--service", serviceUrl, "--enrolment", join(agentDir, "enrolment.json"), "--secret-file", join(agentDir, "secret")],
+      ["budget", "join", "--enrolment", join(agentDir, "enrolment.json"), "--identity", join(agentDir, "member.json"), "--service", serviceUrl],
       agentDir,
       clockFile,
     );
@@ -563,12 +572,15 @@ async function writePublic(dir: string, serviceUrl: string, ownerKey: string, or
   save("jwks.json", await read("/.well-known/jwks.json"));
 }
 
-const AGENT = join(ROOT, "examples/budgets/agent.ts");
-
-/** The agent as a process of its own: its memberships and wallet in `agentDir`, its clock the service's test clock. */
+/**
+ * The agent's command (`zkagent …`) as a process of its own: its identity,
+ * memberships and wallet in `agentDir`, its clock the service's test clock
+ * (TEST_CLOCK_FILE, which the CLI takes on a loopback HOST only).
+ */
 async function agent(args: string[], agentDir: string, clockFile: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  const child = Bun.spawn([process.execPath, AGENT, ...args, "--dir", join(agentDir, "budgets")], {
-    cwd: ROOT,
+  const budgetDir = args[0] === "budget" || args[0] === "fetch" ? ["--budget-dir", join(agentDir, "budgets")] : [];
+  const child = Bun.spawn([process.execPath, CLI, ...args, ...budgetDir], {
+    cwd: agentDir,
     env: { ...process.env, TEST_CLOCK_FILE: clockFile, HOST: "127.0.0.1", XDG_CACHE_HOME: join(agentDir, "cache") },
     stdin: "ignore",
     stdout: "pipe",
@@ -592,27 +604,28 @@ function termsReason(message: string): string {
   return "terms";
 }
 
-/** One purchase by the agent as a process of its own. */
+/** One purchase: `zkagent fetch --budget` as a process of its own, as a member's agent runs it. */
 async function agentPurchase(input: { agentDir: string; origin: string; amount: string; clockFile: string; serviceUrl: string }): Promise<PurchaseOutcome> {
   const body = JSON.stringify({ amount: input.amount, currency: CURRENCY });
   const run = await agent(
-    ["buy", `${input.origin}/orders`, "--body", body, "--service", input.serviceUrl, "--group", GROUP_ID],
+    ["fetch", `${input.origin}/orders`, "-d", body, "--budget", GROUP_ID, "--trust", input.serviceUrl, "--allow-insecure-loopback"],
     input.agentDir,
     input.clockFile,
   );
-  let said: { status?: number; body?: { reason?: string; error?: string }; refused?: { code: string; message: string } };
-  try {
-    said = JSON.parse(run.stdout.trim().split("\n").at(-1) ?? "");
-  } catch {
-    return { reason: "agent_failed", refused_by: "agent", detail: (run.stderr || run.stdout).trim().slice(-800) };
-  }
   if (run.code === 0) return { reason: null, refused_by: null, detail: null };
-  if (said.refused) {
-    const reason = said.refused.code === "terms" ? termsReason(said.refused.message) : said.refused.code;
-    return { reason, refused_by: "agent", detail: said.refused.message };
+  // The agent refused before proving: `zkagent: refused to spend (<code>): <why>` (its own terms, checked first).
+  const refused = /zkagent: refused to (?:spend|prove) \(([^)]+)\): (.*)/.exec(run.stderr);
+  if (refused) {
+    const [code, message] = [refused[1]!, refused[2]!.trim()];
+    return { reason: code === "terms" ? termsReason(message) : code, refused_by: "agent", detail: message };
   }
-  const reason = said.body?.reason ?? said.body?.error ?? `status ${said.status}`;
-  return { reason, refused_by: said.body?.reason ? "service" : "shop", detail: JSON.stringify(said.body ?? null).slice(0, 600) };
+  // The shop answered otherwise: its body (on stdout) names the service's reason, or the shop's error.
+  let answer: { reason?: string; error?: string } | null = null;
+  try {
+    answer = JSON.parse(run.stdout);
+  } catch {}
+  const reason = answer?.reason ?? answer?.error ?? "agent_failed";
+  return { reason, refused_by: answer?.reason ? "service" : answer ? "shop" : "agent", detail: (run.stderr || run.stdout).trim().slice(-800) };
 }
 
 if (import.meta.main) {
