@@ -247,7 +247,7 @@ export const SETTINGS = {
     kind: "text",
     default: "",
     description:
-      "tests and demos only: a file holding an offset in ms that shifts the service's clock (rewritten to move time, e.g. a day ahead); refused with NODE_ENV=production or a HOST that is not loopback",
+      "tests and demos only: a file holding an offset in ms that shifts the service's clock (rewritten to move time, e.g. a day ahead), and the clock `zkagent fetch` checks a budget challenge's periods against; refused with NODE_ENV=production or a HOST that is not loopback",
   },
   webhooksPollMs: {
     env: "WEBHOOKS_POLL_MS",
