@@ -103,8 +103,18 @@ function freePort(): number {
   return port;
 }
 
-/** Reads a child's stdout until `pattern` matches the text so far; the text after is kept reading (and dropped). */
+/** The last 4 KiB a long-running child wrote on stderr, read as it comes (a pipe nobody reads would stall the child once full). */
+function stderrTail(child: Subprocess<"ignore", "pipe", "pipe">): () => string {
+  let tail = "";
+  void (async () => {
+    for await (const chunk of child.stderr) tail = (tail + new TextDecoder().decode(chunk)).slice(-4096);
+  })();
+  return () => tail;
+}
+
+/** Reads a child's stdout until `pattern` matches the text so far; the rest is read and dropped. */
 async function waitForOutput(child: Subprocess<"ignore", "pipe", "pipe">, pattern: RegExp, what: string, timeoutMs = 60_000): Promise<RegExpExecArray> {
+  const stderr = stderrTail(child);
   const reader = child.stdout.getReader();
   let text = "";
   const deadline = Date.now() + timeoutMs;
@@ -120,8 +130,8 @@ async function waitForOutput(child: Subprocess<"ignore", "pipe", "pipe">, patter
     if (!next || next.done) break;
     text += new TextDecoder().decode(next.value);
   }
-  const stderr = await new Response(child.stderr).text().catch(() => "");
-  throw new DemoError(`${what} did not start (exit ${child.exitCode ?? "none yet"}): ${(text + stderr).trim().slice(-800)}`);
+  await Bun.sleep(100); // the last of stderr
+  throw new DemoError(`${what} did not start (exit ${child.exitCode ?? "none yet"}): ${(text + stderr()).trim().slice(-800)}`);
 }
 
 async function cli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
