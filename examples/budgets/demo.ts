@@ -536,6 +536,20 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     }
     writeFileSync(join(out, "summary.json"), `${JSON.stringify(summary, null, 2)}\n`);
 
+    // Every decision's webhook event delivered before the transcripts close (the outbox is polled every 200 ms here).
+    for (const name of ["A", "B", "C"] as const) {
+      for (let i = 0; ; i++) {
+        const pending = expectStatus(
+          await call(serviceUrl, "GET", "/v1/webhook-deliveries?state=pending", merchants[name].key),
+          200,
+          "reading webhook deliveries",
+        );
+        if (pending.deliveries.length === 0) break;
+        if (i > 100) throw new DemoError(`shop ${name}'s webhook events were not delivered in 10 s`);
+        await Bun.sleep(100);
+      }
+    }
+
     // What anyone may read, after the run: the group, its roots, the notes' checkpoints, the circuits, the JWKS.
     await writePublic(join(out, "public"), serviceUrl, ownerKey, { A: merchants.A.origin, B: merchants.B.origin });
     return { summary, ok: summary.every((row) => row.as_expected) };
