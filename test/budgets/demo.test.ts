@@ -93,6 +93,11 @@ describe("bun run demo:budgets -- --out DIR", () => {
       const files = readdirSync(join(run.out, merchant));
       const kinds = ["agent", "service", "receipt", "webhook"];
       expect({ merchant, kinds: kinds.filter((kind) => files.some((name) => name.endsWith(`-${kind}.json`))) }).toEqual({ merchant, kinds });
+      // One webhook event per decided spend: every purchase that passed there (the refused ones never reached the service).
+      const passed = (readJson(join(run.out, "summary.json")) as { merchant: string; status: number }[]).filter(
+        (row) => `merchant-${row.merchant.toLowerCase()}` === merchant && row.status === 201,
+      );
+      expect({ merchant, webhooks: files.filter((name) => name.endsWith("-webhook.json")).length }).toEqual({ merchant, webhooks: passed.length });
     }
     for (const name of ["group.json", "members.json", "roots.json", "verification_key.json", "jwks.json", "circuits.json"])
       expect(existsSync(join(run.out, "public", name))).toBe(true);
