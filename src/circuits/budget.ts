@@ -22,10 +22,10 @@ import vkJson from "../../circuits/artifacts/budget_spend/verification_key.json"
 import { listingOf } from "./listing";
 
 /** SHA-256 of the shipped files (test/circuits/budget-circuit.test.ts recomputes them from circuits/artifacts/budget_spend/). */
-export const BUDGET_PINS = {
+export const BUDGET_PINS: { readonly zkey: string; readonly wasm: string } = {
   zkey: "6031e403894287245298750bfd6bccf3c81c6cb56f2fcbc5204ca269231c2c27",
   wasm: "4c8e55c5a9aa1543422e66e715f5ed159f08e041de2fc7b224b6a8c691b6955f",
-} as const;
+};
 
 export const BUDGET_CIRCUIT_ID = `${BUDGET_CIRCUIT_NAME}-${BUDGET_PINS.zkey.slice(0, 16)}`;
 export const BUDGET_VK = vkJson as unknown as SnarkjsVerificationKey;

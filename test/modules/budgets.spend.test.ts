@@ -15,6 +15,7 @@ import { H1 } from "../../src/budgets/hash";
 import { BUDGET_VK } from "../../src/circuits/budget";
 import { ManualClock } from "../../src/clock";
 import { Groth16Verifier } from "../../src/verifier";
+import { eventPayload } from "../../src/webhooks/events";
 import { spendPublicSignals } from "../../src/budgets/statement";
 import { type Member, proveSpend, publicOf, rerandomised } from "../support/budget-member";
 import { createHarness, type Harness } from "../support/harness";
@@ -130,6 +131,10 @@ describe("budget spends over HTTP with real proofs (SQLite)", () => {
     const status = await h.call("GET", `/v1/verify/status/${c.challenge_id}`, { key: shop });
     expect(status.body).toMatchObject({ status: "verified", agent_id: made.nullifier, group_id: "wallet", spend });
     expect(await notesFeed()).toMatchObject({ size: 2, notes: [made.proof.commitment] });
+    // The webhook event of the decision (built from the stored record, as the outbox worker does) names the spend the same way.
+    const event = eventPayload("session.verified", (await h.store.getChallenge(c.challenge_id))!, res.body.receipt);
+    expect(event.data).toMatchObject({ agent_id: made.nullifier, group_id: "wallet", spend, amount: "20.00", currency: "EUR" });
+    expect(event.data.pseudonym).toBeUndefined();
   });
 
   test("the accepted proof again: Challenge already used; as JSON text to another challenge: proof_rejected (the challenge binds it)", async () => {
