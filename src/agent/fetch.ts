@@ -271,9 +271,11 @@ function budgetOffer(response: Response, options: AgentFetchOptions): string | n
   const { identity } = options;
   if (identity.agent_id || identity.group_id || identity.budget_group) return null;
   const header = response.headers.get("www-authenticate");
-  const offered = (header === null ? null : parseAuth(header))?.[0]?.budget;
-  if (offered === undefined) return null;
-  return heldGroups(options.budget?.dir ?? defaultBudgetDir()).has(offered) ? offered : null;
+  // One challenge per offered group (`ZKAgent realm="…", budget="a", ZKAgent realm="…", budget="b"`): the first held is taken.
+  const offered = ((header === null ? null : parseAuth(header)) ?? []).map((params) => params.budget).filter((id): id is string => id !== undefined);
+  if (offered.length === 0) return null;
+  const held = heldGroups(options.budget?.dir ?? defaultBudgetDir());
+  return offered.find((id) => held.has(id)) ?? null;
 }
 
 /** What a merchant's answer to budget credentials says of the spend (the notes feed is asked first, spend.ts). */

@@ -27,12 +27,15 @@ export type Scheme = "zkagent" | "group" | "budget" | "web-bot-auth";
 /** The schemes a route admits by default: the two proofs (a signature needs `signatures`; a budget spend is named in `accept`, with `budgets`). */
 export type ProofScheme = "zkagent" | "group";
 
+/** The proof sessions of the schemes in `M`, one per scheme (a route that accepts budget spends only gets a BudgetSession). */
+type ProofSessionOf<M extends Scheme> = M extends "zkagent" ? AgentSession : M extends "group" ? GroupSession : M extends "budget" ? BudgetSession : never;
+
 /** The session a route's handler gets, by the schemes it accepts: a signature's only when "web-bot-auth" is among them. */
 export type SessionOf<M extends Scheme> = [M] extends ["web-bot-auth"]
   ? SignatureSession
   : "web-bot-auth" extends M
-    ? VerifiedSession | SignatureSession
-    : VerifiedSession;
+    ? ProofSessionOf<M> | SignatureSession
+    : ProofSessionOf<M>;
 
 export interface GuardOptions<M extends Scheme = ProofScheme> {
   /** The zkagent service, e.g. https://zkagent.example.com. */

@@ -23,6 +23,12 @@ import { chainOf } from "../../src/budgets/notes";
 import { spendPublicSignals } from "../../src/budgets/statement";
 import { LeanTree } from "../../src/groups/lean-tree";
 import { Groth16Verifier } from "../../src/verifier";
+import { zkagentFetch } from "../../src/agent/fetch";
+import { saveMembership } from "../../src/agent/budget/membership";
+import { formatAuth, fromBase64url, parseAuth, toBase64url } from "../../src/http-auth/scheme";
+import { boundRequest } from "../../src/http-auth/statement";
+import { canonicalJson, type JsonObject } from "../../src/identity/encoding";
+import { ChallengeError } from "../../src/agent/checks";
 import { baseTerms, NOW, SHOP_A, SHOP_B, secret } from "../support/budget-spend";
 import { enrolmentAnswer, GROUP } from "./budget-member";
 import { startFeedServer } from "./group-feed-server";
@@ -38,11 +44,13 @@ afterAll(() => {
 const vk = JSON.parse(readFileSync("circuits/artifacts/budget_spend/verification_key.json", "utf8"));
 const verifier = await Groth16Verifier.fromVerificationKey(vk);
 
-// Two members: one at leaf 0, one at the last leaf, others between.
+// Members: one at leaf 0, one at the last leaf, others between (one of them pays any payee).
 const OTHER = 0x77n;
+const ANY = 0x99n;
 const member = membershipOf(members.url, enrolmentAnswer(), secret.toString());
-const last = membershipOf(members.url, enrolmentAnswer(baseTerms, OTHER, 0x55n, 5), OTHER.toString());
-members.add(GROUP, [member.leaf, 11n, 12n, 13n, 14n, last.leaf]);
+const anyPayee = membershipOf(members.url, enrolmentAnswer({ ...baseTerms, payees: null, mandate: 778n }, ANY, 0x66n, 5), ANY.toString());
+const last = membershipOf(members.url, enrolmentAnswer(baseTerms, OTHER, 0x55n, 6), OTHER.toString());
+members.add(GROUP, [member.leaf, 11n, 12n, 13n, 14n, anyPayee.leaf, last.leaf]);
 
 // The service's notes feed: leaf 0 the genesis, then every accepted note; checkpoints taken when the test says.
 const notes: bigint[] = [NOTES_GENESIS_LEAF];
@@ -67,9 +75,8 @@ const transport = (async (input: string | URL | Request, init?: RequestInit) => 
 }) as typeof fetch;
 
 let nonces = 0;
-function challengeFor(origin: string, amount = "20.00", currency = "EUR", at = NOW) {
+function challengeFor(origin: string, amount = "20.00", currency = "EUR", at = NOW, context: JsonObject = { amount, currency, item: "tea" }) {
   const nonce = (++nonces).toString(16).padStart(62, "0");
-  const context = { amount, currency, item: "tea" };
   const periods = periodsAt(at);
   const minor = BigInt(Math.round(Number(amount) * 100));
   return {
@@ -217,8 +224,8 @@ describe("refused before anything is proved", () => {
     expect(await attempt({ ...c, budget: { ...c.budget, group: "5" } }, SHOP_A)).toMatch(/budget.group is not the value of group/);
     const periods = { ...c.budget.periods, day: String(BigInt(c.budget.periods.day) - 1n) };
     expect(await attempt({ ...c, budget: { ...c.budget, periods } }, SHOP_A)).toMatch(/day .* is not the day of its minute/);
-    const yesterday = challengeFor(SHOP_A, "20.00", "EUR", NOW - 86_400_000);
-    expect(await attempt(yesterday, SHOP_A)).toMatch(/more than 10 minutes from this agent's clock/);
+    const yesterday = challengeFor(SHOP_A, "20.00", "EUR", NOW - 2 * 86_400_000);
+    expect(await attempt(yesterday, SHOP_A)).toMatch(/day \d+ is more than one from this agent's/);
     expect(await attempt({ ...c, circuit_id: "budget_spend-0000000000000000" }, SHOP_A)).toMatch(/not the pinned/);
     expect(await attempt({ ...c, budget: undefined }, SHOP_A)).toMatch(/budget must be an object/);
   });
@@ -227,5 +234,81 @@ describe("refused before anything is proved", () => {
     expect(await attempt(challengeFor(SHOP_A, "30.01"), SHOP_A)).toMatch(/^terms: .*3001 minor units is outside the per-purchase range 1–3000/);
     expect(await attempt(challengeFor("https://shop-c.example"), "https://shop-c.example")).toMatch(/shop-c.example is not an allowed payee/);
     expect(await attempt(challengeFor(SHOP_A, "20.00", "USD"), SHOP_A)).toMatch(/they are in EUR, the spend in USD/);
+  });
+});
+
+describe("the SDK's fetch answers a merchant's budget 401 with a spend", () => {
+  const SHOP = "https://shop-m.example";
+  const dir = join(work, "fetch");
+  saveMembership(dir, anyPayee);
+  const issued = new Map<string, Challenge>();
+  const seen: string[] = [];
+
+  /** A merchant in front of the stand-in service, as the guard's exchange answers (docs/http-auth.md). */
+  async function shop(request: Request): Promise<Response> {
+    const auth = request.headers.get("authorization");
+    const params = auth === null ? null : parseAuth(auth)?.[0];
+    seen.push(auth === null ? "none" : params?.challenge_id ? `credentials ${Object.keys(params).sort().join(",")}` : `claim ${params?.budget}`);
+    if (!params)
+      return Response.json({ reason: "claim_required" }, { status: 401, headers: { "www-authenticate": formatAuth({ realm: "zkagent", budget: GROUP }) } });
+    if (params.challenge_id === undefined) {
+      const body = (await request.json()) as JsonObject;
+      const context = { amount: body.amount!, currency: body.currency!, "@request": boundRequest(request.method, request.url) } as unknown as JsonObject;
+      const c = challengeFor(SHOP, String(body.amount), String(body.currency), Date.now(), context);
+      issued.set(c.challenge_id, c);
+      const header = formatAuth({
+        realm: "zkagent",
+        challenge_id: c.challenge_id,
+        nonce: c.nonce,
+        action: c.action,
+        context: toBase64url(canonicalJson(context)),
+        group_id: GROUP,
+        circuit_id: c.circuit_id,
+        circuit: `${members.url}/v1/circuits/${c.circuit_id}`,
+        expires_in: "300",
+        timestamp: String(c.timestamp),
+      });
+      return Response.json({ reason: "proof_required", challenge: c }, { status: 401, headers: { "www-authenticate": header } });
+    }
+    const c = issued.get(params.challenge_id)!;
+    const outcome = decide(c, JSON.parse(fromBase64url(params.proof!)!));
+    if (outcome === "accepted") return Response.json({ ok: true, spend: "recorded" });
+    return Response.json({ reason: outcome }, { status: 401, headers: { "www-authenticate": formatAuth({ realm: "zkagent", error: outcome }) } });
+  }
+
+  const transportWithShop = (request: Request) => (new URL(request.url).origin === SHOP ? shop(request) : transport(request));
+  const agentFetch = () =>
+    zkagentFetch({
+      identity: {}, // no claim named: the 401's budget offer is taken, as a membership of it is kept
+      trustedServices: [members.url],
+      allowInsecureLoopback: true,
+      treeCache: false,
+      precompute: false,
+      maxAmount: { amount: "30", currency: "EUR" },
+      budget: { dir, notesCache: false, checkpointPollMs: 200 },
+      fetch: transportWithShop,
+    });
+  const order = (amount: string) =>
+    agentFetch()(`${SHOP}/orders`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ amount, currency: "EUR" }) });
+
+  test("claim offered → challenge → spend sent after the wallet recorded it → 200; the note is the wallet's", async () => {
+    const before = notes.length;
+    const response = await order("20.00");
+    expect(response.status).toBe(200);
+    expect(seen).toEqual(["none", `claim ${GROUP}`, "credentials budget,challenge_id,proof"]);
+    expect(notes.length).toBe(before + 1);
+    const wallet = Wallet.open(dir, anyPayee);
+    const chains = Object.values(wallet.chains());
+    expect(chains.map((c) => ({ spent: c.note?.spent, index: c.note?.index, pending: c.pending }))).toEqual([{ spent: "2000", index: before, pending: null }]);
+  });
+
+  test("maxAmount still applies: a 31 EUR order is refused before anything is proved or sent", async () => {
+    seen.length = 0;
+    const before = notes.length;
+    const error = await order("31.00").catch((e) => e);
+    expect(error).toBeInstanceOf(ChallengeError);
+    expect(error.code).toBe("limit");
+    expect(seen).toEqual(["none", `claim ${GROUP}`]);
+    expect(notes.length).toBe(before);
   });
 });

@@ -9,9 +9,9 @@
 // - amount and currency: from the context the caller means (minor units,
 //   exactly); the challenge's must be those;
 // - ctx: budgetMessage(nonce, action, context); group: budgetGroup(group_id);
-// - periods: one clock reading (day, week and month are those of `minute`)
-//   within ±1 of the agent's own clock for the day, week and month, and
-//   within ±10 minutes for the minute (clocks drift; a period is what counts).
+// - periods: one clock reading (day, week and month are those of `minute`),
+//   each within ±1 of the agent's own clock (clocks drift, and a service may
+//   run on another clock; the period is what counts).
 // `notes_root`, `notes_size`, `merkle_tree_root` and `size` are hints, never
 // used to choose what is proved.
 import canonicalize from "canonicalize";
@@ -99,8 +99,6 @@ export interface BudgetIntent {
   now?: number;
 }
 
-const MINUTE_SLACK = 10n;
-
 /**
  * The challenge held to what the caller means and to what the agent
  * computes itself (ChallengeError "request_mismatch" for a challenge that is
@@ -155,12 +153,12 @@ export function checkBudgetChallenge(challenge: BudgetChallenge, intent: BudgetI
     if (BigInt(b.periods[name]) !== periods[name])
       throw new BudgetSpendError("challenge", `the challenge's ${name} ${b.periods[name]} is not the ${name} of its minute ${minute}: refused`);
   const mine = periodsAt(intent.now ?? Date.now());
-  const far = (a: bigint, c: bigint, slack: bigint) => a - c > slack || c - a > slack;
-  if (far(minute, mine.minute, MINUTE_SLACK) || far(periods.day, mine.day, 1n) || far(periods.week, mine.week, 1n) || far(periods.month, mine.month, 1n))
-    throw new BudgetSpendError(
-      "challenge",
-      `the challenge's time (minute ${minute}) is more than ${MINUTE_SLACK} minutes from this agent's clock (minute ${mine.minute}): a spend counts in the period its challenge names; refused`,
-    );
+  for (const name of ["day", "week", "month"] as const)
+    if (periods[name] - mine[name] > 1n || mine[name] - periods[name] > 1n)
+      throw new BudgetSpendError(
+        "challenge",
+        `the challenge's ${name} ${periods[name]} is more than one from this agent's (${mine[name]}): a spend counts in the period its challenge names; refused`,
+      );
   return {
     challenge,
     action,
