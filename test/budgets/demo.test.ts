@@ -20,8 +20,8 @@
 //
 // The agent is the CLI (`zkagent fetch --budget`), a process per purchase.
 import { Database } from "bun:sqlite";
-import { beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { addValue, explained, tokensOfFolder } from "../support/transcripts";
@@ -29,10 +29,11 @@ import { addValue, explained, tokensOfFolder } from "../support/transcripts";
 const ROOT = join(import.meta.dir, "../..");
 const DEMO_TIMEOUT_MS = 15 * 60_000;
 
-const run = { out: "", work: "", stderr: "", code: -1, started: 0, ended: 0 };
+const run = { base: "", out: "", work: "", stderr: "", code: -1, started: 0, ended: 0 };
 
 beforeAll(async () => {
   const base = mkdtempSync(join(tmpdir(), "zkagent-demo-test-"));
+  run.base = base;
   run.out = join(base, "out");
   run.work = join(base, "work");
   run.started = Date.now();
@@ -46,6 +47,10 @@ beforeAll(async () => {
   [run.stderr, run.code] = await Promise.all([new Response(child.stderr).text(), child.exited]);
   run.ended = Date.now();
 }, DEMO_TIMEOUT_MS);
+
+afterAll(() => {
+  if (run.base) rmSync(run.base, { recursive: true, force: true });
+});
 
 /** Fails with the demo's own words when it could not run the scenario at all (a missing piece: exit 3). */
 function demoRan(): void {
