@@ -400,7 +400,11 @@ export async function recordExamples(wrap: <T extends App>(app: T) => T = (app) 
     body: spend("https://shop-b.example"),
   });
   await call("requestChallenge", "Key has no registered origin", "POST", "/v1/verify/challenge", { body: spend("https://shop-a.example") });
-  await call("listBudgetNotes", "Notes and checkpoints", "GET", "/v1/groups/budgeted/notes", { key: null });
+  const notes = await call("listBudgetNotes", "Notes and checkpoints", "GET", "/v1/groups/budgeted/notes", { key: null });
+  await call("listBudgetNotes", "Not modified", "GET", "/v1/groups/budgeted/notes", {
+    key: null,
+    headers: { "if-none-match": `"${notes.body.size}-${notes.body.checkpoints.at(-1).sequence}"` },
+  });
   await call("listBudgetNotes", "Invalid field", "GET", "/v1/groups/budgeted/notes?offset=0", { key: null });
   await call("listBudgetNotes", "Group not found", "GET", "/v1/groups/nobody/notes", { key: null });
   await call("listBudgetNotes", "Group not budgeted", "GET", "/v1/groups/household/notes", { key: null });

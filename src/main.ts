@@ -175,6 +175,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       await store.purgeIdempotency(clock.now() - IDEMPOTENCY_RETENTION_MS);
       // Finished webhook deliveries stay listable (and redeliverable) for WEBHOOK_RETENTION_MS.
       await store.purgeWebhooks(clock.now() - WEBHOOK_RETENTION_MS);
+      // Notes checkpoints no spend can name any more: a day old and out of the window (one a group per BUDGET_CHECKPOINT_S otherwise).
+      await store.purgeCheckpoints(clock.now() - DAY_MS, config.budgetCheckpointWindow);
       // The only DELETE the append-only audit log allows (see the store's purgeAudit).
       if (config.auditRetentionDays > 0) {
         const removed = await store.purgeAudit(clock.now() - config.auditRetentionDays * DAY_MS);

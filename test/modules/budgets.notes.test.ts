@@ -78,6 +78,30 @@ for (const { name, open } of storesUnderTest()) {
       expect(second.body.notes).toEqual([...notes.slice(1_000), 5_000_000n, 5_000_001n, 5_000_002n].map(String));
       expect(second.body.next_offset).toBeNull();
       expect((await h.call("GET", "/v1/groups/wallet/notes?offset=5000")).body.notes).toEqual([]);
+      // One validator per (size, newest checkpoint), whatever the page: an unchanged feed is 304 without a body; a new note changes it.
+      const etag = first.headers.get("etag")!;
+      expect(etag).toBe('"1207-5"');
+      expect(second.headers.get("etag")).toBe(etag);
+      const unchanged = await h.call("GET", "/v1/groups/wallet/notes?offset=1001", { headers: { "if-none-match": etag } });
+      expect(unchanged.status).toBe(304);
+      expect(unchanged.body).toBe("");
+      await h.store.recordBudgetSpend("wallet", "one-more", "7000000", NOW);
+      const changed = await h.call("GET", "/v1/groups/wallet/notes?offset=1207", { headers: { "if-none-match": etag } });
+      expect(changed.status).toBe(200);
+      expect(changed.body.notes).toEqual(["7000000"]);
+      expect(changed.headers.get("etag")).toBe('"1208-5"');
+    });
+
+    test("purging keeps each group's newest W checkpoints and any younger than the cutoff; sequences go on after it", async () => {
+      // wallet holds sequences 0…5 (the test above), at NOW and NOW + 10 s.
+      expect(await h.store.purgeCheckpoints(NOW + 1, 3)).toBe(1); // only sequence 0 is both older than the cutoff and out of the newest 3
+      expect((await h.store.checkpoints("wallet", 100)).map((c) => c.sequence)).toEqual([1, 2, 3, 4, 5]);
+      expect(await h.store.purgeCheckpoints(NOW + 20_000, 3)).toBe(2);
+      expect((await h.store.checkpoints("wallet", 100)).map((c) => c.sequence)).toEqual([3, 4, 5]);
+      expect(await h.store.purgeCheckpoints(NOW + 20_000, 0)).toBe(2); // the newest always stays
+      await h.store.recordBudgetSpend("wallet", "after-purge", "6000000", NOW);
+      expect(await new NotesCheckpointer(h.store, () => NOW + 30_000).tick()).toBe(1);
+      expect((await h.store.checkpoints("wallet", 100)).map((c) => c.sequence)).toEqual([5, 6]);
     });
 
     test("refusals: unknown group 404, plain group 409, offset 0 or not a number 400", async () => {

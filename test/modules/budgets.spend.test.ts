@@ -172,6 +172,11 @@ describe("budget spends over HTTP with real proofs (SQLite)", () => {
     const res = await submit(twin.id, copy);
     expect(res).toMatchObject({ status: 400, body: { reason: "already_spent" } });
     expect((await notesFeed()).size).toBe(2);
+    // An agent_signature has nothing to be checked against in a spend: refused after the proof, before anything is consumed.
+    const signed = { ...twin, id: "ch_twin_signed_spend_000000" };
+    expect((await h.store.createChallenge(signed, { windowStart: 0, limit: 0 })).created).toBe(true);
+    const withSignature = await h.call("POST", "/v1/verify/proof", { key: shop, body: { challenge_id: signed.id, proof: copy, agent_signature: "AAAA" } });
+    expect(withSignature).toMatchObject({ status: 400, body: { reason: "signature_not_verifiable" } });
   });
 
   test("a later spend from the note the first left, once a checkpoint holds it; the notes grow by one", async () => {

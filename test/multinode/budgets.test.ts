@@ -3,7 +3,9 @@
 // valid proof revealing the same nullifier), submitted at once over two
 // processes on one SQLite file and over two PostgreSQL nodes: exactly one
 // is verified, the others are already_spent, and the group's notes grow by
-// exactly one. The proofs are the project's prover's, made in this process.
+// exactly one; each node's checkpointer runs, and they record the grown
+// notes under one sequence. The proofs are the project's prover's, made in
+// this process.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -64,7 +66,23 @@ async function spendRace(nodes: Node[], databaseUrl: string, label: string): Pro
   expect(feed.body.size).toBe(2);
   const winner = replies.findIndex((r) => r.status === 200);
   expect(feed.body.notes).toEqual([proofs[winner]!.proof.commitment]);
+  // The nodes' checkpointers (BUDGET_CHECKPOINT_S=1 here) record the grown notes once: sequence 1, size 2, whichever node took it.
+  const deadline = Date.now() + 15_000;
+  let checkpoints: { sequence: number; size: number }[] = [];
+  while (Date.now() < deadline) {
+    checkpoints = (await call(nodes[0]!, "GET", `/v1/groups/${groupId}/notes`, owner.key)).body.checkpoints;
+    if (checkpoints.length > 1) break;
+    await Bun.sleep(200);
+  }
+  await Bun.sleep(2_500); // two more ticks of every node: nothing grew, nothing is added
+  checkpoints = (await call(nodes[0]!, "GET", `/v1/groups/${groupId}/notes`, owner.key)).body.checkpoints;
+  expect(checkpoints.map(({ sequence, size }) => ({ sequence, size }))).toEqual([
+    { sequence: 0, size: 1 },
+    { sequence: 1, size: 2 },
+  ]);
 }
+
+const FAST_CHECKPOINTS = { BUDGET_CHECKPOINT_S: "1" };
 
 describe("budget spends: two processes on one SQLite file", () => {
   const dir = mkdtempSync(join(tmpdir(), "zkagent-multinode-budgets-"));
@@ -73,7 +91,7 @@ describe("budget spends: two processes on one SQLite file", () => {
 
   beforeAll(async () => {
     await openSqlite(path).close();
-    nodes = await Promise.all([0, 1].map(() => startNode(path)));
+    nodes = await Promise.all([0, 1].map(() => startNode(path, 1, FAST_CHECKPOINTS)));
   }, 60_000);
 
   afterAll(async () => {
@@ -87,7 +105,7 @@ describe("budget spends: two processes on one SQLite file", () => {
 });
 
 describe("budget spends: two nodes on one PostgreSQL", async () => {
-  const pg = nodesOnPostgres(await postgresTestUrl(), 2);
+  const pg = nodesOnPostgres(await postgresTestUrl(), 2, FAST_CHECKPOINTS);
 
   test(`${RACERS} valid spends of one note over 2 nodes: exactly one verified, the rest already_spent, the notes grow by one`, async () => {
     await spendRace(pg.nodes, pg.database.url, "pg");

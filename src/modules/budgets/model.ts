@@ -107,3 +107,4 @@ export const notesPage = t.Object(
   },
   { additionalProperties: false },
 );
+export type NotesPage = typeof notesPage.static;

@@ -102,10 +102,16 @@ export const groupMembersPublic = (deps: ModuleDeps) => {
     )
     .get(
       "/v1/groups/:groupId/notes",
-      async ({ params, query, request, server }) => {
-        // The same readers' budget as the members route: a member syncing reads both.
+      async ({ params, query, request, server, set }) => {
+        // The same readers' budget as the members route: a member syncing reads both; a 304 counts too.
         readers.admit(server?.requestIP(request)?.address ?? "unknown");
-        return readNotes(deps, pathParam(params.groupId), (query as { offset?: string }).offset);
+        const { etag, page } = await readNotes(deps, pathParam(params.groupId), (query as { offset?: string }).offset, request.headers.get("if-none-match"));
+        Object.assign(set.headers, { etag, "cache-control": "no-cache" });
+        if (page === null) {
+          set.status = 304;
+          return null;
+        }
+        return page;
       },
       {
         detail: describe({
@@ -116,8 +122,13 @@ export const groupMembersPublic = (deps: ModuleDeps) => {
           params: GROUP,
           query: notesQuery,
           description:
-            'The note commitments of a budgeted group\'s spends in leaf order from offset (leaf 0 is the fixed genesis leaf T31({"tag":"zkagent/budget-notes/v1"}), never listed), pages of at most 1,000, and the newest BUDGET_CHECKPOINT_WINDOW checkpoints. A spend names one of these checkpoints\' roots: the newest the member synced (docs/protocol.md, "Roots"). No API key, limited per client as the members route is (GROUP_MEMBERS_READS_PER_MINUTE, one budget for both).',
-          ok: { status: 200, schema: notesPage, description: "A page of notes and the newest checkpoints" },
+            'The note commitments of a budgeted group\'s spends in leaf order from offset (leaf 0 is the fixed genesis leaf T31({"tag":"zkagent/budget-notes/v1"}), never listed), pages of at most 1,000, and the newest BUDGET_CHECKPOINT_WINDOW checkpoints. ETag "<size>-<sequence of the newest checkpoint>", the same for every page of that state: If-None-Match with it answers 304 without a body. A spend names one of these checkpoints\' roots: the newest the member synced (docs/protocol.md, "Roots"). No API key, limited per client as the members route is (GROUP_MEMBERS_READS_PER_MINUTE, one budget for both).',
+          ok: {
+            status: 200,
+            schema: notesPage,
+            description: "A page of notes and the newest checkpoints",
+            headers: { ETag: true, "Cache-Control": true },
+          },
           errors: ["invalid_request", "group_not_found", "group_not_budgeted", "members_rate_limited"],
         }),
       },

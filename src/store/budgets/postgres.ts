@@ -62,6 +62,14 @@ export function postgresBudgets(sql: SQL): BudgetsStore {
       return rows.map((row: any) => ({ sequence: Number(row.sequence), size: Number(row.size), root: row.root, at: Number(row.at) }));
     },
 
+    async purgeCheckpoints(before: number, keep: number): Promise<number> {
+      const rows = await sql`
+        DELETE FROM budget_checkpoints c WHERE c.at < ${before}
+          AND c.sequence <= (SELECT MAX(sequence) FROM budget_checkpoints n WHERE n.group_id = c.group_id) - ${Math.max(1, keep)}
+        RETURNING 1 AS ok`;
+      return rows.length;
+    },
+
     async grownGroups(): Promise<GrownGroup[]> {
       const rows = await sql`
         SELECT g.group_id, COALESCE(h.size, 1) AS size, c.sequence, c.size AS checkpoint_size

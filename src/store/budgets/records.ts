@@ -77,4 +77,11 @@ export interface BudgetsStore {
 
   /** The budgeted groups whose notes grew since their newest checkpoint, or that have none. */
   grownGroups(): Promise<GrownGroup[]>;
+
+  /**
+   * Deletes checkpoints recorded before `before` that are not among their
+   * group's newest `keep`: a spend can name only those, and the newest one
+   * always stays, so sequences keep counting up. Returns how many.
+   */
+  purgeCheckpoints(before: number, keep: number): Promise<number>;
 }

@@ -22,6 +22,9 @@ export function sqliteBudgets({ db, immediate }: SqliteDb): BudgetsStore {
     checkpoints: db.query<{ sequence: number; size: number; root: string; at: number }, [string, number]>(
       "SELECT sequence, size, root, at FROM (SELECT * FROM budget_checkpoints WHERE group_id = ? ORDER BY sequence DESC LIMIT ?) ORDER BY sequence",
     ),
+    purgeCheckpoints: db.query(
+      `DELETE FROM budget_checkpoints WHERE at < ? AND sequence <= (SELECT MAX(sequence) FROM budget_checkpoints n WHERE n.group_id = budget_checkpoints.group_id) - ?`,
+    ),
     grown: db.query<{ group_id: string; size: number; sequence: number | null; checkpoint_size: number | null }, []>(
       `SELECT g.group_id, COALESCE(h.size, 1) AS size, c.sequence, c.size AS checkpoint_size
        FROM groups g LEFT JOIN budget_heads h ON h.group_id = g.group_id
@@ -64,6 +67,10 @@ export function sqliteBudgets({ db, immediate }: SqliteDb): BudgetsStore {
 
     async checkpoints(groupId: string, limit: number): Promise<Checkpoint[]> {
       return q.checkpoints.all(groupId, limit).map((row) => ({ sequence: row.sequence, size: row.size, root: row.root, at: row.at }));
+    },
+
+    async purgeCheckpoints(before: number, keep: number): Promise<number> {
+      return immediate("purge checkpoints", () => q.purgeCheckpoints.run(before, Math.max(1, keep)).changes);
     },
 
     async grownGroups(): Promise<GrownGroup[]> {
