@@ -19,9 +19,10 @@ export const refuse = (status: number, error: string, reason: string, extra: Rec
 
 /**
  * 401 asking for the claim (the accepted ones, in `message`). `offers` are
- * further challenges of the same header, one per claim the merchant names
- * outright (`budget="<group id>"` for each accepted budget group): an agent
- * reading only the first sees the plain request for a claim.
+ * the claims the merchant names outright (`budget="<group id>"` for each
+ * accepted budget group), one ZKAgent challenge of the header each, the
+ * realm in every one: an agent that reads only the first challenge and knows
+ * no `budget` parameter sees the plain request for a claim.
  */
 export function claimRequired(realm: string, message: string, offers: Record<string, string>[] = []): Refusal {
   const refusal = answer(401, { error: "ZKAgent authentication required", reason: "claim_required", message }, { realm, ...offers[0] });

@@ -163,7 +163,7 @@ export interface BudgetSession extends ProvedSession {
   pseudonym?: undefined;
   /** The budgeted group: one of the guard's `budgets`. */
   group_id: string;
-  /** What was spent, as the service recorded it: a decimal string (e.g. "20.00"), equal to the context's amount. */
+  /** What was spent, as the service recorded it: a decimal string in major units (e.g. "20.00"), equal to the context's amount. */
   amount: string;
   /** ISO 4217, the context's currency. */
   currency: string;

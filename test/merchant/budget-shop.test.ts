@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { membershipOf, saveMembership } from "../../src/agent/budget/membership";
 import { zkagentFetch } from "../../src/agent/fetch";
+import { NotesCheckpointer } from "../../src/budgets/checkpoints";
 import { H1 } from "../../src/budgets/hash";
 import { ManualClock } from "../../src/clock";
 import { parseAuth } from "../../src/http-auth/scheme";
@@ -49,11 +50,19 @@ describe("the example shop paid from a member's budget, against the real service
 
   const shop = createShop({ zkagentUrl: service, apiKey: shopKey, budgets: [GROUP], origin: SHOP });
   const sent: Request[] = [];
+  /** When set, the agent's credentials are sent to the shop twice at once: the statuses of both land here. */
+  let race: string[] | null = null;
   const transport = async (request: Request): Promise<Response> => {
     const url = new URL(request.url);
     if (url.origin === SHOP) {
       sent.push(request.clone());
-      return shop.request(`http://127.0.0.1${url.pathname}${url.search}`, { method: request.method, headers: request.headers, body: await request.text() });
+      const body = await request.text();
+      const forward = () => shop.request(`http://127.0.0.1${url.pathname}${url.search}`, { method: request.method, headers: request.headers, body });
+      if (race === null || !request.headers.get("authorization")?.includes("proof=")) return forward();
+      const answers = await Promise.all([forward(), forward()]);
+      const served = answers.find((answer) => answer.status === 201) ?? answers[0]!;
+      for (const answer of answers) race.push(answer === served ? String(answer.status) : `${answer.status} ${(await answer.json()).reason}`);
+      return served;
     }
     return fetch(request);
   };
@@ -113,5 +122,16 @@ describe("the example shop paid from a member's budget, against the real service
     expect(await moved.json()).toMatchObject({ error: "Proof verification failed", reason: "proof_rejected" });
     const feed = (await h.call("GET", `/v1/groups/${GROUP}/notes`)).body;
     expect(feed.notes.length).toBe(1);
+  });
+
+  test("one spend's credentials sent twice at once: exactly one order, the other challenge_used; one note more", async () => {
+    // The second spend proves from the first's note, once a checkpoint holds it.
+    setTimeout(() => void new NotesCheckpointer(h.store, () => h.deps.clock.now()).tick(), 300);
+    race = [];
+    const response = await agentFetch(`${SHOP}/orders`, { method: "POST", headers: { "content-type": "application/json" }, body: order });
+    expect(response.status).toBe(201);
+    expect(race.sort()).toEqual(["201", "403 challenge_used"]);
+    const feed = (await h.call("GET", `/v1/groups/${GROUP}/notes`)).body;
+    expect(feed.notes.length).toBe(2);
   });
 });

@@ -52,6 +52,8 @@ interface Say {
   /** What the verified answer's spend says, over the honest one. */
   spend?: Record<string, unknown>;
   answer?: Record<string, unknown>;
+  /** The status route's answer: the challenge expired, or unknown (404). */
+  status?: "expired" | "unknown";
   /** The proof route's refusal instead of a verdict. */
   refuse?: { status: number; body: Record<string, unknown>; headers?: Record<string, string> };
 }
@@ -90,11 +92,12 @@ function double(say: Say = {}) {
         },
       });
     }
+    if (path === "/v1/verify/status/ch_budget" && say.status === "unknown") return reply(404, { error: "Session not found" });
     if (path === "/v1/verify/status/ch_budget") {
       const spend = decided ? { nullifier: PROOF.nullifier, commitment: PROOF.commitment } : null;
       return reply(200, {
         session_id: "ch_budget",
-        status: decided ? "verified" : "pending",
+        status: say.status === "expired" ? "expired" : decided ? "verified" : "pending",
         agent_id: decided ? PROOF.nullifier : "",
         group_id: say.statusGroup ?? (stored.group || GROUP),
         ...(say.plainGroup || say.statusShape === "group" ? { pseudonym: null } : say.statusShape === "bare" ? {} : { spend }),
@@ -226,6 +229,24 @@ describe("a budget spend through the guard", () => {
     const served = await guard.verify(orderRequest(credentials(), { amount: 20 }));
     if (!served.ok) throw new Error(`refused ${served.response.status} ${await served.response.text()}`);
     expect(served.session).toMatchObject({ scheme: "budget", amount: "20.00", currency: "EUR", context: { amount: 20, currency: "EUR" } });
+  });
+});
+
+describe("the retry flow, as for group claims", () => {
+  test("an expired or unknown challenge: 401 with a fresh budget challenge naming why, the proof not submitted", async () => {
+    for (const [status, error] of [
+      ["expired", "challenge_expired"],
+      ["unknown", "unknown_challenge"],
+    ] as const) {
+      const service = double({ status });
+      const refused = await refusal(await guardOn(service).verify(orderRequest(credentials())));
+      expect(refused.status).toBe(401);
+      expect(refused.body.reason).toBe(error);
+      const params = parseAuth(refused.headers.get("www-authenticate")!)![0]!;
+      expect(params).toMatchObject({ error, challenge_id: "ch_budget", group_id: GROUP });
+      expect(JSON.parse(Buffer.from(params.budget!, "base64url").toString("utf8")).payee).toBe("https://shop-a.example");
+      expect(service.calls.map((c) => c.path)).toEqual(["/v1/verify/status/ch_budget", "/v1/verify/challenge"]);
+    }
   });
 });
 
