@@ -21,7 +21,7 @@ setDefaultTimeout(300_000);
 
 const GROUP = "wallet";
 const SHOPS = { a: "https://shop-a.example", b: "https://shop-b.example" } as const;
-const SERVICE = "https://zkagent.test";
+const SERVICE = "https://zkagent-guards.test"; // its own name: this process may have synced another service called zkagent.test
 const work = mkdtempSync(join(tmpdir(), "zkagent-budget-guard-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 

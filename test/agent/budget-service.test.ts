@@ -176,4 +176,30 @@ describe("budget spends by the agent against the real service", () => {
     expect(refused).toMatchObject({ code: "terms" });
     expect(refused.message).toMatch(/9500 of 10000 minor units spent this day; 2000 more passes the budget/);
   });
+
+  test("a second copy of the secret spends the same period's start with another amount: already_spent, not in the feed, so that wallet stops", async () => {
+    // The same membership in another wallet (another machine, a restored backup): it knows no note of today's chain.
+    const copy = { ...options(), dir: join(work, "copy") };
+    await new NotesCheckpointer(h.store, () => h.deps.clock.now()).tick();
+    const c = await challenge("a", SHOP_A, "5.00");
+    const outcome: SpendOutcome[] = [];
+    const error = await spendBudget(
+      {
+        membership,
+        challenge: c.challenge,
+        service: SERVICE,
+        origin: SHOP_A,
+        action: "purchase",
+        context: c.context,
+        send: async (p) => {
+          outcome.push(await submit("a", c.challenge.challenge_id, p));
+          return outcome[0]!;
+        },
+      },
+      copy,
+    ).catch((e) => e);
+    expect(outcome).toEqual(["already_spent"]);
+    expect(error).toMatchObject({ code: "compromised" });
+    expect(Wallet.open(copy.dir, membership).stopped).toMatch(/someone else holds this membership's secret/);
+  });
 });

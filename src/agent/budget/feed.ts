@@ -55,6 +55,8 @@ const FORMAT = "zkagent-budget-notes/1";
 const MAX_PAGE_BYTES = 16 << 20;
 const MAX_FILE_BYTES = 1 << 30;
 const memory = new Map<string, bigint[]>();
+/** The last feed state this process read, by service and group: its ETag and checkpoints (a 304 to If-None-Match reuses them). */
+const states = new Map<string, { etag: string; size: number; checkpoints: Checkpoint[] }>();
 
 const fail = (what: string) => new BudgetSpendError("sync", what);
 
@@ -123,11 +125,21 @@ export async function syncNotes(service: string, groupId: string, options: FeedO
     url.searchParams.set("offset", String(offset));
     const timeoutMs = options.timeoutMs ?? 60_000;
     const signal = AbortSignal.timeout(timeoutMs);
+    // Polled while waiting for a checkpoint: the state read last is named, and an unchanged feed answers 304 without a body.
+    const known = states.get(memoryKey);
+    const headers: Record<string, string> = { accept: "application/json" };
+    if (known && known.size === leaves.length && offset === held.length) headers["if-none-match"] = known.etag;
     let response: Response;
     try {
-      response = await (options.fetch ?? fetch)(url.href, { redirect: "error", signal, headers: { accept: "application/json" } });
+      response = await (options.fetch ?? fetch)(url.href, { redirect: "error", signal, headers });
     } catch (error) {
       throw fail(`GET ${url}: ${signal.aborted ? `no answer within ${timeoutMs / 1000} s` : (error as Error).message}`);
+    }
+    if (response.status === 304 && headers["if-none-match"] !== undefined) {
+      await response.body?.cancel();
+      size = known!.size;
+      checkpoints = known!.checkpoints;
+      break;
     }
     if (!response.ok) {
       const said = await response.text().catch(() => "");
@@ -154,6 +166,9 @@ export async function syncNotes(service: string, groupId: string, options: FeedO
     }
     if (leaves.length > size) throw fail(`GET ${url}: more notes than the size it names`);
     checkpoints = parseCheckpoints(page.checkpoints, size, url.href);
+    const etag = response.headers.get("etag");
+    if (etag) states.set(memoryKey, { etag, size, checkpoints });
+    else states.delete(memoryKey);
     const next = page.next_offset;
     if (next === null || next === undefined) break;
     if (next !== leaves.length || page.notes.length === 0)
@@ -179,4 +194,7 @@ export async function syncNotes(service: string, groupId: string, options: FeedO
 }
 
 /** Forgets what this process holds of a group's notes (tests). @internal */
-export const forgetNotes = (): void => memory.clear();
+export const forgetNotes = (): void => {
+  memory.clear();
+  states.clear();
+};
