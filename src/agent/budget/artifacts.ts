@@ -119,7 +119,7 @@ export interface BudgetProverOptions {
 
 let prover: Promise<Prover> | undefined;
 
-/** This process's budget prover (built once from the pinned artifacts). */
+/** This process's budget prover (built once from the pinned artifacts). @internal (not in the packages' declarations: its Prover type names WebAssembly, which a Node project without the DOM lib lacks) */
 export function budgetProver(source: BudgetArtifactSource, options: BudgetProverOptions = {}): Promise<Prover> {
   prover ??= (async () => {
     const artifacts = await loadBudgetArtifacts(source);
