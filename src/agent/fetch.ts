@@ -140,7 +140,7 @@ export interface AgentFetchOptions {
    * and wallets are kept (default $XDG_CACHE_HOME/zkagent/budgets), how long
    * to wait for a checkpoint holding the member's last note, the notes cache.
    */
-  budget?: Pick<BudgetSpendOptions, "dir" | "checkpointWaitMs" | "checkpointPollMs" | "notesCache" | "lockWaitMs" | "artifacts">;
+  budget?: Pick<BudgetSpendOptions, "dir" | "checkpointWaitMs" | "checkpointPollMs" | "notesCache" | "lockWaitMs" | "artifacts" | "now">;
   /**
    * Sign every request sent (each retry afresh) the Web Bot Auth way with the
    * identity's Ed25519 key, naming this origin (the operator's, whose

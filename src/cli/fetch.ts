@@ -9,6 +9,8 @@ import {
   zkagentFetch,
 } from "../agent";
 import { parseMaxAmount } from "../agent/checks";
+import { clockFor } from "../clock";
+import type { Config } from "../config";
 import { parseAuth } from "../http-auth/scheme";
 import { isValidSecret } from "../identity/commitment";
 import { parseFieldElement } from "../identity/field";
@@ -168,7 +170,13 @@ export function httpUrl(text: string): URL {
   return url;
 }
 
-export async function fetchCommand(argv: string[]): Promise<number> {
+/** The test clock's readings (TEST_CLOCK_FILE: tests and demos only, config.ts refuses it elsewhere). */
+function testClock(config: Pick<Config, "testClockFile">): () => number {
+  const clock = clockFor(config);
+  return () => clock.now();
+}
+
+export async function fetchCommand(argv: string[], config?: Pick<Config, "testClockFile">): Promise<number> {
   const { values, positionals } = parse(
     argv,
     {
@@ -222,7 +230,11 @@ export async function fetchCommand(argv: string[]): Promise<number> {
     ...groupChoice(values),
     ...tableChoice(values),
     fetch: observed(values.verbose === true),
-    budget: values["budget-dir"] === undefined ? undefined : { dir: values["budget-dir"] },
+    budget: {
+      ...(values["budget-dir"] === undefined ? {} : { dir: values["budget-dir"] }),
+      // TEST_CLOCK_FILE (tests and demos): the spend's periods are checked against the service's test clock.
+      ...(config?.testClockFile ? { now: testClock(config) } : {}),
+    },
     onProof: values.verbose ? (challenge) => warn(`zkagent: proved challenge ${shown(challenge.challenge_id)} (action ${shown(challenge.action)})`) : undefined,
   });
   let response: Response;

@@ -96,7 +96,7 @@ async function main(argv: string[]): Promise<number> {
     case "sign":
       return signCommand(rest);
     case "fetch":
-      return fetchCommand(rest);
+      return fetchCommand(rest, config);
     case "mcp":
       return mcpCommand(rest);
     case "directory":
