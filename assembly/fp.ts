@@ -120,6 +120,21 @@ const P_TOP_PLUS_ONE: i64 = (P8 as i64) + 1;
  * (the result is still < 2p before the final subtraction since 4p² ≪ pR).
  */
 export function fpMul(out: usize, a: usize, b: usize): void {
+  fpMulBody(out, a, b);
+}
+
+/**
+ * out = a² (Montgomery): fpMul's body, as a function of its own so that the
+ * wide build can replace it with a dedicated squaring (assembly/wide.wat: 10
+ * word products instead of 16). In this build it is the same CIOS product.
+ */
+export function fpSqr(out: usize, a: usize): void {
+  fpMulBody(out, a, a);
+}
+
+/** fpMul's CIOS loop, inlined into fpMul and fpSqr. */
+// @ts-ignore: decorator
+@inline function fpMulBody(out: usize, a: usize, b: usize): void {
   const b0 = ld(b, 0), b1 = ld(b, 1), b2 = ld(b, 2), b3 = ld(b, 3), b4 = ld(b, 4);
   const b5 = ld(b, 5), b6 = ld(b, 6), b7 = ld(b, 7), b8 = ld(b, 8);
   let t0: u64 = 0, t1: u64 = 0, t2: u64 = 0, t3: u64 = 0, t4: u64 = 0;
@@ -151,12 +166,6 @@ export function fpMul(out: usize, a: usize, b: usize): void {
     t0 & MASK, t1 & MASK, t2 & MASK, t3 & MASK, t4 & MASK, t5 & MASK, t6 & MASK, t7 & MASK,
     t7 >> LIMB_BITS,
   );
-}
-
-/** out = a² (Montgomery). */
-// @ts-ignore: decorator
-@inline export function fpSqr(out: usize, a: usize): void {
-  fpMul(out, a, a);
 }
 
 /** out = a + b mod p. */

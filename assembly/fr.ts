@@ -55,6 +55,17 @@ const LIMBS: usize = 9;
 
 /** out = a·b·R⁻¹ mod r (CIOS with deferred carries, as fpMul). Inputs < 2r allowed. */
 export function frMul(out: usize, a: usize, b: usize): void {
+  frMulBody(out, a, b);
+}
+
+/** out = a² (Montgomery): frMul's body as a function of its own, which the wide build replaces with a dedicated squaring (as fp.ts's fpSqr). */
+export function frSqr(out: usize, a: usize): void {
+  frMulBody(out, a, a);
+}
+
+/** frMul's CIOS loop, inlined into frMul and frSqr. */
+// @ts-ignore: decorator
+@inline function frMulBody(out: usize, a: usize, b: usize): void {
   const b0 = ld(b, 0), b1 = ld(b, 1), b2 = ld(b, 2), b3 = ld(b, 3), b4 = ld(b, 4);
   const b5 = ld(b, 5), b6 = ld(b, 6), b7 = ld(b, 7), b8 = ld(b, 8);
   let t0: u64 = 0, t1: u64 = 0, t2: u64 = 0, t3: u64 = 0, t4: u64 = 0;

@@ -19,7 +19,7 @@
 // Both refuse an input ≥ r (POSEIDON_NOT_CANONICAL, nothing meaningful written):
 // the caller reduces first. Nothing allocates; the state is static.
 
-import { FR_SIZE, frMul, frAdd, frStoreReduced, leIsCanonical, frFromLE, frToLE } from "./fr";
+import { FR_SIZE, frMul, frSqr, frAdd, frStoreReduced, leIsCanonical, frFromLE, frToLE } from "./fr";
 import { FR_P0, FR_P1, FR_P2, FR_P3, FR_P4, FR_P5, FR_P6, FR_P7, FR_P8, FR_MU } from "./constants";
 import { LIMB_BYTES, MASK32 } from "./fp";
 import { ioBase } from "./io";
@@ -39,24 +39,39 @@ const PROD: usize = memory.data(<i32>FR_SIZE, 8);
   return base + <usize>i * FR_SIZE;
 }
 
-/** x ← x^5 (three multiplications). */
+/**
+ * x ← x^5 (two squarings and a product). A function of its own: the wide
+ * build replaces it (assembly/wide.wat) with one that keeps x in 64-bit words
+ * from the first squaring to the last product.
+ */
 function pow5(x: usize): void {
-  frMul(SQ, x, x);
-  frMul(SQ, SQ, SQ);
-  frMul(x, x, SQ);
+  frSqr(SQ, x);
+  frSqr(PROD, SQ); // not in place: a product whose out were always SQ would lose that parameter to binaryen, and the wide build's frSqr (same signature) could not replace it
+  frMul(x, x, PROD);
+}
+
+const DOT: usize = memory.data(<i32>FR_SIZE, 8);
+
+/**
+ * out = a0·b0 + a1·b1 + a2·b2 mod r, the a_i and b_i three consecutive
+ * elements from a and b (a row of the matrix times the state). The wide build
+ * replaces it with one Montgomery reduction of the sum of the three products
+ * (assembly/wide.wat); here it is three products and two additions.
+ */
+function dot3(out: usize, a: usize, b: usize): void {
+  frMul(DOT, a, b);
+  frMul(PROD, el(a, 1), el(b, 1));
+  frAdd(DOT, DOT, PROD);
+  frMul(PROD, el(a, 2), el(b, 2));
+  frAdd(out, DOT, PROD);
 }
 
 /** state ← A·state, A a 3×3 matrix stored row by row. */
 function mix(a: usize): void {
-  for (let i = 0; i < 3; i++) {
-    const row = el(a, 3 * i);
-    const out = el(NEXT, i);
-    frMul(out, row, STATE);
-    frMul(PROD, el(row, 1), el(STATE, 1));
-    frAdd(out, out, PROD);
-    frMul(PROD, el(row, 2), el(STATE, 2));
-    frAdd(out, out, PROD);
-  }
+  // STATE first here and second in the partial rounds: a parameter that every
+  // call passed the same constant would be removed by binaryen, and the wide
+  // build's dot3 (same signature) could not replace this one.
+  for (let i = 0; i < 3; i++) dot3(el(NEXT, i), STATE, el(a, 3 * i));
   memory.copy(STATE, NEXT, 3 * FR_SIZE);
 }
 
@@ -86,11 +101,7 @@ function permute(): void {
     pow5(s0);
     frAdd(s0, s0, c);
     // new s0 = w0·s0 + w1·s1 + w2·s2; s1 += s0·w3; s2 += s0·w4 (with the old s0)
-    frMul(n0, el(w, 0), s0);
-    frMul(PROD, el(w, 1), s1);
-    frAdd(n0, n0, PROD);
-    frMul(PROD, el(w, 2), s2);
-    frAdd(n0, n0, PROD);
+    dot3(n0, w, s0);
     frMul(PROD, s0, el(w, 3));
     frAdd(s1, s1, PROD);
     frMul(PROD, s0, el(w, 4));
@@ -293,7 +304,13 @@ export function poseidonHash(): i32 {
   return POSEIDON_OK;
 }
 
-/** io: n nodes → their ⌈n/2⌉ parents (a lone last node carried up). The parent count, or POSEIDON_NOT_CANONICAL. */
+/**
+ * io: n nodes → their ⌈n/2⌉ parents (a lone last node carried up). The parent
+ * count, or POSEIDON_NOT_CANONICAL. The wide build replaces this function
+ * (assembly/wide.wat) with the same steps on the one-lane hashPair: there the
+ * one-lane permutation, with its matrix rows reduced once (dot3), is faster
+ * than the two lanes of frMul2.
+ */
 export function poseidonLevel(n: u32): i32 {
   const count = <usize>n;
   for (let i: usize = 0; i < count; i++) if (!leIsCanonical(ioBase + i * NODE_BYTES)) return POSEIDON_NOT_CANONICAL;

@@ -6,12 +6,12 @@
 
 export * from "./prover-index";
 import { io } from "./prover-index";
-import { fpMul, FP_SIZE } from "./fp";
-import { frMul } from "./fr";
+import { fpMul, fpSqr, FP_SIZE } from "./fp";
+import { frMul, frSqr } from "./fr";
 export { stageWitness, stageQuotient, stageQuotientPart, stageMsm, stageFinish, stageSelfCheck, readQuotient, readMsm, msmCustom } from "./prover";
 
 /**
- * fpMul (field 0) or frMul (field 1) on raw limbs, for the differential tests
+ * fpMul (field 0), frMul (field 1), fpSqr of a (field 2) or frSqr of a (field 3) on raw limbs, for the differential tests
  * of the two builds (test/assembly/wide.test.ts): a ‖ b (9 little-endian u32
  * limbs each, Montgomery form, any value < 8q with limbs 0..7 below 2^29) →
  * a·b·2^−261 mod q raw at 2·FP_SIZE.
@@ -19,14 +19,18 @@ export { stageWitness, stageQuotient, stageQuotientPart, stageMsm, stageFinish, 
 export function fieldMulRaw(field: i32): void {
   const a = io(0);
   if (field == 0) fpMul(a + 2 * FP_SIZE, a, a + FP_SIZE);
-  else frMul(a + 2 * FP_SIZE, a, a + FP_SIZE);
+  else if (field == 1) frMul(a + 2 * FP_SIZE, a, a + FP_SIZE);
+  else if (field == 2) fpSqr(a + 2 * FP_SIZE, a);
+  else frSqr(a + 2 * FP_SIZE, a);
 }
 
-/** n products in a chain on the operands fieldMulRaw left in the I/O buffer (bench/field.ts): fpMul (field 0) or frMul (field 1). */
+/** n products in a chain on the operands fieldMulRaw left in the I/O buffer (bench/field.ts): fpMul (field 0), frMul (1), fpSqr (2), frSqr (3). */
 export function benchMul(field: i32, n: i32): void {
   const a = io(0);
   for (let i = 0; i < n; i++) {
     if (field == 0) fpMul(a, a, a + FP_SIZE);
-    else frMul(a, a, a + FP_SIZE);
+    else if (field == 1) frMul(a, a, a + FP_SIZE);
+    else if (field == 2) fpSqr(a, a);
+    else frSqr(a, a);
   }
 }

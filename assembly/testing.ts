@@ -281,13 +281,19 @@ export function fp2MulRaw(): void {
   fp2Mul(a + 2 * F2_RAW_BYTES, a, a + F2_RAW_BYTES);
 }
 
+/** fp2Sqr on raw limbs, as fp2MulRaw: a (coefficients < 2p) → a² raw at 2·FP2_SIZE. */
+export function fp2SqrRaw(): void {
+  const a = base();
+  fp2Sqr(a + 2 * F2_RAW_BYTES, a);
+}
+
 // --- benchmark support ----------------------------------------------------------
 
 /**
  * Runs n iterations of one primitive on fixed operands (for bench/verifier.ts
  * cost breakdowns): 0 fpMul, 1 fpAdd, 2 fpSub, 3 fp2Mul, 4 fp2Sqr, 5 fp12Mul,
  * 6 fp12Sqr, 7 fp12CyclotomicSqr, 8 final exponentiation, 9 fpInv, 10 copy of 72 bytes,
- * 11 fp12ExpByU, 12 fp12Frobenius, 13 fp12Inv, 14 fp6Mul, 15 fp6MulBy01, 16 fpAddLazy.
+ * 11 fp12ExpByU, 12 fp12Frobenius, 13 fp12Inv, 14 fp6Mul, 15 fp6MulBy01, 16 fpAddLazy, 17 fpSqr.
  */
 export function benchOp(op: i32, n: i32): void {
   for (let i = 0; i < n; i++) {
@@ -307,6 +313,7 @@ export function benchOp(op: i32, n: i32): void {
     else if (op == 13) fp12Inv(F12C, F12A);
     else if (op == 14) fp6Mul(F12C, F12A, F12B);
     else if (op == 15) fp6MulBy01(F12C, F12A, F2A, F2B);
+    else if (op == 17) fpSqr(FA, FA);
     else fpAddLazy(FC, FA, FB);
   }
 }
@@ -325,4 +332,10 @@ export function benchStage(stage: i32): void {
 export function fpMulRaw(): void {
   const a = base();
   fpMul(a + 2 * FP_SIZE, a, a + FP_SIZE);
+}
+
+/** fpSqr on raw limbs, as fpMulRaw: a → a²·2^−261 mod p raw at 2·FP_SIZE (the wide build's squaring is its own code). */
+export function fpSqrRaw(): void {
+  const a = base();
+  fpSqr(a + 2 * FP_SIZE, a);
 }

@@ -87,11 +87,27 @@ export function buildWasm(path: string = WASM_PATH): void {
   // processes) never expose a half-written module.
   const tmp = `${path}.${process.pid}.tmp`;
   const tmpText = `${path}.${process.pid}.wat.tmp`;
-  const cmd = [
+  const cmd = ascCommand(path, tmp, tmpText);
+  const r = Bun.spawnSync(cmd, { cwd: root, stdout: "pipe", stderr: "pipe" });
+  if (r.exitCode !== 0) throw new Error(`${cmd.join(" ")} failed:\n${r.stdout.toString()}${r.stderr.toString()}`);
+  // The splice runs in its own process: binaryen (≈ 10 MB of JavaScript) is
+  // then never loaded by a process that only checks isStale().
+  const wide = `${widePath(path)}.${process.pid}.tmp`;
+  const splice = [process.execPath, join(root, "scripts", "asc-splice.ts"), tmpText, wide];
+  const w = Bun.spawnSync(splice, { cwd: root, stdout: "pipe", stderr: "pipe" });
+  rmSync(tmpText, { force: true });
+  if (w.exitCode !== 0) throw new Error(`${splice.join(" ")} failed:\n${w.stdout.toString()}${w.stderr.toString()}`);
+  renameSync(wide, widePath(path));
+  renameSync(tmp, path);
+}
+
+/** The asc command that compiles a module (path: one of ALL_WASM_PATHS) to outFile, and to textFile as text (bench/field.ts --without splices variants of that text). */
+export function ascCommand(path: string, outFile: string, textFile: string): string[] {
+  return [
     join(root, "node_modules", ".bin", "asc"),
     ENTRY[path]!,
     "--outFile",
-    tmp,
+    outFile,
     "--optimizeLevel",
     "3",
     "--shrinkLevel",
@@ -106,19 +122,8 @@ export function buildWasm(path: string = WASM_PATH): void {
     "simd",
     // The same module as text, for the wide build's splice.
     "--textFile",
-    tmpText,
+    textFile,
   ];
-  const r = Bun.spawnSync(cmd, { cwd: root, stdout: "pipe", stderr: "pipe" });
-  if (r.exitCode !== 0) throw new Error(`${cmd.join(" ")} failed:\n${r.stdout.toString()}${r.stderr.toString()}`);
-  // The splice runs in its own process: binaryen (≈ 10 MB of JavaScript) is
-  // then never loaded by a process that only checks isStale().
-  const wide = `${widePath(path)}.${process.pid}.tmp`;
-  const splice = [process.execPath, join(root, "scripts", "asc-splice.ts"), tmpText, wide];
-  const w = Bun.spawnSync(splice, { cwd: root, stdout: "pipe", stderr: "pipe" });
-  rmSync(tmpText, { force: true });
-  if (w.exitCode !== 0) throw new Error(`${splice.join(" ")} failed:\n${w.stdout.toString()}${w.stderr.toString()}`);
-  renameSync(wide, widePath(path));
-  renameSync(tmp, path);
 }
 
 if (import.meta.main) {

@@ -11,27 +11,39 @@ import binaryen from "binaryen";
 const root = join(import.meta.dir, "..");
 
 /** The functions of a module's text, by name: each starts at a line ` (func $name ` and ends at the next line ` )`. */
-function functionSpans(text: string): Map<string, { start: number; end: number }> {
-  const spans = new Map<string, { start: number; end: number }>();
-  for (const m of text.matchAll(/^ \(func (\$\S+)/gm)) {
+function functionSpans(text: string): Map<string, { start: number; end: number; signature: string }> {
+  const spans = new Map<string, { start: number; end: number; signature: string }>();
+  for (const m of text.matchAll(/^ \(func (\$\S+)(.*)$/gm)) {
     const end = text.indexOf("\n )\n", m.index);
-    spans.set(m[1]!, { start: m.index!, end: end + 4 });
+    spans.set(m[1]!, { start: m.index!, end: end + 4, signature: signature(m[2]!) });
   }
   return spans;
 }
 
+/** A function header's parameter and result types, without names: "(param $0 i32) (param $1 i32)" → "i32 i32 →". */
+function signature(header: string): string {
+  const params = [...header.matchAll(/\(param \$\S+ (\w+)\)/g)].map((m) => m[1]);
+  const results = [...header.matchAll(/\(result (\w+)\)/g)].map((m) => m[1]);
+  return `${params.join(" ")} → ${results.join(" ")}`;
+}
+
 /**
  * The wide build of an asc module given as text: every function defined in
- * assembly/wide.wat replaces the module's function of the same name (those
- * the module does not have are left out), binaryen validates the result with
+ * assembly/wide.wat replaces the module's function of the same name and
+ * signature (those the module does not have, or has inlined or with fewer
+ * parameters, are left out), binaryen validates the result with
  * the wide-arithmetic feature on and optimises the spliced functions (the rest
  * is asc's optimised code, unchanged), and returns the binary.
  */
-export function spliceWide(text: string): Uint8Array {
-  const wideText = readFileSync(join(root, "assembly", "wide.wat"), "utf8");
+export function spliceWide(text: string, wideText: string = readFileSync(join(root, "assembly", "wide.wat"), "utf8")): Uint8Array {
   const replacements = functionSpans(wideText);
   const targets = functionSpans(text);
-  const spliced = [...replacements].filter(([name]) => targets.has(name)).sort(([a], [b]) => targets.get(b)!.start - targets.get(a)!.start);
+  // A function the module inlined is absent, and one whose parameter binaryen
+  // removed (every call passed the same constant) has another signature: the
+  // replacement fits neither, and the portable code stays.
+  const spliced = [...replacements]
+    .filter(([name, span]) => targets.get(name)?.signature === span.signature)
+    .sort(([a], [b]) => targets.get(b)!.start - targets.get(a)!.start);
   // Every module multiplies in Fp: a splice that finds nothing means asc
   // renamed or inlined the products, and the "wide" build would silently be
   // the portable one.

@@ -14,6 +14,7 @@ export type TestExports = VerifierExports & {
   fpOp(op: number): number;
   fp2Op(op: number): number;
   fp2MulRaw(): void;
+  fp2SqrRaw(): void;
   fp12Op(op: number, expLen: number): number;
   g1Add(): number;
   g1Mul(): number;

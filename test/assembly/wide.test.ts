@@ -14,6 +14,7 @@ import { parseProof, toBytes32 } from "../../src/verifier/encoding.ts";
 import { instantiateVerifier, type VerifierExports } from "../../src/verifier/wasm.ts";
 import { Status } from "../../src/verifier/layout.ts";
 import { chooseWasmBuild, WIDE_PROBE, type WasmBuild, wideArithmeticSupported } from "../../src/wasm-engine.ts";
+import { poseidon2 as litePoseidon2 } from "poseidon-lite/poseidon2";
 import * as S from "./support.ts";
 
 const FP_SIZE = 36;
@@ -57,14 +58,14 @@ function mulRaw(w: RawExports, call: () => void, a: bigint, b: bigint): Uint8Arr
   return new Uint8Array(w.memory.buffer, w.io(0) + 2 * FP_SIZE, FP_SIZE).slice();
 }
 
-type ProverTest = RawExports & { fieldMulRaw(field: number): void };
+type ProverTest = RawExports & { fieldMulRaw(field: number): void; poseidonHash(): number; poseidonLevel(n: number): number };
 const proverTest = async (build: WasmBuild): Promise<ProverTest> => {
   const module = await WebAssembly.compile(await Bun.file(buildPath(PROVER_TEST_WASM_PATH, build)).arrayBuffer());
   return (await instantiate<ProverTest>(module, {})).exports as unknown as ProverTest;
 };
 
-let portable: S.TestExports & { fpMulRaw(): void };
-let wide: S.TestExports & { fpMulRaw(): void };
+let portable: S.TestExports & { fpMulRaw(): void; fpSqrRaw(): void };
+let wide: S.TestExports & { fpMulRaw(): void; fpSqrRaw(): void };
 let proverPortable: ProverTest;
 let proverWide: ProverTest;
 beforeAll(async () => {
@@ -151,6 +152,70 @@ describe("the wide build's products equal the portable build's and the BigInt re
       expect(checked).toBe(xs.length * 7);
     });
   }
+  for (const [name, q, field] of [
+    ["fpSqr", S.P, 2],
+    ["frSqr", S.R, 3],
+  ] as const) {
+    test(`${name} (the wide build's own squaring: 10 word products) on raw limbs: the edges and random operands < q, < 2^256, < 8q`, () => {
+      const inv = S.invMod(R261 % q, q);
+      const xs = operands(q, 200);
+      for (const a of xs) {
+        const expected = (((a * a) % q) * inv) % q;
+        const viaWide = fromLimbs(mulRaw(proverWide, () => proverWide.fieldMulRaw(field), a, 0n));
+        const viaPortable = fromLimbs(mulRaw(proverPortable, () => proverPortable.fieldMulRaw(field), a, 0n));
+        if (viaWide !== expected || viaPortable !== expected) throw new Error(`${name}(${a}): wide ${viaWide}, portable ${viaPortable}, expected ${expected}`);
+        if (field === 2) expect(fromLimbs(mulRaw(wide, () => wide.fpSqrRaw(), a, 0n))).toBe(expected);
+      }
+      expect(xs.length).toBe(613);
+    });
+  }
+  test("fp2Sqr on raw limbs: coefficients from the edges and random values < 2p (the wide one accepts them; the portable one, < p)", () => {
+    const inv = S.invMod(R261 % S.P, S.P);
+    const xs = [...operands(S.P, 60).filter((x) => x < 2n * S.P), S.P - 1n, 2n * S.P - 1n];
+    const raw = (w: S.TestExports, a: bigint[]) => {
+      const ptr = w.io(6 * FP_SIZE);
+      const view = new Uint8Array(w.memory.buffer, ptr, 6 * FP_SIZE);
+      a.forEach((x, i) => view.set(limbs(x), i * FP_SIZE));
+      w.fp2SqrRaw();
+      const out = new Uint8Array(w.memory.buffer, w.io(0) + 4 * FP_SIZE, 2 * FP_SIZE);
+      return [fromLimbs(out.subarray(0, FP_SIZE)), fromLimbs(out.subarray(FP_SIZE))];
+    };
+    let checked = 0;
+    for (const [i, x] of xs.entries()) {
+      for (const y of [xs[(i * 7 + 1) % xs.length]!, x, 0n, 2n * S.P - 1n]) {
+        const c0 = (((x * x - y * y) % S.P) + S.P) % S.P;
+        const c1 = (2n * x * y) % S.P;
+        const expected = [(c0 * inv) % S.P, (c1 * inv) % S.P];
+        expect(raw(wide, [x, y])).toEqual(expected);
+        // The portable fp2Sqr subtracts with fpSub, which takes reduced operands only.
+        if (x < S.P && y < S.P) expect(raw(portable, [x, y])).toEqual(expected);
+        checked++;
+      }
+    }
+    expect(checked).toBe(xs.length * 4);
+  });
+  test("Poseidon (the wide build's S-box squarings, matrix rows with one reduction, one-lane level): poseidonHash and poseidonLevel equal poseidon-lite on both builds", () => {
+    const edges = [0n, 1n, 2n, S.R - 1n, S.R - 2n, (1n << 253n) + 1n];
+    const xs = [...edges, ...Array.from({ length: 40 }, () => random256() % S.R)];
+    const le = (x: bigint) => Buffer.from(x.toString(16).padStart(64, "0"), "hex").reverse();
+    const fromLe = (b: Uint8Array) => BigInt(`0x${Buffer.from(b).reverse().toString("hex") || "0"}`);
+    const nodes = xs.flatMap((x, i) => [x, xs[(i * 5 + 3) % xs.length]!]);
+    nodes.push(7n); // an odd last node: carried up unhashed
+    const expected = [...Array.from({ length: xs.length }, (_, i) => litePoseidon2([nodes[2 * i]!, nodes[2 * i + 1]!])), 7n];
+    for (const w of [proverWide, proverPortable]) {
+      for (let i = 0; i < xs.length; i += 5) {
+        const ptr = w.io(64);
+        new Uint8Array(w.memory.buffer, ptr, 64).set(Buffer.concat([le(nodes[2 * i]!), le(nodes[2 * i + 1]!)]));
+        expect(w.poseidonHash()).toBe(0);
+        expect(fromLe(new Uint8Array(w.memory.buffer, w.io(0), 32))).toBe(expected[i]!);
+      }
+      const ptr = w.io(32 * nodes.length);
+      new Uint8Array(w.memory.buffer, ptr, 32 * nodes.length).set(Buffer.concat(nodes.map(le)));
+      expect(w.poseidonLevel(nodes.length)).toBeGreaterThanOrEqual(0);
+      const out = new Uint8Array(w.memory.buffer, w.io(0), 32 * expected.length);
+      expect(Array.from({ length: expected.length }, (_, i) => fromLe(out.subarray(32 * i, 32 * i + 32)))).toEqual(expected);
+    }
+  });
   test("fp2Mul on raw limbs: coefficients from the edges and random values < 4p (the lazy sums it accepts)", () => {
     const inv = S.invMod(R261 % S.P, S.P);
     const xs = operands(S.P, 30).filter((x) => x < 4n * S.P);
