@@ -386,6 +386,33 @@ export async function recordExamples(wrap: <T extends App>(app: T) => T = (app) 
   await call("addGroupMembers", "Budgeted group", "POST", "/v1/groups/budgeted/members", { body: { identity_commitments: ["7"] } });
   await bodyFailures("enrolBudgetMember", "POST", "/v1/groups/budgeted/enrolments");
   await authFailures("enrolBudgetMember", "POST", "/v1/groups/budgeted/enrolments", enrolment);
+  // Budget spends (issue 40): a merchant key paid at a registered origin asks the budgeted group for a spend.
+  const merchant = await createKey(store, clock, "shop-a", 0);
+  await store.setOrigins(merchant.record.id, ["https://shop-a.example"]);
+  const spend = (origin: string) => ({
+    group_id: "budgeted",
+    action: "purchase",
+    context: { amount: "20.00", currency: "EUR", "@request": { origin, method: "POST", path: "/checkout" } },
+  });
+  await call("requestChallenge", "A budget challenge", "POST", "/v1/verify/challenge", { key: merchant.key, body: spend("https://shop-a.example") });
+  await call("requestChallenge", "Origin not registered for this key", "POST", "/v1/verify/challenge", {
+    key: merchant.key,
+    body: spend("https://shop-b.example"),
+  });
+  await call("requestChallenge", "Key has no registered origin", "POST", "/v1/verify/challenge", { body: spend("https://shop-a.example") });
+  const notes = await call("listBudgetNotes", "Notes and checkpoints", "GET", "/v1/groups/budgeted/notes", { key: null });
+  await call("listBudgetNotes", "Not modified", "GET", "/v1/groups/budgeted/notes", {
+    key: null,
+    headers: { "if-none-match": `"${notes.body.size}-${notes.body.checkpoints.at(-1).sequence}"` },
+  });
+  await call("listBudgetNotes", "Invalid field", "GET", "/v1/groups/budgeted/notes?offset=0", { key: null });
+  await call("listBudgetNotes", "Group not found", "GET", "/v1/groups/nobody/notes", { key: null });
+  await call("listBudgetNotes", "Group not budgeted", "GET", "/v1/groups/household/notes", { key: null });
+  const notesLimited = wrap(createApp({ ...deps, limits: { membersReadsPerMinute: 1 } }));
+  await call("listBudgetNotes", "Notes and checkpoints", "GET", "/v1/groups/budgeted/notes", { key: null, app: notesLimited });
+  await call("listBudgetNotes", "Too many reads of group members", "GET", "/v1/groups/budgeted/notes", { key: null, app: notesLimited });
+  await call("listBudgetNotes", "Service unavailable", "GET", "/v1/groups/budgeted/notes", { key: null, app: unavailable });
+  await call("listBudgetNotes", "Internal server error", "GET", "/v1/groups/budgeted/notes", { key: null, app: broken });
   await call("setGroupMandate", "Set", "PUT", "/v1/groups/household/mandate", { body: { actions: ["purchase"] } });
   await call("setGroupMandate", "Invalid field", "PUT", "/v1/groups/household/mandate", { body: { max_totl: "1" } });
   await call("setGroupMandate", "Group not found", "PUT", "/v1/groups/nobody/mandate", { body: mandate });

@@ -4,6 +4,7 @@
 // (configHelp, configTable; test/config.test.ts fails when the README's table
 // differs, and `bun scripts/readme-config.ts` rewrites it).
 import { availableParallelism } from "node:os";
+import { FileOffsetClock } from "./clock";
 import { TREE_BYTES_PER_LEAF, treeCacheMbFor } from "./groups/tree-budget";
 
 interface Common {
@@ -194,6 +195,22 @@ export const SETTINGS = {
     description:
       "reads of the keyless members route per client (IPv4 address, IPv6 /64) per sliding minute, per process; every request counts, 304s too (0 = no limit)",
   },
+  budgetCheckpointS: {
+    env: "BUDGET_CHECKPOINT_S",
+    kind: "integer",
+    min: 1,
+    max: 3_600,
+    default: 10,
+    description: "seconds between a node's notes checkpoints of the budgeted groups whose notes grew (docs/protocol.md, Roots)",
+  },
+  budgetCheckpointWindow: {
+    env: "BUDGET_CHECKPOINT_WINDOW",
+    kind: "integer",
+    min: 1,
+    max: 10_000,
+    default: 36,
+    description: "how many of a budgeted group's newest notes checkpoints a spend may name (keep window × BUDGET_CHECKPOINT_S above 300 s plus proving)",
+  },
   auditRetentionDays: {
     env: "AUDIT_RETENTION_DAYS",
     kind: "integer",
@@ -224,6 +241,13 @@ export const SETTINGS = {
     max: 60_000,
     default: 10_000,
     description: "milliseconds one webhook delivery attempt may take, connection to answer; then it counts as failed and is retried",
+  },
+  testClockFile: {
+    env: "TEST_CLOCK_FILE",
+    kind: "text",
+    default: "",
+    description:
+      "tests and demos only: a file holding an offset in ms that shifts the service's clock (rewritten to move time, e.g. a day ahead), and the clock `zkagent fetch` checks a budget challenge's periods against; refused with NODE_ENV=production or a HOST that is not loopback",
   },
   webhooksPollMs: {
     env: "WEBHOOKS_POLL_MS",
@@ -283,8 +307,23 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(
       `GROUP_TREE_CACHE_MB ${config.groupTreeCacheMb} cannot hold one group of GROUP_MAX_MEMBERS ${config.groupMaxMembers} (${needed} MiB at ${TREE_BYTES_PER_LEAF} B a leaf): raise it to ${needed} or lower GROUP_MAX_MEMBERS`,
     );
+  if (config.testClockFile) {
+    // A moved clock decides expiry, periods and budgets: never on a service others reach.
+    if (env.NODE_ENV === "production") throw new ConfigError("TEST_CLOCK_FILE is for tests and demos: it is refused with NODE_ENV=production");
+    if (!LOOPBACK_HOST.test(config.hostname as string))
+      throw new ConfigError(
+        `TEST_CLOCK_FILE is for tests and demos: it is refused unless HOST is a loopback address (127.0.0.1, ::1, localhost), got "${config.hostname}"`,
+      );
+    try {
+      new FileOffsetClock(config.testClockFile as string);
+    } catch (error) {
+      throw new ConfigError(`TEST_CLOCK_FILE ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
   return Object.freeze(config as Config);
 }
+
+const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|::1|\[::1\])$/i;
 
 /** True when the default is described in words rather than shown as a value. */
 const describedDefault = (setting: Setting): boolean =>

@@ -36,6 +36,8 @@ export interface AppDeps {
     groupAdditionsInFlight?: number;
     groupAdditionsInFlightTotal?: number;
     membersReadsPerMinute?: number;
+    /** Issue 40 (config.ts BUDGET_CHECKPOINT_WINDOW): how many newest notes checkpoints a spend may name. */
+    budgetCheckpointWindow?: number;
   };
   /** PUBLIC_URL: the server of the OpenAPI document; absent, the document names the host that served it. */
   publicUrl?: string;

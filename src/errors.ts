@@ -82,6 +82,17 @@ const catalogue = {
     error: "Identity enrolled before",
     message: "An identity is enrolled in a budgeted group once, ever (removed or not): enrol a new identity.",
   },
+  // Issue 40: budget spends. A budget challenge's payee is one of the asking key's registered origins (zkagent keys set-origins).
+  key_no_origin: {
+    status: 409,
+    error: "Key has no registered origin",
+    message: "A budget spend pays one of the key's registered origins: register them with zkagent keys set-origins.",
+  },
+  origin_not_registered: {
+    status: 403,
+    error: "Origin not registered for this key",
+    message: "The context's @request.origin must be one of the key's registered origins (zkagent keys set-origins).",
+  },
   group_challenger_forbidden: {
     status: 403,
     error: "Key may not challenge this group",

@@ -3,11 +3,12 @@ import { GroupTrees, type TreeCache } from "./groups/cache";
 import { ThreadTreeCache } from "./groups/thread";
 import { createApp } from "./app";
 import { CircuitRegistry, rebuildCircuitListings, SHIPPED_CIRCUIT_ID, seedShippedCircuit, setupOf } from "./circuits/registry";
-import { systemClock } from "./clock";
+import { type Clock, clockFor } from "./clock";
 import type { Config } from "./config";
 import type { AppDeps } from "./deps";
 import { createLogger, type Logger } from "./log";
 import { IDEMPOTENCY_RETENTION_MS } from "./http/idempotency";
+import { NotesCheckpointer } from "./budgets/checkpoints";
 import { Lifecycle } from "./lifecycle";
 import { RETENTION_MS } from "./modules/challenges/lifecycle";
 import { bootstrapKey } from "./modules/keys/service";
@@ -17,7 +18,6 @@ import type { Receipts } from "./receipts/service";
 import { ReceiptSigner } from "./receipts/signer";
 import { openStore } from "./store";
 import type { Store } from "./store/interface";
-import type { Clock } from "./clock";
 import { batchingServiceVerifier } from "./verifier/service";
 import { DeliveryWorker, WEBHOOK_RETENTION_MS } from "./webhooks/worker";
 import pkg from "../package.json";
@@ -95,6 +95,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const logger = createLogger(config.logLevel);
   const store = await openStore(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous, groupRootDurationMs: config.groupRootDurationS * 1000 });
   const lifecycle = new Lifecycle();
+  const clock = clockFor(config);
   // The one place the service's verifier is chosen: proofs that arrive while
   // one is being verified are verified together (verifier/batching.ts); on
   // PostgreSQL by default on a thread of its own, so the database round trips
@@ -111,7 +112,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     verifierFor: (verificationKey) => batchingServiceVerifier({ ...verifierOptions, verificationKey }),
   });
   try {
-    await seedShippedCircuit(store, systemClock.now());
+    await seedShippedCircuit(store, clock.now());
     // Rows stored before listings were: re-checked and rebuilt once (a no-op on every later start).
     const rebuilt = await rebuildCircuitListings(store);
     for (const { id, reason } of rebuilt.refused) logger.warn("circuit not served: its stored transcript failed the checks", { circuit_id: id, reason });
@@ -139,7 +140,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const deps: AppDeps = {
     store,
     receipts,
-    clock: systemClock,
+    clock,
     verifier,
     circuits,
     logger,
@@ -155,27 +156,30 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       groupAdditionsInFlight: config.groupAdditionsInFlight,
       groupAdditionsInFlightTotal: config.groupAdditionsInFlightTotal,
       membersReadsPerMinute: config.membersReadsPerMinute,
+      budgetCheckpointWindow: config.budgetCheckpointWindow,
     },
     metricsToken: config.metricsToken || undefined,
     publicUrl: config.publicUrl || undefined,
     webhooks: { allowPrivate: config.webhooksAllowPrivate === "true" },
   };
 
-  if (options.bootstrap !== false) await bootstrapAndAnnounce(store, systemClock, config.defaultRateLimit);
+  if (options.bootstrap !== false) await bootstrapAndAnnounce(store, clock, config.defaultRateLimit);
 
   // Every node may purge: the DELETE is idempotent and touches only expired rows.
   let purging: Promise<void> = Promise.resolve();
   const purge = () => (purging = purgeOnce());
   const purgeOnce = async () => {
     try {
-      const removed = await store.purgeChallenges(systemClock.now() - RETENTION_MS);
+      const removed = await store.purgeChallenges(clock.now() - RETENTION_MS);
       if (removed > 0) logger.info("purged expired sessions", { removed });
-      await store.purgeIdempotency(systemClock.now() - IDEMPOTENCY_RETENTION_MS);
+      await store.purgeIdempotency(clock.now() - IDEMPOTENCY_RETENTION_MS);
       // Finished webhook deliveries stay listable (and redeliverable) for WEBHOOK_RETENTION_MS.
-      await store.purgeWebhooks(systemClock.now() - WEBHOOK_RETENTION_MS);
+      await store.purgeWebhooks(clock.now() - WEBHOOK_RETENTION_MS);
+      // Notes checkpoints no spend can name any more: a day old and out of the window (one a group per BUDGET_CHECKPOINT_S otherwise).
+      await store.purgeCheckpoints(clock.now() - DAY_MS, config.budgetCheckpointWindow);
       // The only DELETE the append-only audit log allows (see the store's purgeAudit).
       if (config.auditRetentionDays > 0) {
-        const removed = await store.purgeAudit(systemClock.now() - config.auditRetentionDays * DAY_MS);
+        const removed = await store.purgeAudit(clock.now() - config.auditRetentionDays * DAY_MS);
         if (removed > 0) logger.info("purged audit entries past retention", { removed, retention_days: config.auditRetentionDays });
       }
     } catch (error) {
@@ -186,10 +190,21 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   purgeTimer.unref();
   await purge();
 
+  // Every node records notes checkpoints of the budgeted groups that grew (docs/protocol.md, "Roots"); nodes agree on each sequence by its unique key.
+  const checkpointer = new NotesCheckpointer(store, () => clock.now());
+  let checkpointing: Promise<void> = Promise.resolve();
+  const checkpoint = () =>
+    (checkpointing = checkpointer.tick().then(
+      () => {},
+      (error) => logger.warn("notes checkpoint failed", { error: String(error) }),
+    ));
+  const checkpointTimer = setInterval(checkpoint, config.budgetCheckpointS * 1000);
+  checkpointTimer.unref();
+
   // Every node delivers webhooks from the outbox (docs/webhooks.md); the worker only reads it, signs and sends.
   const webhooks = new DeliveryWorker({
     store,
-    clock: systemClock,
+    clock,
     logger,
     receipts,
     metrics,
@@ -205,6 +220,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   logger.info("listening", { url, database: deps.store.kind, swagger: `${url}/swagger` });
   const warning = localIssuerWarning(config, receipts.issuer);
   if (warning) logger.warn("PUBLIC_URL is not set: receipts carry a local issuer", warning);
+  if (config.testClockFile)
+    logger.warn("the clock is a test clock", { setting: `TEST_CLOCK_FILE=${config.testClockFile}`, now: new Date(clock.now()).toISOString() });
   const privateWebhooks = privateWebhooksWarning(config);
   if (privateWebhooks) logger.warn("webhooks may reach private addresses", privateWebhooks);
   // Which setup the proofs of new challenges rest on (docs/trust.md).
@@ -222,6 +239,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       lifecycle.draining = true;
       logger.info("draining", { delay_ms: options.drainDelayMs ?? 0 });
       clearInterval(purgeTimer);
+      clearInterval(checkpointTimer);
       // No new claims from here: deliveries of decisions made while draining go to the other nodes'
       // polls (or this node's restart). Attempts in flight finish meanwhile, each within its deadline,
       // and are recorded, so no lease is left to expire (docs/webhooks.md, Shutdown).
@@ -237,6 +255,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       // Elysia runs onAfterResponse hooks (request log, metrics) a tick after the response is out.
       await new Promise((resolve) => setImmediate(resolve));
       await purging; // a purge in progress still holds the database
+      await checkpointing;
       await webhooksStopped; // attempts in flight end within their deadline and are recorded
       await store.close();
       await circuits.close();

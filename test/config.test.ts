@@ -2,7 +2,10 @@
 // bad value; the README's table and `serve --help` come from the same SETTINGS.
 import { describe, expect, test } from "bun:test";
 import { availableParallelism } from "node:os";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { clockFor, FileOffsetClock, setTestClock, systemClock } from "../src/clock";
 import { ConfigError, configHelp, configTable, loadConfig, SETTINGS } from "../src/config";
 import { withGeneratedTable } from "../scripts/readme-config";
 
@@ -30,11 +33,14 @@ describe("loadConfig", () => {
       groupTreeThread: "on",
       groupRootDurationS: 3600,
       membersReadsPerMinute: 600,
+      budgetCheckpointS: 10,
+      budgetCheckpointWindow: 36,
       auditRetentionDays: 365,
       metricsToken: "",
       webhooksAllowPrivate: "false",
       webhooksTimeoutMs: 10_000,
       webhooksPollMs: 1000,
+      testClockFile: "",
     });
   });
 
@@ -65,6 +71,8 @@ describe("loadConfig", () => {
       GROUP_TREE_THREAD: "off",
       GROUP_ROOT_DURATION_S: "60",
       GROUP_MEMBERS_READS_PER_MINUTE: "0",
+      BUDGET_CHECKPOINT_S: "5",
+      BUDGET_CHECKPOINT_WINDOW: "72",
       AUDIT_RETENTION_DAYS: "0",
       METRICS_TOKEN: "t0ken-0123456789abcdef",
       WEBHOOKS_ALLOW_PRIVATE: "true",
@@ -93,11 +101,14 @@ describe("loadConfig", () => {
       groupTreeThread: "off",
       groupRootDurationS: 60,
       membersReadsPerMinute: 0,
+      budgetCheckpointS: 5,
+      budgetCheckpointWindow: 72,
       auditRetentionDays: 0,
       metricsToken: "t0ken-0123456789abcdef",
       webhooksAllowPrivate: "true",
       webhooksTimeoutMs: 2500,
       webhooksPollMs: 200,
+      testClockFile: "",
     });
     expect(Object.isFrozen(config)).toBe(true);
   });
@@ -159,6 +170,35 @@ describe("receipt settings", () => {
   test("help and table describe the two without showing a value", () => {
     expect(configTable()).toContain("| `PUBLIC_URL` | the listen address | http(s) URL |");
     expect(configTable()).toContain("| `RECEIPT_KEY_SECRET` | none: keys stored plain | text, ≥ 32 characters |");
+  });
+});
+
+describe("TEST_CLOCK_FILE (tests and demos only)", () => {
+  const file = join(mkdtempSync(join(tmpdir(), "zkagent-clock-")), "clock");
+  writeFileSync(file, "0\n");
+  test("accepted on a loopback address; the service's clock then reads the file's offset at every reading", () => {
+    const config = loadConfig({ TEST_CLOCK_FILE: file, HOST: "127.0.0.1" });
+    const clock = clockFor(config);
+    expect(clock).toBeInstanceOf(FileOffsetClock);
+    const day = 86_400_000;
+    setTestClock(file, Date.now() + day);
+    expect(Math.abs(clock.now() - (Date.now() + day))).toBeLessThan(1_000);
+    setTestClock(file, Date.UTC(2026, 10, 29, 12));
+    expect(Math.abs(clock.now() - Date.UTC(2026, 10, 29, 12))).toBeLessThan(1_000);
+    expect(clockFor(loadConfig({ HOST: "127.0.0.1" }))).toBe(systemClock);
+  });
+  test.each([
+    [{ HOST: "0.0.0.0" }, /unless HOST is a loopback address/],
+    [{ HOST: "127.0.0.1", NODE_ENV: "production" }, /refused with NODE_ENV=production/],
+  ])("refused where others could reach the service: %p", (env, message) => {
+    expect(() => loadConfig({ TEST_CLOCK_FILE: file, ...env })).toThrow(message);
+    expect(() => loadConfig({ TEST_CLOCK_FILE: file, ...env })).toThrow(ConfigError);
+  });
+  test("a missing or unreadable file is refused at start, naming the setting", () => {
+    expect(() => loadConfig({ TEST_CLOCK_FILE: `${file}-missing`, HOST: "127.0.0.1" })).toThrow(/^TEST_CLOCK_FILE /);
+    const bad = `${file}-bad`;
+    writeFileSync(bad, "tomorrow");
+    expect(() => loadConfig({ TEST_CLOCK_FILE: bad, HOST: "127.0.0.1" })).toThrow(/must hold an integer offset in ms/);
   });
 });
 

@@ -27,7 +27,10 @@
 // shop stays strict: a signature without a nonce is refused.
 //
 // Optional: ZKAGENT_GROUPS=household,team-b (the groups whose members may
-// order; none: group claims are refused) and ZKAGENT_ORIGIN=https://shop.example
+// order; none: group claims are refused), ZKAGENT_BUDGET_GROUPS=family-budget
+// (the budgeted groups whose members may pay for an order from their budget:
+// the spend is the order's amount and currency; none: budget claims are
+// refused) and ZKAGENT_ORIGIN=https://shop.example
 // (the shop's public origin, which challenges bind; set it behind a proxy
 // that terminates TLS or rewrites Host).
 import { randomUUID } from "node:crypto";
@@ -57,6 +60,8 @@ export interface ShopOptions {
   apiKey: string;
   /** The groups whose members may order (and browse). */
   groups?: string[];
+  /** The budgeted groups whose members may pay for an order from their budget. */
+  budgets?: string[];
   /** The shop's public origin. */
   origin?: string;
   /** The operators whose signed agents may browse the catalog. */
@@ -88,6 +93,7 @@ export function shopOptionsFromEnv(env: Record<string, string | undefined>, requ
     zkagentUrl: required("ZKAGENT_URL"),
     apiKey: required("ZKAGENT_API_KEY"),
     groups: list(env.ZKAGENT_GROUPS),
+    budgets: list(env.ZKAGENT_BUDGET_GROUPS),
     signatureAgents: list(env.ZKAGENT_SIGNATURE_AGENTS),
     allowInsecureLoopback: ["1", "true"].includes(env.ZKAGENT_ALLOW_INSECURE_LOOPBACK ?? ""),
     ...(env.ZKAGENT_ORIGIN ? { origin: env.ZKAGENT_ORIGIN } : {}),
@@ -103,10 +109,13 @@ export function shopOptionsFromEnv(env: Record<string, string | undefined>, requ
 export function acceptanceLines(options: ShopOptions): string[] {
   const groups = options.groups ?? [];
   const operators = options.signatureAgents ?? [];
+  const budgets = options.budgets ?? [];
   const members = groups.length > 0 ? `members of ${groups.join(", ")}` : "no group's members (ZKAGENT_GROUPS unset)";
+  const spenders = budgets.length > 0 ? `a member of ${budgets.join(", ")}` : "no budgeted group's member (ZKAGENT_BUDGET_GROUPS unset)";
   return [
     `  zkagent service: ${options.zkagentUrl} (agents and groups registered under its API key)`,
     `  POST /orders: a proof of "purchase" for the order's amount and currency from a registered agent, or from ${members}`,
+    `  POST /orders: a spend of the order's amount and currency from the budget of ${spenders}`,
     `  GET /catalog: the same proofs (action "browse"), a registered agent's signature, or ${operators.length > 0 ? `a signed agent of ${operators.join(", ")}` : "no operator's signed agents (ZKAGENT_SIGNATURE_AGENTS unset)"}`,
     `  challenges bind ${options.origin ? `the origin ${options.origin} (ZKAGENT_ORIGIN)` : "the origin each request arrives with (set ZKAGENT_ORIGIN behind a proxy)"}`,
   ];
@@ -155,7 +164,10 @@ export function createShop(options: ShopOptions) {
       url: options.zkagentUrl,
       apiKey: options.apiKey,
       realm: MERCHANT,
+      // A budget spend pays for the order: the context's amount and currency are what the member's budget is charged.
+      accept: ["zkagent", "group", "budget"],
       groups: options.groups ?? [],
+      budgets: options.budgets ?? [],
       ...(options.origin ? { origin: options.origin } : {}),
       action: "purchase",
       context: ({ body }) => {
@@ -171,8 +183,14 @@ export function createShop(options: ShopOptions) {
     (c) => {
       const session = c.get("zkagent");
       const { amount, currency } = session.context;
-      // Who ordered: a registered agent by its id, or a group's member by its pseudonym and the group.
-      const who = session.scheme === "group" ? { agent_id: session.agent_id, group_id: session.group_id } : { agent_id: session.agent_id };
+      // Who ordered: a registered agent by its id, a group's member by its pseudonym and the group; a budget spend by no one,
+      // only the group whose member paid and the spend's one-time values.
+      const who =
+        session.scheme === "budget"
+          ? { group_id: session.group_id, spend: session.spend }
+          : session.scheme === "group"
+            ? { agent_id: session.agent_id, group_id: session.group_id }
+            : { agent_id: session.agent_id };
       return c.json({ order_id: `ord_${randomUUID()}`, scheme: session.scheme, ...who, amount, currency, receipt: session.receipt }, 201);
     },
   );

@@ -24,6 +24,11 @@ import { checkGroupScope } from "./group/challenge";
 import { parseGroupChallenge, proveGroupChallenge } from "./group/index";
 import { prove, sign } from "./index";
 import { type RequestSigner, requestSigner } from "../web-bot-auth/sign";
+import type { BudgetChallenge } from "./budget/challenge";
+import { parseBudgetChallenge } from "./budget/challenge";
+import { BudgetSpendError } from "./budget/error";
+import { defaultBudgetDir, heldGroups, loadMembership } from "./budget/membership";
+import { type BudgetSpendOptions, type BudgetSpendProof, type SpendOutcome, spendBudget } from "./budget/spend";
 
 /**
  * What the agent proves with: the JSON `zkagent identity new --json` prints
@@ -34,6 +39,12 @@ export interface FetchIdentity {
   agent_id?: string;
   /** For private verification (a group claim). */
   group_id?: string;
+  /**
+   * For a budget spend (a budget claim): the budgeted group's id. The
+   * membership (secret, salt, terms) is the one `zkagent budget join` kept
+   * for the challenge's service and this group (src/agent/budget/).
+   */
+  budget_group?: string;
   /** The agent identity's secret (an agent claim). */
   secret?: string;
   /** The Semaphore identity's private key (a group claim), as Identity.export() writes it. */
@@ -125,6 +136,12 @@ export interface AgentFetchOptions {
   /** The fetch underneath (default the global one). */
   fetch?: (request: Request) => Response | Promise<Response>;
   /**
+   * A budget claim's options (src/agent/budget/spend.ts): where memberships
+   * and wallets are kept (default $XDG_CACHE_HOME/zkagent/budgets), how long
+   * to wait for a checkpoint holding the member's last note, the notes cache.
+   */
+  budget?: Pick<BudgetSpendOptions, "dir" | "checkpointWaitMs" | "checkpointPollMs" | "notesCache" | "lockWaitMs" | "artifacts" | "now">;
+  /**
    * Sign every request sent (each retry afresh) the Web Bot Auth way with the
    * identity's Ed25519 key, naming this origin (the operator's, whose
    * /.well-known/http-message-signatures-directory lists the key: see
@@ -171,7 +188,109 @@ export function readChallenge(response: Response): ZkAgentChallenge | "claim" | 
 function claimOf(identity: FetchIdentity): Record<string, string> {
   if (identity.agent_id) return { agent: identity.agent_id };
   if (identity.group_id) return { group: identity.group_id };
-  throw new TypeError("the identity needs agent_id (or group_id)");
+  if (identity.budget_group) return { budget: identity.budget_group };
+  throw new TypeError("the identity needs agent_id (or group_id, or budget_group)");
+}
+
+/** The zkagent service a budget challenge comes from: the trusted service whose origin serves its circuit. */
+function budgetServiceOf(challenge: ZkAgentChallenge, options: AgentFetchOptions): string {
+  const origin = trustedServiceOf(challenge, options, `the budget challenge for ${challenge.params.group_id ?? "no group"}`);
+  return (options.trustedServices ?? []).find((service) => new URL(service).origin === origin) ?? origin;
+}
+
+/**
+ * The budget challenge a 401 carries: its parameters, and the `budget`
+ * object from the 401's JSON body (`challenge.budget`, as the guard sends
+ * the service's answer) or, failing that, a `budget` parameter holding
+ * base64url JSON of it.
+ */
+function budgetChallengeOf(challenge: ZkAgentChallenge, body: unknown): BudgetChallenge {
+  const { params } = challenge;
+  let budget: unknown = (body as { challenge?: { budget?: unknown } } | null)?.challenge?.budget;
+  if (budget === undefined && params.budget !== undefined) {
+    const text = fromBase64url(params.budget);
+    try {
+      budget = text === null ? undefined : JSON.parse(text);
+    } catch {
+      budget = undefined;
+    }
+  }
+  const number = (value: string | undefined) => (value === undefined ? undefined : Number(value));
+  return parseBudgetChallenge({
+    challenge_id: challenge.challenge_id,
+    nonce: challenge.nonce,
+    action: challenge.action,
+    context: challenge.context,
+    group_id: params.group_id,
+    circuit_id: challenge.circuit_id,
+    expires_in: number(params.expires_in),
+    timestamp: number(params.timestamp),
+    budget,
+  });
+}
+
+/** The budget spend for a challenge: the membership kept for its service and group, checked, proved, recorded; `send` resolves it. */
+async function budgetSpend(
+  challenge: ZkAgentChallenge,
+  body: unknown,
+  options: AgentFetchOptions,
+  send?: (proof: BudgetSpendProof) => Promise<SpendOutcome>,
+): Promise<BudgetSpendProof> {
+  const groupId = options.identity.budget_group;
+  const service = budgetServiceOf(challenge, options);
+  const parsed = budgetChallengeOf(challenge, body);
+  if (groupId !== undefined && parsed.group_id !== groupId)
+    throw new ChallengeError("identity", `the challenge is for group ${parsed.group_id}, the identity claims ${groupId}`, "budget_group");
+  const dir = options.budget?.dir ?? defaultBudgetDir();
+  const membership = loadMembership(dir, service, parsed.group_id);
+  if (!membership)
+    throw new BudgetSpendError("no_membership", `no membership of budgeted group ${parsed.group_id} at ${service} is kept in ${dir} (zkagent budget join)`);
+  const origin = boundOrigin(challenge.context);
+  if (origin === null) throw new ChallengeError("request_mismatch", "a budget challenge must bind the origin it pays (@request.origin)", "context");
+  return spendBudget(
+    { membership, challenge: parsed, service, origin, send },
+    {
+      ...options.budget,
+      dir,
+      fetch:
+        options.fetch === undefined
+          ? undefined
+          : (((input: string | URL | Request, init?: RequestInit) => options.fetch!(new Request(input, init))) as typeof fetch),
+      allowInsecureLoopback: options.allowInsecureLoopback,
+      timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      treeCache: options.treeCache,
+      tableCache: options.tableCache,
+      threads: options.threads,
+      precompute: options.precompute,
+    },
+  );
+}
+
+/** The budget group a claim 401 offers (`budget="<id>"`) when the identity names no claim and a membership of it is kept; else null. */
+function budgetOffer(response: Response, options: AgentFetchOptions): string | null {
+  const { identity } = options;
+  if (identity.agent_id || identity.group_id || identity.budget_group) return null;
+  const header = response.headers.get("www-authenticate");
+  // One challenge per offered group (`ZKAgent realm="…", budget="a", ZKAgent realm="…", budget="b"`): the first held is taken.
+  const offered = ((header === null ? null : parseAuth(header)) ?? []).map((params) => params.budget).filter((id): id is string => id !== undefined);
+  if (offered.length === 0) return null;
+  const held = heldGroups(options.budget?.dir ?? defaultBudgetDir());
+  return offered.find((id) => held.has(id)) ?? null;
+}
+
+/** What a merchant's answer to budget credentials says of the spend (the notes feed is asked first, spend.ts). */
+async function outcomeOf(response: Response): Promise<SpendOutcome> {
+  if (response.ok) return "accepted";
+  if (response.status >= 500) return "unknown";
+  const header = response.headers.get("www-authenticate");
+  const error = (header === null ? null : parseAuth(header))?.[0]?.error;
+  let reason: unknown;
+  try {
+    reason = ((await response.clone().json()) as { reason?: unknown } | null)?.reason;
+  } catch {
+    reason = undefined;
+  }
+  return error === "already_spent" || reason === "already_spent" ? "already_spent" : "refused";
 }
 
 async function defaultCircuit(challenge: ZkAgentChallenge, options: AgentFetchOptions): Promise<LoadedCircuit> {
@@ -246,11 +365,14 @@ async function defaultGroupProver(challenge: ZkAgentChallenge, options: AgentFet
  * so it does not check it (zkagentFetch does, before it calls this); a group
  * challenge's message is checked here too, as it needs no request.
  */
-export async function answerChallenge(challenge: ZkAgentChallenge, options: AgentFetchOptions): Promise<string> {
+export async function answerChallenge(challenge: ZkAgentChallenge, options: AgentFetchOptions, body?: unknown): Promise<string> {
   const { identity } = options;
   const claim = claimOf(identity);
   let proof: string;
-  if (claim.group !== undefined) {
+  if (claim.budget !== undefined) {
+    // Without the request to send it with, the spend is recorded as sent; the next spend resolves it from the notes feed.
+    proof = JSON.stringify(await budgetSpend(challenge, body, options));
+  } else if (claim.group !== undefined) {
     checkGroupMessage({ ...challenge, message: challenge.params.message });
     // The scope too, before any prover (the SDK's or one passed in) sees the challenge: the bound origin's, or none is proved.
     checkGroupScope(challenge.params.group_id ?? "", challenge.params.scope ?? "", challenge.context, boundOrigin(challenge.context) ?? undefined);
@@ -306,18 +428,22 @@ export function zkagentFetch(options: AgentFetchOptions) {
         throw new ChallengeError("timeout", `${original.method} ${original.url}: no answer within ${timeoutMs / 1000} s`, undefined, original.url);
       }
     };
-    let response = await attempt(options.announce ? formatAuth(claimOf(options.identity)) : undefined);
+    let active = options;
+    let response = await attempt(options.announce ? formatAuth(claimOf(active.identity)) : undefined);
     let challenge = readChallenge(response);
     if (challenge === "claim") {
       if (options.announce) return response; // it was claimed already
+      // An identity that names no claim takes a budget claim the 401 offers, for a group it holds a membership of.
+      const offered = budgetOffer(response, options);
+      if (offered !== null) active = { ...options, identity: { ...options.identity, budget_group: offered } };
       await response.body?.cancel();
-      response = await attempt(formatAuth(claimOf(options.identity)));
+      response = await attempt(formatAuth(claimOf(active.identity)));
       challenge = readChallenge(response);
     }
     if (challenge === null || challenge === "claim") return response;
     // The challenge is compared with the request as sent (the URL given, not
     // one a redirect reached): a proof for any other request is never made.
-    const group = claimOf(options.identity).group !== undefined;
+    const group = claimOf(active.identity).group !== undefined;
     try {
       const request = outgoingRequest(original.method, original.url, original.headers.get("content-type"), body);
       checkChallenge({ ...challenge, message: challenge.params.message, group }, request, { action: options.action, maxAmount: options.maxAmount });
@@ -326,7 +452,24 @@ export function zkagentFetch(options: AgentFetchOptions) {
       throw error;
     }
     if (options.approve && !(await options.approve(challenge))) return response;
-    const authorization = await answerChallenge(challenge, options);
+    if (claimOf(active.identity).budget !== undefined) {
+      // A budget spend is sent by the spend itself, so that the wallet records it before it leaves and reads the answer.
+      const body = await response.json().catch(() => null);
+      let answered: Response | undefined;
+      const proof = await budgetSpend(challenge, body, active, async (made) => {
+        const authorization = formatAuth({
+          budget: active.identity.budget_group!,
+          challenge_id: challenge.challenge_id,
+          proof: toBase64url(JSON.stringify(made)),
+        });
+        options.onProof?.(challenge);
+        answered = await attempt(authorization);
+        return outcomeOf(answered);
+      });
+      if (answered === undefined) throw new TypeError(`the budget spend ${proof.nullifier} was made but not sent`);
+      return answered;
+    }
+    const authorization = await answerChallenge(challenge, active);
     await response.body?.cancel();
     options.onProof?.(challenge);
     return attempt(authorization);

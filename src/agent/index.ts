@@ -176,6 +176,25 @@ export {
   syncGroupTree,
 } from "./group/index";
 export { createPrincipal, type PrincipalKeyPair, signMandate, type SignMandateRequest } from "./mandate";
+// Budget spends (a budgeted group's member pays at any merchant that accepts the group, unlinkably): src/agent/budget/.
+export {
+  BUDGET_CIRCUIT_ID,
+  type BudgetChallenge,
+  BudgetSpendError,
+  type BudgetSpendErrorCode,
+  type BudgetSpendOptions,
+  type BudgetSpendProof,
+  type BudgetSpendRequest,
+  defaultBudgetDir,
+  loadMembership,
+  type Membership,
+  membershipOf,
+  parseBudgetChallenge,
+  saveMembership,
+  type SpendOutcome,
+  spendBudget,
+  syncNotes,
+} from "./budget/index";
 // Web Bot Auth for operators: sign agents' requests, publish their key directory (docs/http-auth.md, "Signed agents").
 export {
   DIRECTORY_PATH,

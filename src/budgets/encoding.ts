@@ -105,6 +105,15 @@ export function minorUnits(value: unknown, currency: string): Result<bigint> {
   return { ok: true, value: minor };
 }
 
+/** Minor units as the currency writes them in major units: 2000 EUR → "20.00", 1500 JPY → "1500". */
+export function majorUnits(minor: bigint, currency: string): string {
+  const exponent = currencyExponent(currency);
+  if (!exponent.ok) throw new RangeError(`currency ${exponent.error}`);
+  if (exponent.value === 0) return minor.toString();
+  const text = minor.toString().padStart(exponent.value + 1, "0");
+  return `${text.slice(0, -exponent.value)}.${text.slice(-exponent.value)}`;
+}
+
 /** The RFC 6454 ASCII serialization of an http(s) URL's origin, or why not. */
 export function serializeOrigin(text: unknown): Result<string> {
   if (typeof text !== "string" || text.length === 0 || text.length > 2048) return { ok: false, error: "must be an http or https URL" };

@@ -18,6 +18,7 @@ import type { SnarkjsVerificationKey, Verifier } from "../verifier/types";
 import { Refreshing } from "../refreshing";
 import { listingOf } from "./listing";
 import { pinnedArtifacts } from "./pins";
+import { budgetCircuit, budgetFile, isBudgetCircuitId } from "./budget";
 import { SemaphoreCircuits, semaphoreDepthOf, semaphoreFile } from "./semaphore";
 import { shippedFile } from "./shipped";
 import { circuitIdOf, SHIPPED_CIRCUIT_ID, SHIPPED_VK_HASH } from "./version";
@@ -43,7 +44,7 @@ export const UNKNOWN_REREAD_MS = 100;
  * from a ceremony that verified (zkagent circuits add).
  */
 export const setupOf = (id: string): "development" | "operator" | "semaphore" =>
-  id === SHIPPED_CIRCUIT_ID ? "development" : semaphoreDepthOf(id) !== null ? "semaphore" : "operator";
+  id === SHIPPED_CIRCUIT_ID || isBudgetCircuitId(id) ? "development" : semaphoreDepthOf(id) !== null ? "semaphore" : "operator";
 
 /**
  * A verified ceremony's files as the store keeps them. `files` must have
@@ -170,7 +171,7 @@ export class CircuitRegistry {
 
   /** Every circuit as of at most refreshMs ago, oldest first (GET /v1/circuits). */
   async list(): Promise<CircuitRecord[]> {
-    return [...(await this.view.get()).byId.values(), ...(await this.semaphore.all())];
+    return [...(await this.view.get()).byId.values(), ...(await this.semaphore.all()), budgetCircuit()];
   }
 
   async get(id: string): Promise<CircuitRecord | null> {
@@ -216,7 +217,7 @@ export class CircuitRegistry {
     let bytes = this.artifacts.get(key);
     if (!bytes) {
       const depth = semaphoreDepthOf(id);
-      bytes = depth === null ? this.store.circuitArtifact(id, kind) : semaphoreFile(depth, kind);
+      bytes = isBudgetCircuitId(id) ? budgetFile(kind) : depth === null ? this.store.circuitArtifact(id, kind) : semaphoreFile(depth, kind);
       bytes.then(
         (b) => b ?? this.artifacts.delete(key),
         () => this.artifacts.delete(key),
@@ -238,6 +239,7 @@ export class CircuitRegistry {
   /** A circuit by id: from the view, or from the store when the view lacks it and is UNKNOWN_REREAD_MS old. */
   private async lookup(id: string): Promise<CircuitRecord | undefined> {
     if (semaphoreDepthOf(id) !== null) return (await this.semaphore.byId(id)) ?? undefined;
+    if (isBudgetCircuitId(id)) return budgetCircuit();
     const record = (await this.view.get()).byId.get(id);
     // The shipped id is never unknown: an unseeded store verifies with it (active()).
     if (record || id === SHIPPED_CIRCUIT_ID || this.view.age() < UNKNOWN_REREAD_MS) return record;

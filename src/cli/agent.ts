@@ -8,6 +8,7 @@ import { loadConfig } from "../config";
 import { say, UsageError } from "./args";
 import { runCli } from "./run";
 import { agentCommandsSummary } from "./agent-commands";
+import { budgetCommand, budgetHelp } from "./budget";
 import { directoryCommand, directoryHelp } from "./directory";
 import { fetchCommand, fetchHelp } from "./fetch";
 import { identityCommand, identityHelp } from "./identity";
@@ -29,6 +30,7 @@ The service and its administration (serve, keys, circuits, …) are in the zkage
 const commands: Record<string, { help: string; run: (argv: string[]) => Promise<number> }> = {
   identity: { help: identityHelp, run: identityCommand },
   prove: { help: proveHelp, run: (argv) => proveCommand(argv, loadConfig()) },
+  budget: { help: budgetHelp, run: (argv) => budgetCommand(argv, loadConfig()) },
   sign: { help: signHelp, run: signCommand },
   fetch: { help: fetchHelp, run: fetchCommand },
   mcp: { help: mcpHelp, run: mcpCommand },

@@ -36,7 +36,8 @@ export const ceremonyHelp = `zkagent ceremony — phase 2 of the Groth16 setup, 
       verification key, and prints each contribution. Without DIR: the
       ceremony NAME ships with (default agent_identity; budget_spend reads
       circuits/artifacts/budget_spend/ and its ptau from circuits/ptau/, or
-      --ptau). Exit 0 when it holds, 1 when not.
+      --ptau: from a clone, as the compiled binary carries neither its r1cs
+      nor that ptau). Exit 0 when it holds, 1 when not.
   zkagent ceremony semaphore [--depth D] [--json]
       The Semaphore v4 circuits group challenges use (the public Semaphore
       ceremony's, from @zk-kit/semaphore-artifacts): checks each depth's

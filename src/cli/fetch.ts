@@ -1,5 +1,6 @@
 import {
   type AgentFetchOptions,
+  BudgetSpendError,
   ChallengeError,
   CircuitSourceError,
   type FetchIdentity,
@@ -8,6 +9,8 @@ import {
   zkagentFetch,
 } from "../agent";
 import { parseMaxAmount } from "../agent/checks";
+import { clockFor } from "../clock";
+import type { Config } from "../config";
 import { parseAuth } from "../http-auth/scheme";
 import { isValidSecret } from "../identity/commitment";
 import { parseFieldElement } from "../identity/field";
@@ -41,7 +44,7 @@ export const agentOptionsHelp = `  --action NAME
                how long each request (to the merchant, and to the zkagent
                service for circuits and members) may take; default 30`;
 
-export const fetchHelp = `zkagent fetch URL [-X METHOD] [-H 'Name: value']... [-d BODY] --identity FILE [--action NAME] [--max-amount AMOUNT --currency C] [--timeout SECONDS] [--trust URL]... [--allow-insecure-loopback] [--announce] [--unsigned] [--min-anonymity N] [--signature-agent ORIGIN] [--table-cache DIR | --no-table-cache] [--threads N]
+export const fetchHelp = `zkagent fetch URL [-X METHOD] [-H 'Name: value']... [-d BODY] (--identity FILE | --budget GROUP [--budget-dir DIR]) [--action NAME] [--max-amount AMOUNT --currency C] [--timeout SECONDS] [--trust URL]... [--allow-insecure-loopback] [--announce] [--unsigned] [--min-anonymity N] [--signature-agent ORIGIN] [--table-cache DIR | --no-table-cache] [--threads N]
   A curl for agents: sends the request and answers a ZKAgent challenge
   (docs/http-auth.md) by itself: claims the identity's agent_id, proves for
   the challenge's nonce, action and exact context, signs it, repeats once.
@@ -52,6 +55,12 @@ export const fetchHelp = `zkagent fetch URL [-X METHOD] [-H 'Name: value']... [-
   The response body goes to standard output; exit 0 for a 2xx answer, else 1
   with the status on standard error; exit 3 when a URL cannot be reached
   (refused, unknown host, no answer in time), naming it.
+  --budget GROUP
+               spend from budgeted group GROUP (instead of --identity): the
+               membership \`zkagent budget join\` kept for the --trust service
+               and GROUP proves, its wallet records the spend before it
+               leaves (--budget-dir DIR: where they are kept; default
+               $XDG_CACHE_HOME/zkagent/budgets)
   --identity   the JSON that \`zkagent identity new --json\` prints, with an
                "agent_id" member added (the id the merchant registered); or,
                for private verification, what \`zkagent identity new
@@ -127,6 +136,9 @@ export function readIdentityFile(path: string): FetchIdentity {
   const group_id = text("group_id");
   const secret = text("secret");
   const private_key = text("private_key");
+  const budget_group = text("budget_group");
+  // A budget claim's secret is in the membership zkagent budget join kept, not in this file.
+  if (!agent_id && !group_id && budget_group) return { budget_group };
   if (!agent_id && !group_id) throw new UsageError(`--identity: ${path} has no "agent_id" (add the id the merchant registered)`);
   const common = { agent_id, group_id, identity_commitment: text("identity_commitment") };
   // A group claim (private verification) proves with a Semaphore identity, an agent claim with the agent's secret.
@@ -158,7 +170,13 @@ export function httpUrl(text: string): URL {
   return url;
 }
 
-export async function fetchCommand(argv: string[]): Promise<number> {
+/** The test clock's readings (TEST_CLOCK_FILE: tests and demos only, config.ts refuses it elsewhere). */
+function testClock(config: Pick<Config, "testClockFile">): () => number {
+  const clock = clockFor(config);
+  return () => clock.now();
+}
+
+export async function fetchCommand(argv: string[], config?: Pick<Config, "testClockFile">): Promise<number> {
   const { values, positionals } = parse(
     argv,
     {
@@ -166,6 +184,8 @@ export async function fetchCommand(argv: string[]): Promise<number> {
       header: { type: "string", short: "H", multiple: true },
       data: { type: "string", short: "d" },
       identity: { type: "string" },
+      budget: { type: "string" },
+      "budget-dir": { type: "string" },
       trust: { type: "string", multiple: true },
       "allow-insecure-loopback": { type: "boolean" },
       "cache-dir": { type: "string" },
@@ -182,8 +202,8 @@ export async function fetchCommand(argv: string[]): Promise<number> {
   if (values.help) return (process.stdout.write(`${fetchHelp}\n`), 0);
   if (positionals.length !== 1) throw new UsageError("fetch needs exactly one URL");
   const url = httpUrl(positionals[0]!);
-  if (!values.identity) throw new UsageError("--identity is required");
-  const identity = readIdentityFile(values.identity);
+  if ((values.identity === undefined) === (values.budget === undefined)) throw new UsageError("one of --identity and --budget is required");
+  const identity: FetchIdentity = values.identity ? readIdentityFile(values.identity) : { budget_group: values.budget };
   const headers = new Headers();
   for (const line of values.header ?? []) {
     const colon = line.indexOf(":");
@@ -210,6 +230,11 @@ export async function fetchCommand(argv: string[]): Promise<number> {
     ...groupChoice(values),
     ...tableChoice(values),
     fetch: observed(values.verbose === true),
+    budget: {
+      ...(values["budget-dir"] === undefined ? {} : { dir: values["budget-dir"] }),
+      // TEST_CLOCK_FILE (tests and demos): the spend's periods are checked against the service's test clock.
+      ...(config?.testClockFile ? { now: testClock(config) } : {}),
+    },
     onProof: values.verbose ? (challenge) => warn(`zkagent: proved challenge ${shown(challenge.challenge_id)} (action ${shown(challenge.action)})`) : undefined,
   });
   let response: Response;
@@ -294,7 +319,7 @@ function authSummary(header: string | null): string {
   if (header === null) return "";
   const params = parseAuth(header)?.[0];
   if (!params) return "";
-  const named = ["agent", "group", "realm", "challenge_id", "action"].filter((name) => params[name] !== undefined);
+  const named = ["agent", "group", "budget", "realm", "challenge_id", "action"].filter((name) => params[name] !== undefined);
   const proof = params.proof === undefined ? "" : ", with a proof";
   return ` ZKAgent ${named.map((name) => `${name}=${shown(params[name]!)}`).join(" ")}${proof}`;
 }
@@ -340,6 +365,7 @@ export function refusal(error: unknown, url: URL): string | null {
   }
   if (error instanceof CircuitSourceError || error instanceof GroupProofError || error instanceof SemaphoreArtifactError)
     return `zkagent: cannot answer the challenge: ${shown(inCliTerms(error.message))}`;
+  if (error instanceof BudgetSpendError) return `zkagent: refused to spend (${error.code}): ${shown(inCliTerms(error.message))}`;
   // The response body is read under the request's timeout too.
   if (error instanceof DOMException && (error.name === "TimeoutError" || error.name === "AbortError"))
     return `zkagent: ${url.href}: the answer did not arrive in time`;

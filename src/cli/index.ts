@@ -1,9 +1,12 @@
 #!/usr/bin/env bun
 // zkagent — one entry point for the server, key management and the agent side.
+import { useBuiltInBudgetArtifacts } from "../agent/budget/artifacts";
+import { budgetFilePath } from "../circuits/budget-files";
 import { loadConfig } from "../config";
 import { say, UsageError } from "./args";
 import { agentsCommand, agentsHelp } from "./agents";
 import { auditCommand, auditHelp } from "./audit";
+import { budgetCommand, budgetHelp } from "./budget";
 import { ceremonyCommand, ceremonyHelp } from "./ceremony";
 import { circuitsCommand, circuitsHelp } from "./circuits";
 import { demoCommand, demoHelp } from "./demo";
@@ -50,6 +53,7 @@ const helps: Record<string, string> = {
   groups: groupsHelp,
   identity: identityHelp,
   prove: proveHelp,
+  budget: budgetHelp,
   sign: signHelp,
   fetch: fetchHelp,
   mcp: mcpHelp,
@@ -87,10 +91,12 @@ async function main(argv: string[]): Promise<number> {
       return identityCommand(rest);
     case "prove":
       return proveCommand(rest, config);
+    case "budget":
+      return budgetCommand(rest, config);
     case "sign":
       return signCommand(rest);
     case "fetch":
-      return fetchCommand(rest);
+      return fetchCommand(rest, config);
     case "mcp":
       return mcpCommand(rest);
     case "directory":
@@ -120,4 +126,6 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+// The whole CLI (the compiled binary among its builds) carries the budget circuit's files: its agent commands prove from them.
+useBuiltInBudgetArtifacts(budgetFilePath);
 runCli(main);

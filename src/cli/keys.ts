@@ -1,6 +1,7 @@
 import type { Config } from "../config";
 import { systemClock } from "../clock";
 import { createKey, keyPrefix, keyView, usageView } from "../modules/keys/service";
+import { serializeOrigin } from "../budgets/encoding";
 import { openStore } from "../store";
 import { nonNegativeInteger, parse, printJson, say, shown, UsageError, warn } from "./args";
 
@@ -15,12 +16,24 @@ export const keysHelp = `zkagent keys — manage API keys (uses DATABASE_URL, al
   zkagent keys revoke ID [--json]       Revokes at once, on every node
   zkagent keys usage ID [--json]        Challenge and verification counters
   zkagent keys set-limit ID [--rate-limit PER_MINUTE] [--agent-rate-limit PER_MINUTE|default] [--json]
-      At least one of them; "default" returns the key to DEFAULT_AGENT_RATE_LIMIT.`;
+      At least one of them; "default" returns the key to DEFAULT_AGENT_RATE_LIMIT.
+  zkagent keys set-origins ID ORIGIN... [--json]   The origins this key's merchant is paid at
+  zkagent keys set-origins ID --clear [--json]     (http(s) origins, e.g. https://shop-a.example:
+      a budget spend's payee is one of them; --clear removes them all). ID: the id or zka_ prefix.`;
+
+/** A bound only against mistakes: a merchant is paid at a few origins. */
+const MAX_ORIGINS = 64;
 
 export async function keysCommand(argv: string[], config: Config): Promise<number> {
   const { values, positionals: words } = parse(
     argv,
-    { name: { type: "string" }, "rate-limit": { type: "string" }, "agent-rate-limit": { type: "string" }, json: { type: "boolean" } },
+    {
+      name: { type: "string" },
+      "rate-limit": { type: "string" },
+      "agent-rate-limit": { type: "string" },
+      clear: { type: "boolean" },
+      json: { type: "boolean" },
+    },
     true,
   );
   const [sub, ...positionals] = words;
@@ -95,12 +108,39 @@ export async function keysCommand(argv: string[], config: Config): Promise<numbe
           say(`${keyPrefix(record.id)}: ${record.rateLimit || "unlimited"} challenges/min, ${agentLimitText(record.agentRateLimit)} agent registrations/min.`);
         return 0;
       }
+      case "set-origins": {
+        const keyId = needId().replace(/^zka_/, "");
+        const given = positionals.slice(1);
+        if (values.clear && given.length > 0) throw new UsageError("give origins or --clear, not both");
+        if (!values.clear && given.length === 0) throw new UsageError("keys set-origins needs at least one origin (or --clear)");
+        const origins = originList(given);
+        if (!(await store.setOrigins(keyId, origins))) return fail(`no key ${id}`, values.json);
+        const record = (await store.getKey(keyId))!;
+        if (values.json) printJson(keyView(record));
+        else say(`${keyPrefix(record.id)}: ${origins.length === 0 ? "no registered origin" : `origins ${origins.join(", ")}`}.`);
+        return 0;
+      }
       default:
         throw new UsageError(`unknown keys command "${sub}"`);
     }
   } finally {
     await store.close();
   }
+}
+
+/** The origins as given, each in its RFC 6454 serialization; one that is not an http(s) origin (a path, a query) is a usage error naming it. */
+function originList(given: readonly string[]): string[] {
+  const origins: string[] = [];
+  for (const text of given) {
+    const serialized = serializeOrigin(text);
+    if (!serialized.ok) throw new UsageError(`${shown(text)} ${serialized.error}, such as https://shop-a.example`);
+    const url = new URL(text);
+    if (url.pathname !== "/" || url.search !== "" || url.hash !== "" || url.username !== "" || url.password !== "")
+      throw new UsageError(`${shown(text)} is a URL with more than an origin: give scheme, host and port only, such as ${serialized.value}`);
+    if (!origins.includes(serialized.value)) origins.push(serialized.value);
+  }
+  if (origins.length > MAX_ORIGINS) throw new UsageError(`at most ${MAX_ORIGINS} origins per key`);
+  return origins;
 }
 
 function fail(message: string, json: boolean | undefined): number {

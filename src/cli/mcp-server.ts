@@ -149,11 +149,12 @@ export function createMcpServer(identity: FetchIdentity, options: Parameters<typ
         for (const [name, value] of Object.entries(input.challenge)) if (typeof value !== "object") params[name] = String(value);
         const parsed: ZkAgentChallenge = { challenge_id, nonce, action, context: (context ?? {}) as JsonObject, circuit_id, circuit, params };
         checkChallenge(
-          { ...parsed, message: params.message, group: identity.agent_id === undefined },
+          { ...parsed, message: params.message, group: identity.agent_id === undefined && identity.group_id !== undefined },
           outgoingRequest(request.method, request.url, request.headers.get("content-type"), request.body ?? null),
           { action: actionOf(input.action), maxAmount: options.maxAmount },
         );
-        return result({ authorization: await answerChallenge(parsed, options), proved: proved(parsed) });
+        // A budget challenge's `budget` object is read from the challenge given (answerChallenge's body: the 401's JSON).
+        return result({ authorization: await answerChallenge(parsed, options, { challenge: input.challenge }), proved: proved(parsed) });
       } catch (error) {
         return failed(error, url);
       }

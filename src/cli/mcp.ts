@@ -18,7 +18,8 @@ import { AGENT_OPTIONS, agentChoice, agentOptionsHelp, httpUrl, readIdentityFile
 export const mcpHelp = `zkagent mcp --identity FILE [--action NAME] [--max-amount AMOUNT --currency C] [--timeout SECONDS] [--trust URL]... [--allow-insecure-loopback] [--unsigned] [--min-anonymity N] [--signature-agent ORIGIN] [--table-cache DIR | --no-table-cache] [--threads N]
   An MCP server on standard input and output (the official MCP SDK) for
   agent runtimes, acting as the agent in FILE (the JSON that \`zkagent
-  identity new --json\` prints with "agent_id" added). Tools:
+  identity new --json\` prints with "agent_id" added; {"budget_group": ID}
+  to spend from a budgeted group's membership, zkagent budget join). Tools:
     zkagent_identity   the agent's public identity (never its secrets)
     zkagent_fetch      {url, method?, headers?, body?, action?}
                        → {status, headers, body, proved}, answering ZKAgent

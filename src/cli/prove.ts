@@ -3,6 +3,7 @@ import { isValidSecret, SECRET_RANGE } from "../identity/commitment";
 import { parseFieldElement } from "../identity/field";
 import type { Config } from "../config";
 import { proveGroupCommand, proveGroupHelp } from "./prove-group";
+import { proveBudgetCommand, proveBudgetHelp } from "./budget";
 import {
   parse,
   inCliTerms,
@@ -36,11 +37,14 @@ export const proveHelp = `zkagent prove (--secret S | --secret-file PATH) --nonc
   Default: the development circuit built in.
 ${tableOptionsHelp}
 
-${proveGroupHelp}`;
+${proveGroupHelp}
+
+${proveBudgetHelp}`;
 
 export async function proveCommand(argv: string[], config: Config): Promise<number> {
   // A challenge for a group is answered with a Semaphore proof: another set of options.
   if (argv.some((arg) => arg === "--group-challenge" || arg.startsWith("--group-challenge="))) return proveGroupCommand(argv, config);
+  if (argv.some((arg) => arg === "--budget-challenge" || arg.startsWith("--budget-challenge="))) return proveBudgetCommand(argv, config);
   const { values } = parse(argv, {
     secret: { type: "string" },
     "secret-file": { type: "string" },

@@ -11,7 +11,7 @@ import type { Subprocess } from "bun";
 import { configHelp, type Config } from "../config";
 import { createLogger, type Logger } from "../log";
 import { bootstrapAndAnnounce, startServer } from "../main";
-import { systemClock } from "../clock";
+import { clockFor } from "../clock";
 import { openStore } from "../store";
 import { parse, say, UsageError } from "./args";
 
@@ -106,7 +106,7 @@ async function runPrimary(config: Config, count: number): Promise<number> {
   // by exactly one process (workers start with bootstrap: false).
   const store = await openStore(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous, groupRootDurationMs: config.groupRootDurationS * 1000 });
   try {
-    await bootstrapAndAnnounce(store, systemClock, config.defaultRateLimit);
+    await bootstrapAndAnnounce(store, clockFor(config), config.defaultRateLimit);
   } finally {
     await store.close();
   }

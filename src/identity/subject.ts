@@ -7,7 +7,18 @@
 export interface SubjectOf {
   agentId: string;
   groupId?: string | null;
-  evidence?: { group?: { pseudonym: string | null } | null } | null;
+  /** Set for a budget spend's challenge (issue 40): its subject is the spend, never a member. */
+  budget?: unknown;
+  evidence?: { group?: { pseudonym: string | null } | null; spend?: SpendSubject | null } | null;
+}
+
+/** A verified budget spend as answers name it: the one-time nullifier, the new note, what was paid and to whom. */
+export interface SpendSubject {
+  nullifier: string;
+  commitment: string;
+  amount: string;
+  currency: string;
+  payee: string;
 }
 
 /** Whom a session is about, as every answer, receipt and webhook event names it. */
@@ -19,6 +30,13 @@ export type SessionSubject =
       group_id: string;
       /** The proof's nullifier (this member at this platform); null until a proof was read that far. */
       pseudonym: string | null;
+    }
+  | {
+      /** The spend's one-time nullifier, or "" before a spend verified: never a member, a leaf or a pseudonym. */
+      agent_id: string;
+      group_id: string;
+      /** The verified spend; null until one verified. */
+      spend: SpendSubject | null;
     };
 
 /**
@@ -29,6 +47,10 @@ export type SessionSubject =
  */
 export function sessionSubject(challenge: SubjectOf): SessionSubject {
   if (!challenge.groupId) return { agent_id: challenge.agentId };
+  if (challenge.budget) {
+    const spend = challenge.evidence?.spend ?? null;
+    return { agent_id: spend?.nullifier ?? "", group_id: challenge.groupId, spend };
+  }
   const pseudonym = challenge.evidence?.group?.pseudonym ?? null;
   return { agent_id: pseudonym ?? "", group_id: challenge.groupId, pseudonym };
 }

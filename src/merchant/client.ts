@@ -1,7 +1,7 @@
 // A small typed client of the zkagent service's setup routes, for a merchant
 // or platform that runs only Node (or Bun) and no CLI: register agents and
 // read or revoke them, set their mandates, create groups and add or remove
-// members. Over fetch, no zero-knowledge code, no dependency: the same
+// members, enrol members of budgeted groups with their terms. Over fetch, no zero-knowledge code, no dependency: the same
 // transport as the guard's (service.ts). An answer other than the route's
 // success is a ZkagentApiError carrying the service's status, `error` text
 // (stable: docs/api.md, "Errors"), message and request id.
@@ -111,6 +111,46 @@ export interface GroupCreation {
   budget?: boolean;
 }
 
+/** What a budgeted group's owner enrols a member with: its identity commitment and its terms, as an AP2 mandate or the project's mandate JSON (exactly one). */
+export interface EnrolmentRequest {
+  /** The member's identity commitment H1(s), decimal. */
+  identity_commitment: string;
+  /** An AP2 v0.2 open payment mandate: compact SD-JWT with every disclosure and the agent's key-binding JWT; with principal_keys. */
+  ap2_mandate?: string;
+  /** The principal's public keys (JWK) the AP2 mandate must be signed by. */
+  principal_keys?: { kty: string }[];
+  mandate?: Mandate;
+}
+
+/** The terms as enrolled: amounts in minor units, decimal strings. */
+export interface BudgetTerms {
+  currency: string;
+  min_amount: string;
+  max_amount: string;
+  /** Per period (or the mandate's life); 18446744073709551615 when unbounded. */
+  budget: string;
+  period: "day" | "week" | "month" | null;
+  one_time: boolean;
+  /** Allowed payee origins; null: any. */
+  payees: string[] | null;
+  expires_at: string;
+}
+
+/** An enrolment (POST /v1/groups/{id}/enrolments): what the owner hands the member (its leaf, salt and terms) to spend with. */
+export interface Enrolment {
+  group_id: string;
+  identity_commitment: string;
+  leaf: string;
+  leaf_index: number;
+  /** Hides the terms in the public leaf: give it to the member, with the terms. */
+  salt: string;
+  terms: BudgetTerms;
+  /** The terms as the spend circuit takes them. */
+  statement: { ta: string; tm: string; payees: string[]; mandate: string };
+  merkle_tree_root: string;
+  size: number;
+}
+
 export interface ClientOptions {
   /** The zkagent service, e.g. https://zkagent.example.com. */
   url: string;
@@ -157,6 +197,8 @@ export interface ZkagentClient {
   removeMember(groupId: string, commitment: string): Promise<GroupTree>;
   setGroupMandate(groupId: string, mandate: Mandate): Promise<Group>;
   removeGroupMandate(groupId: string): Promise<Group>;
+  /** Enrols a member of a budgeted group with its terms (owner only); the answer is what the member needs to spend. */
+  enrol(groupId: string, enrolment: EnrolmentRequest): Promise<Enrolment>;
 }
 
 const path = (...segments: string[]) => segments.map((segment, i) => (i % 2 === 0 ? segment : encodeURIComponent(segment))).join("/");
@@ -209,5 +251,6 @@ export function zkagentClient(options: ClientOptions): ZkagentClient {
     removeMember: (groupId, commitment) => call("DELETE", path("/v1/groups", groupId, "members", commitment), 200),
     setGroupMandate: (groupId, mandate) => call("PUT", `${path("/v1/groups", groupId)}/mandate`, 200, mandate),
     removeGroupMandate: (groupId) => call("DELETE", `${path("/v1/groups", groupId)}/mandate`, 200),
+    enrol: (groupId, enrolment) => call("POST", `${path("/v1/groups", groupId)}/enrolments`, 201, enrolment),
   };
 }

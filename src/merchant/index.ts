@@ -11,15 +11,16 @@
 //     groups: ["household"] });
 //   const result = await guard.verify(request);
 //   if (!result.ok) return result.response;
-//   result.session.scheme ("zkagent" | "group"), .agent_id, .context …
+//   result.session.scheme ("zkagent" | "group" | "budget"), .agent_id, .context …
 //
 // This file holds the options and the dispatch: each mode (modes/) decides
 // the requests that present its credentials; a request that presents none
 // is asked for a claim. The ZKAgent exchange is one mode, with one claim
-// kind per claim (modes/agent.ts, modes/group.ts); Web Bot Auth signatures
+// kind per claim (modes/agent.ts, modes/group.ts, modes/budget.ts); Web Bot Auth signatures
 // are another (modes/web-bot-auth/), admitted where `accept` names them.
 import { originOf } from "../http-auth/statement";
 import { agentClaim } from "./modes/agent";
+import { budgetClaim } from "./modes/budget";
 import { zkagentExchange } from "./modes/exchange";
 import { groupClaim } from "./modes/group";
 import type { ClaimKind, Mode } from "./modes/types";
@@ -35,6 +36,7 @@ export { REQUEST_MEMBER } from "../http-auth/statement";
 export { BadRequest, bodyFields } from "./request";
 export type {
   AgentSession,
+  BudgetSession,
   Guard,
   GuardOptions,
   GuardResult,
@@ -58,7 +60,10 @@ export { RedisNonceStore, type RedisCommandClient, type RedisNonceStoreOptions }
 export {
   type Agent,
   type AgentRegistration,
+  type BudgetTerms,
   type ClientOptions,
+  type Enrolment,
+  type EnrolmentRequest,
   type Group,
   type GroupCreation,
   type GroupTree,
@@ -72,8 +77,10 @@ export {
   zkagentClient,
 } from "./client";
 
-const SCHEMES: readonly Scheme[] = ["zkagent", "group", "web-bot-auth"];
+const SCHEMES: readonly Scheme[] = ["zkagent", "group", "budget", "web-bot-auth"];
 const PROOF_SCHEMES: readonly ProofScheme[] = ["zkagent", "group"];
+/** The schemes the ZKAgent exchange answers (every one but signatures). */
+const PROOF_KINDS: readonly Scheme[] = ["zkagent", "group", "budget"];
 
 const describe = (value: unknown): string => (typeof value === "string" ? JSON.stringify(value) : value === undefined ? "missing" : typeof value);
 
@@ -102,8 +109,14 @@ function checkOptions(options: GuardOptions<Scheme>): void {
   // Only scheme and authority are bound: a path here (a prefix the proxy adds) would be silently dropped, so it is refused.
   if (options.origin !== undefined && (originOf(options.origin) === null || !/^[a-z]+:\/\/[^/?#]+\/?$/i.test(options.origin)))
     throw new TypeError(`origin must be an http(s) origin (scheme://host[:port]), not ${options.origin}`);
-  if (options.groups !== undefined && !(Array.isArray(options.groups) && options.groups.every((g) => typeof g === "string" && g !== "")))
-    throw new TypeError("groups must be a list of group ids");
+  for (const name of ["groups", "budgets"] as const) {
+    const list = options[name];
+    if (list !== undefined && !(Array.isArray(list) && list.every((g) => typeof g === "string" && g !== "")))
+      throw new TypeError(`${name} must be a list of group ids`);
+  }
+  // A group is budgeted or not (fixed at its creation): its members either prove membership or spend, never both.
+  const both = (options.budgets ?? []).find((g) => options.groups?.includes(g));
+  if (both !== undefined) throw new TypeError(`group ${JSON.stringify(both)} is in both groups and budgets: a budgeted group goes in budgets only`);
   for (const scheme of options.accept ?? []) if (!SCHEMES.includes(scheme)) throw new TypeError(`accept: unknown scheme ${scheme}`);
   if (options.accept?.length === 0) throw new TypeError("accept must name at least one scheme");
   if (options.accept?.includes("web-bot-auth") && !options.signatures)
@@ -116,16 +129,25 @@ export function zkagentGuard<const M extends Scheme = ProofScheme>(options: Guar
   const realm = options.realm ?? "zkagent";
   const accepted = new Set<Scheme>(options.accept ?? PROOF_SCHEMES);
   const groups = options.groups ?? [];
+  const budgets = options.budgets ?? [];
   const report = reporter(options.onError);
   const service = serviceClient(options, report);
   const accepts = (kind: ClaimKind) => accepted.has(kind.scheme);
-  const proofs =
-    accepted.has("zkagent") || accepted.has("group") ? zkagentExchange({ options, service, kinds: [agentClaim(), groupClaim(groups)], accepts, report }) : null;
+  // The budget kind before the group kind: a budget challenge's status names a group too.
+  const kinds = [agentClaim(), budgetClaim(budgets, report), groupClaim(groups)];
+  const proofs = PROOF_KINDS.some((scheme) => accepted.has(scheme)) ? zkagentExchange({ options, service, kinds, accepts, report }) : null;
   const modes: Mode[] = [];
   if (accepted.has("web-bot-auth") && all.signatures) modes.push(webBotAuth({ ...all, signatures: all.signatures }, service, proofs !== null, realm));
   if (proofs) modes.push(proofs);
-  const claims = [...(accepted.has("zkagent") ? ['agent="<agent id>"'] : []), ...(accepted.has("group") && groups.length > 0 ? ['group="<group id>"'] : [])];
+  // The budget groups are named outright (a member's agent may hold memberships of several); agents and groups by a placeholder.
+  const offered = accepted.has("budget") ? budgets : [];
+  const claims = [
+    ...(accepted.has("zkagent") ? ['agent="<agent id>"'] : []),
+    ...(accepted.has("group") && groups.length > 0 ? ['group="<group id>"'] : []),
+    ...offered.map((group) => `budget=${JSON.stringify(group)}`),
+  ];
   const askForClaim = `repeat the request with Authorization: ZKAgent ${claims.join(" or ZKAgent ") || "…: this resource accepts no claim"}`;
+  const offers = offered.map((group) => ({ budget: group }));
 
   return {
     async verify(request) {
@@ -140,7 +162,7 @@ export function zkagentGuard<const M extends Scheme = ProofScheme>(options: Guar
           if (!result.ok && mode !== proofs && proofs?.presented(request)) return (await proofs.decide(request)) as GuardResult<SessionOf<M>>;
           return result as GuardResult<SessionOf<M>>;
         }
-        return proofs ? claimRequired(realm, askForClaim) : signatureRequired();
+        return proofs ? claimRequired(realm, askForClaim, offers) : signatureRequired();
       } catch (error) {
         // Reported where it happened (service.ts); the agent gets the reason only.
         if (error instanceof Unavailable) return error.reason === "service_rejected_key" ? serviceRejectedKey() : verifierUnavailable(error.retryAfter);

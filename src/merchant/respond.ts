@@ -17,9 +17,18 @@ export function answer(status: number, body: Record<string, unknown>, challenge?
 export const refuse = (status: number, error: string, reason: string, extra: Record<string, unknown> = {}): Refusal =>
   answer(status, { error, reason, ...extra });
 
-/** 401 asking for the claim (the accepted ones, in `message`). */
-export const claimRequired = (realm: string, message: string): Refusal =>
-  answer(401, { error: "ZKAgent authentication required", reason: "claim_required", message }, { realm });
+/**
+ * 401 asking for the claim (the accepted ones, in `message`). `offers` are
+ * the claims the merchant names outright (`budget="<group id>"` for each
+ * accepted budget group), one ZKAgent challenge of the header each, the
+ * realm in every one: an agent that reads only the first challenge and knows
+ * no `budget` parameter sees the plain request for a claim.
+ */
+export function claimRequired(realm: string, message: string, offers: Record<string, string>[] = []): Refusal {
+  const refusal = answer(401, { error: "ZKAgent authentication required", reason: "claim_required", message }, { realm, ...offers[0] });
+  if (offers.length > 1) refusal.response.headers.set("www-authenticate", offers.map((offer) => formatAuth({ realm, ...offer })).join(", "));
+  return refusal;
+}
 
 /** The credentials are not ZKAgent's grammar or make no sense together: the client's to fix. */
 export const invalidCredentials = (message: string): Refusal => refuse(400, "Invalid ZKAgent credentials", "invalid_credentials", { message });
@@ -40,6 +49,10 @@ export const schemeNotAccepted = (scheme: string): Refusal =>
 /** A group (claimed, challenged or answered) that is not among the merchant's `groups`. */
 export const groupNotAccepted = (group: string): Refusal =>
   refuse(403, "Group not accepted", "group_not_accepted", { message: `members of group "${group}" are not accepted here` });
+
+/** A budget claim (claimed, challenged or answered) for a group that is not among the merchant's `budgets`. */
+export const budgetNotAccepted = (group: string): Refusal =>
+  refuse(403, "Group not accepted", "group_not_accepted", { message: `spends from the budget of group "${group}" are not accepted here` });
 
 export const challengeUsed = (): Refusal => refuse(403, "Challenge already used", "challenge_used");
 

@@ -16,20 +16,26 @@ export interface RequestInput {
  * The ways a request can pass the guard, as the session's `scheme` names
  * them: `zkagent`, a registered agent's proof (`Authorization: ZKAgent
  * agent=…`); `group`, an anonymous member's proof of a group the merchant
- * accepts (`group=…`); `web-bot-auth`, an agent of an operator the merchant
- * trusts, by its HTTP message signature (docs/http-auth.md, "Signed agents").
+ * accepts (`group=…`); `budget`, a spend from the budget of a member of a
+ * budgeted group the merchant accepts (`budget=…`: the session carries the
+ * amount and currency spent, not who); `web-bot-auth`, an agent of an operator
+ * the merchant trusts, by its HTTP message signature (docs/http-auth.md,
+ * "Signed agents").
  */
-export type Scheme = "zkagent" | "group" | "web-bot-auth";
+export type Scheme = "zkagent" | "group" | "budget" | "web-bot-auth";
 
-/** The schemes a route admits by default: the two proofs (a signature needs `signatures`). */
+/** The schemes a route admits by default: the two proofs (a signature needs `signatures`; a budget spend is named in `accept`, with `budgets`). */
 export type ProofScheme = "zkagent" | "group";
+
+/** The proof sessions of the schemes in `M`, one per scheme (a route that accepts budget spends only gets a BudgetSession). */
+type ProofSessionOf<M extends Scheme> = M extends "zkagent" ? AgentSession : M extends "group" ? GroupSession : M extends "budget" ? BudgetSession : never;
 
 /** The session a route's handler gets, by the schemes it accepts: a signature's only when "web-bot-auth" is among them. */
 export type SessionOf<M extends Scheme> = [M] extends ["web-bot-auth"]
   ? SignatureSession
   : "web-bot-auth" extends M
-    ? VerifiedSession | SignatureSession
-    : VerifiedSession;
+    ? ProofSessionOf<M> | SignatureSession
+    : ProofSessionOf<M>;
 
 export interface GuardOptions<M extends Scheme = ProofScheme> {
   /** The zkagent service, e.g. https://zkagent.example.com. */
@@ -61,7 +67,20 @@ export interface GuardOptions<M extends Scheme = ProofScheme> {
    * whose owner you trust to admit agents for you.
    */
   groups?: readonly string[];
-  /** Which schemes this route admits. Default: the proofs, `zkagent` and `group` (`group` still needs `groups`). */
+  /**
+   * The budgeted groups whose members may spend here (group ids at the
+   * zkagent service; `accept` must name "budget"). A budget claim for any
+   * other group is refused (403 `group_not_accepted`) before a challenge is
+   * created. A group is budgeted or not: the same id in `groups` and
+   * `budgets` is refused when the guard is made. The route's `context` must
+   * give `amount` and `currency`: what the member spends.
+   */
+  budgets?: readonly string[];
+  /**
+   * Which schemes this route admits. Default: the proofs, `zkagent` and
+   * `group` (`group` still needs `groups`); `budget` only when named (and
+   * with `budgets`).
+   */
   accept?: readonly M[];
   /** The `web-bot-auth` scheme's trust: required when `accept` names it. */
   signatures?: SignatureOptions;
@@ -89,9 +108,11 @@ export interface GuardProblem {
    * (unreachable, timed out, 5xx, 429, an answer the guard does not
    * understand); `internal_error`: the action or context function threw
    * (`cause`); `body_already_read` (Express): a body parser in front consumed
-   * the body with no raw copy; `no_origin` (a Node adapter without `origin`).
+   * the body with no raw copy; `no_origin` (a Node adapter without `origin`);
+   * `budget_context`: a budget claim on a route whose context gives no
+   * `amount` or no `currency` (the request is answered 400).
    */
-  reason: "service_rejected_key" | "verifier_unavailable" | "internal_error" | "body_already_read" | "no_origin";
+  reason: "service_rejected_key" | "verifier_unavailable" | "internal_error" | "body_already_read" | "no_origin" | "budget_context";
   /** "error" for a request answered 5xx or refused for the merchant's setup; "warn" for a setting, once. */
   level: "error" | "warn";
   /** What happened and what to do, for a log line. Holds no API key. */
@@ -132,8 +153,26 @@ export interface GroupSession extends ProvedSession {
   group_id: string;
 }
 
+/**
+ * A member of the budgeted group `group_id` spent `amount` `currency` from its
+ * budget for this request. Nothing names the member: `agent_id` is the
+ * spend's one-time nullifier (also `spend.nullifier`), never seen again.
+ */
+export interface BudgetSession extends ProvedSession {
+  scheme: "budget";
+  pseudonym?: undefined;
+  /** The budgeted group: one of the guard's `budgets`. */
+  group_id: string;
+  /** What was spent, as the service recorded it: a decimal string in major units (e.g. "20.00"), equal to the context's amount. */
+  amount: string;
+  /** ISO 4217, the context's currency. */
+  currency: string;
+  /** The spend's public values: its one-time nullifier and the commitment to the member's new running total (decimal). */
+  spend: { nullifier: string; commitment: string };
+}
+
 /** What the handler receives once a proof is verified: who passed, by which scheme. */
-export type VerifiedSession = AgentSession | GroupSession;
+export type VerifiedSession = AgentSession | GroupSession | BudgetSession;
 
 export type { SignatureSession } from "./modes/web-bot-auth/signatures";
 

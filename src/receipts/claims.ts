@@ -43,6 +43,12 @@ export const CHECKS = [
   "signature",
   /** The agent's mandate allowed the action, within its period totals (checked in the deciding transaction). */
   "mandate",
+  /** A budget spend: its notes root is one of the group's newest checkpoints (in the deciding transaction). */
+  "notes_root",
+  /** A budget spend: the challenge's day is the current or the previous one at decision. */
+  "budget_period",
+  /** A budget spend: its nullifier was never seen in the group, and is now recorded with its new note. */
+  "nullifier_unspent",
 ] as const;
 export type Check = (typeof CHECKS)[number];
 /** The check src/mandates/enforce.ts adds is one of these: were it not, this would not compile (a type-only import, so the receipt verifier loads no mandate code). */
@@ -89,6 +95,8 @@ export interface ReceiptClaims {
   mandate?: MandateClaim;
   /** A group session: the group, the root the proof named, and the pseudonym (null when the proof was not read that far). Never a commitment. */
   group?: { id: string; root: string; pseudonym: string | null };
+  /** A verified budget spend: its nullifier, new note, amount, currency and payee. Never a member, leaf or pseudonym. */
+  spend?: { nullifier: string; commitment: string; amount: string; currency: string; payee: string };
 }
 
 export class NotDecidedError extends Error {}
@@ -122,5 +130,6 @@ export function receiptClaims(input: ReceiptClaimsInput): ReceiptClaims {
   // The mandate check's outcome is stored in the evidence, so every signer of this record names the same mandate.
   if (evidence.mandate) claims.mandate = evidence.mandate;
   if (evidence.group) claims.group = { ...evidence.group };
+  if (evidence.spend) claims.spend = { ...evidence.spend };
   return claims;
 }

@@ -3,7 +3,7 @@
 // ({type, timestamp, data}); `data` holds the decision's fields as the status
 // endpoint reports them (its subject named by sessionSubject), the context the
 // proof bound, and the signed receipt the proof answer carried.
-import { sessionSubject } from "../identity/subject";
+import { type SpendSubject, sessionSubject } from "../identity/subject";
 import type { ChallengeRecord } from "../store/challenges/records";
 
 /**
@@ -39,6 +39,8 @@ export interface SessionEventData {
   /** Group sessions only: the group, and the member's pseudonym (null when no proof gave one). Never a commitment. */
   group_id?: string;
   pseudonym?: string | null;
+  /** Budget sessions only: the verified spend (null when none verified). Never a member. */
+  spend?: SpendSubject | null;
   action: string;
   /** The context the proof bound, as the challenge fixed it; null when the challenge had none. */
   context: Record<string, unknown> | null;

@@ -4,6 +4,8 @@
 // answers --help for every command, proves on several threads, verifies the
 // shipped circuit's ceremony,
 // verifies a group's Semaphore proof with its embedded verification keys,
+// serves the budget circuit's embedded zkey, wasm and vk and proves a
+// budget spend from them,
 // and stops cleanly on SIGTERM. Built once
 // here, into a temporary directory, so the test never runs a stale dist/.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -13,9 +15,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import canonicalize from "canonicalize";
 import { buildBinary } from "../../scripts/build";
+import { BUDGET_CIRCUIT_ID, BUDGET_PINS } from "../../src/circuits/budget";
 import { createSemaphoreIdentity, proveGroupChallenge } from "../../src/agent/group/index";
 import { newNonce, publicSignals } from "../../src/identity/encoding";
 import { Groth16Verifier } from "../../src/verifier";
+import { budgetGroup, budgetMessage, currencyField, NOTES_GENESIS_LEAF, payeeField, periodsAt } from "../../src/budgets/encoding";
+import { H1 } from "../../src/budgets/hash";
+import { spendPublicSignals } from "../../src/budgets/statement";
+import { LeanTree } from "../../src/groups/lean-tree";
+import { enrolmentAnswer, GROUP } from "../agent/budget-member";
+import { startFeedServer } from "../agent/group-feed-server";
+import { SHOP_A, secret } from "../support/budget-spend";
 import { contract } from "../support/contract";
 import { measureStartup, median, waitForHealth } from "./startup";
 
@@ -239,6 +249,25 @@ test("a group challenge from the binary alone: the Semaphore vks are embedded, a
       expect(missing.body.error).toBe("Artifact not served here");
       expect(missing.body.message).toContain(`semaphore-1.${kind} from the npm package @zk-kit/semaphore-artifacts@4.13.0`);
     }
+
+    // The budget circuit's files are embedded: each served whole, its SHA-256 the pin (and the repository's file's).
+    const budget = circuits.find((c: { id: string }) => c.id === BUDGET_CIRCUIT_ID);
+    expect(budget).toMatchObject({ zkey_sha256: BUDGET_PINS.zkey, wasm_sha256: BUDGET_PINS.wasm });
+    for (const kind of ["zkey", "wasm"] as const) {
+      const response = await fetch(`${url}/v1/circuits/${BUDGET_CIRCUIT_ID}/${kind}`);
+      const bytes = new Uint8Array(await response.arrayBuffer());
+      expect(response.status).toBe(200);
+      const sha = createHash("sha256").update(bytes).digest("hex");
+      expect(sha).toBe(BUDGET_PINS[kind]);
+      expect(sha).toBe(
+        createHash("sha256")
+          .update(readFileSync(`circuits/artifacts/budget_spend/budget_spend.${kind}`))
+          .digest("hex"),
+      );
+    }
+    const budgetVk = await call("GET", `/v1/circuits/${BUDGET_CIRCUIT_ID}/vk`);
+    expect(budgetVk.status).toBe(200);
+    expect(budgetVk.body).toEqual(JSON.parse(readFileSync("circuits/artifacts/budget_spend/verification_key.json", "utf8")));
     server.kill("SIGTERM");
     expect(await server.exited).toBe(0);
     await reader;
@@ -284,4 +313,118 @@ test("start-up to /health 200: median of 5 under 1.5 s", async () => {
   console.log(`binary start-up to /health (ms): ${times.map((t) => t.toFixed(0)).join(" ")}; median ${m.toFixed(0)}`);
   // Generous against CI noise; measured ≈270 ms here (docs/operations.md).
   expect(m).toBeLessThan(1500);
+}, 60_000);
+
+test("prove --budget-challenge from the binary alone proves from its embedded budget_spend files: the stand-in service serves no zkey or wasm, the cache is empty", async () => {
+  // The member's service (the members route and the notes feed, as in test/cli/budget.test.ts): it answers 404 for /v1/circuits/…/zkey and /wasm.
+  const members = startFeedServer();
+  const enrolment = enrolmentAnswer();
+  members.add(GROUP, [BigInt(enrolment.leaf), 11n, 12n]);
+  const notesRoot = LeanTree.fromLeaves([NOTES_GENESIS_LEAF]).root.toString();
+  const artifactAsks: string[] = [];
+  const server = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    fetch(request) {
+      const url = new URL(request.url);
+      if (url.pathname.startsWith("/v1/circuits/")) artifactAsks.push(url.pathname);
+      if (url.pathname.endsWith("/notes"))
+        return Response.json({
+          group_id: GROUP,
+          size: 1,
+          offset: 1,
+          notes: [],
+          next_offset: null,
+          checkpoints: [{ sequence: 0, size: 1, root: notesRoot, at: new Date().toISOString() }],
+        });
+      return fetch(`${members.url}${url.pathname}${url.search}`);
+    },
+  });
+  const service = `http://127.0.0.1:${server.port}`;
+  const scratch = mkdtempSync(join(root, "budget-"));
+  // Async: the stand-in answers from this process, which spawnSync would block.
+  const spawn = async (args: string[]) => {
+    const proc = Bun.spawn([binary, ...args], {
+      cwd: dir,
+      env: { ...env(), LOG_LEVEL: "silent", XDG_CACHE_HOME: join(scratch, "xdg") },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    return { stdout, stderr, code };
+  };
+  try {
+    writeFileSync(join(scratch, "enrolment.json"), JSON.stringify(enrolment));
+    writeFileSync(join(scratch, "member.json"), JSON.stringify({ secret: secret.toString(), identity_commitment: H1(secret).toString() }));
+    const joined = await spawn([
+      "budget",
+      "join",
+      "--enrolment",
+      join(scratch, "enrolment.json"),
+      "--identity",
+      join(scratch, "member.json"),
+      "--service",
+      service,
+    ]);
+    expect(joined.stderr).toBe("");
+    expect(joined.code).toBe(0);
+
+    const now = Date.now();
+    const periods = periodsAt(now);
+    const context = { amount: "20.00", currency: "EUR" };
+    const nonce = "ef".repeat(31);
+    const challenge = {
+      challenge_id: "ch_binary",
+      nonce,
+      group_id: GROUP,
+      circuit_id: BUDGET_CIRCUIT_ID,
+      expires_in: 300,
+      timestamp: Math.floor(now / 1000),
+      budget: {
+        group: budgetGroup(GROUP).toString(),
+        payee: SHOP_A,
+        payee_field: payeeField(SHOP_A).toString(),
+        amount: "2000",
+        currency: "EUR",
+        currency_field: currencyField("EUR").toString(),
+        periods: { day: `${periods.day}`, week: `${periods.week}`, month: `${periods.month}`, minute: `${periods.minute}` },
+        ctx: budgetMessage({ nonce, action: "purchase", context }).toString(),
+      },
+    };
+    writeFileSync(join(scratch, "challenge.json"), JSON.stringify(challenge));
+    const proved = await spawn([
+      "prove",
+      "--budget-challenge",
+      join(scratch, "challenge.json"),
+      "--action",
+      "purchase",
+      "--context",
+      JSON.stringify(context),
+      "--origin",
+      SHOP_A,
+      "--service",
+      service,
+      "--allow-insecure-loopback",
+      "--no-table-cache",
+    ]);
+    expect(proved.stderr).toBe("");
+    expect(proved.code).toBe(0);
+    expect(artifactAsks).toEqual([]);
+    const proof = JSON.parse(proved.stdout);
+    const verifier = await Groth16Verifier.fromVerificationKey(JSON.parse(readFileSync("circuits/artifacts/budget_spend/verification_key.json", "utf8")));
+    const signals = spendPublicSignals(BigInt(proof.nullifier), BigInt(proof.commitment), {
+      group: budgetGroup(GROUP),
+      rootEnrolment: members.state(GROUP).root,
+      rootNotes: NOTES_GENESIS_LEAF,
+      periods,
+      amount: 2000n,
+      currency: currencyField("EUR"),
+      payee: payeeField(SHOP_A),
+      ctx: BigInt(challenge.budget.ctx),
+    });
+    expect(verifier.verify(proof.groth16, signals).ok).toBe(true);
+  } finally {
+    server.stop(true);
+    members.stop();
+  }
 }, 60_000);

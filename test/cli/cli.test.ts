@@ -119,6 +119,22 @@ describe("keys", () => {
     expect((await cli(["keys", "set-limit", made.id, "--agent-rate-limit", "-1"])).code).toBe(2);
   }, 20_000);
 
+  test("issue 40: set-origins stores serialized origins by id or prefix, --clear empties, a URL with a path is refused", async () => {
+    const made = oneJson((await cli(["keys", "create", "--name", "shop", "--json"])).stdout);
+    expect(made.origins).toEqual([]);
+    const set = oneJson((await cli(["keys", "set-origins", made.prefix, "HTTPS://Shop-A.example:443", "http://shop-b.example:8080", "--json"])).stdout);
+    expect(set.origins).toEqual(["https://shop-a.example", "http://shop-b.example:8080"]);
+    const listed = oneJson((await cli(["keys", "list", "--json"])).stdout).keys.find((k: { id: string }) => k.id === made.id);
+    expect(listed.origins).toEqual(set.origins);
+    const refused = await cli(["keys", "set-origins", made.id, "https://shop-a.example/checkout"]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("more than an origin");
+    expect((await cli(["keys", "set-origins", made.id, "ftp://shop.example"])).code).toBe(2);
+    expect((await cli(["keys", "set-origins", made.id])).code).toBe(2);
+    expect(oneJson((await cli(["keys", "set-origins", made.id, "--clear", "--json"])).stdout).origins).toEqual([]);
+    expect((await cli(["keys", "set-origins", "0000000000000000", "https://x.example", "--json"])).code).toBe(1);
+  }, 30_000);
+
   test("usage of an unknown key exits 1", async () => {
     expect((await cli(["keys", "usage", "0000000000000000", "--json"])).code).toBe(1);
   });

@@ -17,7 +17,7 @@ async function firstWords(env: Record<string, string>): Promise<string[]> {
   try {
     const reader = (shop.stdout as ReadableStream<Uint8Array>).getReader();
     let text = "";
-    while (text.split("\n").length < 6) {
+    while (text.split("\n").length < 7) {
       const { value, done } = await reader.read();
       if (done) break;
       text += new TextDecoder().decode(value);
@@ -40,6 +40,7 @@ test("the start-up lines name the service, the groups and the operators it accep
     ZKAGENT_URL: "https://zkagent.example",
     ZKAGENT_API_KEY: "zka_x",
     ZKAGENT_GROUPS: "household, team-b",
+    ZKAGENT_BUDGET_GROUPS: "family-budget",
     ZKAGENT_SIGNATURE_AGENTS: "https://agents.operator.example",
     ZKAGENT_ORIGIN: "https://shop.example",
   });
@@ -48,11 +49,13 @@ test("the start-up lines name the service, the groups and the operators it accep
       zkagentUrl: "https://zkagent.example",
       apiKey: "zka_x",
       groups: ["household", "team-b"],
+      budgets: ["family-budget"],
       signatureAgents: ["https://agents.operator.example"],
       origin: "https://shop.example",
     }),
   );
   expect(configured.join("\n")).toContain("members of household, team-b");
+  expect(configured.join("\n")).toContain("from the budget of a member of family-budget");
   expect(configured.join("\n")).toContain("a signed agent of https://agents.operator.example");
   expect(configured.join("\n")).toContain("the origin https://shop.example (ZKAGENT_ORIGIN)");
 }, 30_000);

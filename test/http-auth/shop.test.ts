@@ -102,6 +102,7 @@ describe("groups", () => {
     const required = (name: string) => `<${name}>`;
     const env = {
       ZKAGENT_GROUPS: " household, team-b ,,",
+      ZKAGENT_BUDGET_GROUPS: "family-budget",
       ZKAGENT_ORIGIN: "https://shop.example",
       ZKAGENT_SIGNATURE_AGENTS: "https://a.example, https://b.example",
       ZKAGENT_ALLOW_INSECURE_LOOPBACK: "1",
@@ -110,6 +111,7 @@ describe("groups", () => {
       zkagentUrl: "<ZKAGENT_URL>",
       apiKey: "<ZKAGENT_API_KEY>",
       groups: ["household", "team-b"],
+      budgets: ["family-budget"],
       signatureAgents: ["https://a.example", "https://b.example"],
       allowInsecureLoopback: true,
       origin: "https://shop.example",
@@ -118,6 +120,7 @@ describe("groups", () => {
       zkagentUrl: "<ZKAGENT_URL>",
       apiKey: "<ZKAGENT_API_KEY>",
       groups: [],
+      budgets: [],
       signatureAgents: [],
       allowInsecureLoopback: false,
     });

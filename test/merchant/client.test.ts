@@ -90,6 +90,31 @@ describe("zkagentClient", () => {
     expect((await client.removeGroupMandate("household")).mandate).toBeNull();
   });
 
+  test("budgeted groups: create one, enrol a member with its terms (what the member needs to spend); a plain group refuses enrolments", async () => {
+    const { harness, apiKey, client } = await setup();
+    const group = await client.createGroup({ group_id: "family-budget", budget: true });
+    expect(group).toMatchObject({ group_id: "family-budget", budget: true, size: 0 });
+    const idc = (await createIdentity()).identity_commitment;
+    const enrolment = await client.enrol("family-budget", {
+      identity_commitment: idc,
+      mandate: { limits: [{ currency: "EUR", max_amount: "30.00", max_total: "100.00", period: "day" }], valid_until: "2035-01-01T00:00:00Z" },
+    });
+    expect(enrolment).toMatchObject({
+      group_id: "family-budget",
+      identity_commitment: idc,
+      leaf_index: 0,
+      size: 1,
+      terms: { currency: "EUR", max_amount: "3000", budget: "10000", period: "day", one_time: false, payees: null },
+    });
+    expect(enrolment.statement.payees.length).toBe(8);
+    // The group's tree, as the service itself answers it, holds the leaf.
+    const read = await harness.call("GET", "/v1/groups/family-budget", { key: apiKey });
+    expect(read.body.merkle_tree_root).toBe(enrolment.merkle_tree_root);
+    await client.createGroup({ group_id: "plain" });
+    const refused = await client.enrol("plain", { identity_commitment: idc, mandate: { valid_until: "2035-01-01T00:00:00Z" } }).catch((error) => error);
+    expect(refused).toMatchObject({ status: 409, error: "Group not budgeted" });
+  });
+
   test("errors carry the service's status, error text, message and request id", async () => {
     const { client, harness } = await setup();
     const identity = await createIdentity();

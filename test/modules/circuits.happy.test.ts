@@ -55,7 +55,15 @@ describe("GET /v1/circuits (public)", () => {
     const semaphore = response.body.circuits.filter((c: { setup: string }) => c.setup === "semaphore");
     expect(semaphore.map((c: { id: string }) => Number(/_d(\d+)-/.exec(c.id)![1]))).toEqual(Array.from({ length: 32 }, (_, i) => i + 1));
     expect(semaphore.every((c: { state: string }) => c.state === "accepted")).toBe(true);
-    expect(response.body.circuits).toHaveLength(33);
+    // And the budget spend circuit (budget challenges), its own ceremony, never active.
+    const budget = response.body.circuits.filter((c: { id: string }) => c.id.startsWith("budget_spend-"));
+    expect(budget).toHaveLength(1);
+    expect(budget[0]).toMatchObject({
+      state: "accepted",
+      setup: "development",
+      zkey_sha256: sha256(readFileSync("circuits/artifacts/budget_spend/budget_spend.zkey")),
+    });
+    expect(response.body.circuits).toHaveLength(34);
     const [c] = response.body.circuits;
     expect(c).toMatchObject({
       id: SHIPPED_CIRCUIT_ID,

@@ -74,12 +74,12 @@ export interface PostgresNodes {
  * `serverUrl` with `count` nodes on it, started in a beforeAll (before the
  * describe's own) and stopped, closed and dropped in an afterAll.
  */
-export function nodesOnPostgres(serverUrl: string, count: number): PostgresNodes {
+export function nodesOnPostgres(serverUrl: string, count: number, extraEnv: Record<string, string> = {}): PostgresNodes {
   const pg = { nodes: [] as Node[] } as PostgresNodes;
   beforeAll(async () => {
     pg.database = await createTestDatabase(serverUrl);
     pg.store = await openStore(pg.database.url);
-    pg.nodes = await Promise.all(Array.from({ length: count }, () => startNode(pg.database.url)));
+    pg.nodes = await Promise.all(Array.from({ length: count }, () => startNode(pg.database.url, 1, extraEnv)));
   }, 60_000); // `count` process starts, each allowed READY_TIMEOUT_MS
   afterAll(async () => {
     await Promise.all(pg.nodes.map((node) => node.stop()));

@@ -17,7 +17,12 @@ const record: ChallengeRecord = {
   decidedAt,
   confidence: 0.999,
   reason: null,
-  evidence: { checks: CHECKS.filter((check) => !check.startsWith("group_")), identityCommitment: "987654321", vkHash: "sha256:" + "cd".repeat(32) },
+  // An agent's decision: none of a group's or a budget spend's checks.
+  evidence: {
+    checks: CHECKS.slice(0, CHECKS.indexOf("mandate") + 1).filter((check) => !check.startsWith("group_")),
+    identityCommitment: "987654321",
+    vkHash: "sha256:" + "cd".repeat(32),
+  },
   receipt: null,
 };
 const input = { record, issuer: "https://zkagent.example", contextHash: "12345" };

@@ -16,4 +16,7 @@ export const REASONS: ReadonlySet<string> = new Set([
   "scope_mismatch",
   "depth_mismatch",
   "not_member",
+  "stale_notes_root",
+  "period_ended",
+  "already_spent",
 ]);

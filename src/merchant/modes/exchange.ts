@@ -1,8 +1,8 @@
 // The ZKAgent scheme's exchange (docs/http-auth.md, "How the merchant
 // decides"): a claim gets a challenge for this request; credentials with a
 // proof are checked against the challenge's status before the proof is
-// spent, then submitted. What differs between an agent claim and a group
-// claim is the ClaimKind's (agent.ts, group.ts); this file is the order of
+// spent, then submitted. What differs between an agent claim, a group claim
+// and a budget spend is the ClaimKind's (agent.ts, group.ts, budget.ts); this file is the order of
 // the steps and what every claim shares.
 //
 // Stateless: the service holds every challenge. For each request the guard
@@ -12,7 +12,7 @@
 // request's. A retried request whose body differs is refused before its
 // proof is spent, and nothing the proof does not bind reaches the handler:
 // the session carries the bound context, and the handler serves from it.
-import { canonicalJson, contextHash } from "../../identity/encoding";
+import { canonicalJson, contextHash, type JsonObject } from "../../identity/encoding";
 import { type AuthParams, fromBase64url, parseAuth, toBase64url } from "../../http-auth/scheme";
 import { BadRequest, type Derived, deriveRequest } from "../request";
 import { answer, challengeUsed, invalidClaim, invalidCredentials, invalidRequest, proofFailed, requestMismatch, schemeNotAccepted } from "../respond";
@@ -55,14 +55,28 @@ export function zkagentExchange(config: ExchangeConfig): Mode {
     const { action, context } = derived;
     const created = await service("POST", "/v1/verify/challenge", { [claim.kind.field]: claim.value, action, context });
     if (created.status === 400) return invalidClaim(String(created.body.error ?? ""));
+    // A budget spend pays the origin the challenge binds, which must be one of the merchant key's: the merchant's setup to mend.
+    if (created.body.error === "Key has no registered origin" || created.body.error === "Origin not registered for this key") {
+      const message = `POST /v1/verify/challenge answered ${created.status} ${created.body.error}: a budget spend pays this server's origin (${derived.bound.origin}), which must be one of the API key's registered origins at the service (zkagent keys set-origins <key id> ${derived.bound.origin}; set the guard's origin behind a proxy)`;
+      report({ reason: "verifier_unavailable", level: "error", message });
+      throw new Unavailable(message);
+    }
     if (created.status !== 200 || typeof created.body.challenge_id !== "string") throw misunderstood("POST /v1/verify/challenge", created);
+    const wrongKind = claim.kind.checkChallenge?.(created.body, claim.value);
+    if (wrongKind) {
+      report({ reason: "verifier_unavailable", level: "error", message: wrongKind });
+      throw new Unavailable(wrongKind);
+    }
     // Every scalar the service answered (today's fields and a group
-    // challenge's: merkle_tree_root, scope, message, …) goes to the agent as is.
+    // challenge's: merkle_tree_root, scope, message, …) goes to the agent as
+    // is; an object (a budget challenge's `budget`) as base64url of its
+    // canonical JSON, as the context travels.
     const params: Record<string, string> = { realm };
     if (error) params.error = error;
     for (const [name, value] of Object.entries(created.body)) {
       if (name === "realm" || name === "error") continue; // the guard's own parameters
       if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") params[name] = String(value);
+      else if (typeof value === "object" && value !== null && !Array.isArray(value)) params[name] = toBase64url(canonicalJson(value as JsonObject));
     }
     params.action = action;
     params.context = toBase64url(canonicalJson(context));
@@ -152,8 +166,8 @@ export function zkagentExchange(config: ExchangeConfig): Mode {
       if (credentials === undefined) throw new TypeError("decide() without ZKAgent credentials");
       const claimed = kinds.filter((kind) => credentials[kind.param] !== undefined);
       const challengeId = credentials.challenge_id;
-      if (claimed.length > 1) return invalidCredentials("claim an agent or a group, not both");
-      if (challengeId === undefined && claimed.length === 0) return invalidCredentials("credentials need agent, group or challenge_id");
+      if (claimed.length > 1) return invalidCredentials("claim one of agent, group or budget, not several");
+      if (challengeId === undefined && claimed.length === 0) return invalidCredentials("credentials need agent, group, budget or challenge_id");
       const kind = claimed[0];
       const claim = kind ? { kind, value: credentials[kind.param]! } : undefined;
       // A claim this route does not take is refused before the body is read or the service is asked.
@@ -170,6 +184,9 @@ export function zkagentExchange(config: ExchangeConfig): Mode {
         if (error instanceof BadRequest) return invalidRequest(error.message);
         throw error;
       }
+      // A kind whose challenge needs more of the context (a budget spend's price) is refused before the service is asked.
+      const unfit = claim?.kind.checkContext?.(derived.declared);
+      if (unfit) return unfit;
       // Unavailable (the service refused the key, or could not be used) is the dispatcher's to answer, for every mode alike.
       if (challengeId === undefined) return challenge(claim!, derived);
       return answerChallenge(claim, credentials, challengeId, derived);

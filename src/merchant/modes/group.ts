@@ -7,6 +7,7 @@
 // the challenge's group before the proof is spent, the answer's after. The
 // session's scheme is `group`.
 import { groupNotAccepted, requestMismatch, verifierUnavailable } from "../respond";
+import { isBudgetStatus } from "./budget";
 import type { ClaimKind } from "./types";
 
 export function groupClaim(groups: readonly string[]): ClaimKind {
@@ -16,7 +17,10 @@ export function groupClaim(groups: readonly string[]): ClaimKind {
     param: "group",
     field: "group_id",
     admit: (claimed) => (accepted.has(claimed) ? null : groupNotAccepted(claimed)),
-    owns: (status) => status.group_id !== undefined,
+    // A budgeted group's member spends (budget.ts): its challenge is not a group claim's.
+    checkChallenge: (created, claimed) =>
+      created.budget === undefined ? null : `group "${claimed}" is a budgeted group at the service: list it in budgets (and accept "budget"), not groups`,
+    owns: (status) => status.group_id !== undefined && !isBudgetStatus(status),
     checkStatus(status, claimed) {
       const group = status.group_id;
       if (typeof group !== "string") return verifierUnavailable();

@@ -73,3 +73,38 @@ export const enrolmentResponse = t.Object(
   },
   { additionalProperties: false },
 );
+
+/** Notes a page of the notes feed holds at most. */
+export const MAX_NOTES_PAGE = 1_000;
+
+export const notesQuery = {
+  offset: {
+    description: "First leaf index to list, at least 1 (default 1): leaf 0 is the fixed genesis leaf, never listed; pass each page's next_offset",
+    schema: { type: "integer" as const, minimum: 1 },
+  },
+};
+
+export const checkpointView = t.Object(
+  {
+    sequence: Type.Integer({ minimum: 0, description: "Unique per group, in order" }),
+    size: Type.Integer({ minimum: 1, description: "Leaves of the notes tree it is the root of (the genesis leaf included)" }),
+    root: decimal("The notes tree's root at that size"),
+    at: t.String({ format: "date-time" }),
+  },
+  { additionalProperties: false },
+);
+
+export const notesPage = t.Object(
+  {
+    group_id: t.String(),
+    size: Type.Integer({ minimum: 1, description: "The notes tree's size now (leaves, the genesis leaf included)" }),
+    offset: Type.Integer({ minimum: 1 }),
+    notes: t.Array(decimal("A note commitment"), { description: `Leaves offset… in order, at most ${MAX_NOTES_PAGE}` }),
+    next_offset: t.Union([Type.Integer({ minimum: 2 }), t.Null()], { description: "Where the next page starts; null: this page ends at size" }),
+    checkpoints: t.Array(checkpointView, {
+      description: "The newest BUDGET_CHECKPOINT_WINDOW checkpoints, oldest first: a spend names one of their roots (the newest it has synced)",
+    }),
+  },
+  { additionalProperties: false },
+);
+export type NotesPage = typeof notesPage.static;

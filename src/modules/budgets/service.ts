@@ -11,9 +11,10 @@ import { SETTINGS } from "../../config";
 import type { TreeCache } from "../../groups/cache";
 import { ApiError, invalidField, missingFields } from "../../errors";
 import type { BudgetsStore } from "../../store/budgets/records";
+import { MAX_NOTES_PAGE, type NotesPage } from "./model";
 import type { GroupsStore } from "../../store/groups/records";
 import type { ApiKeyRecord } from "../../store/keys/records";
-import { changed } from "../groups/service";
+import { changed, matchesEtag } from "../groups/service";
 import type { EnrolmentRequest } from "./model";
 
 export interface EnrolmentDeps {
@@ -103,5 +104,48 @@ export async function enrolMember(deps: EnrolmentDeps, key: ApiKeyRecord, groupI
     statement: { ta: packed.TA.toString(), tm: packed.TM.toString(), payees: packed.payees.map(String), mandate },
     merkle_tree_root: result.group.root,
     size: result.group.size,
+  };
+}
+
+/**
+ * The keyless notes feed of a budgeted group (docs/api.md, "Budget spends"):
+ * its note commitments from `offset` (leaf 0, the genesis leaf, is never
+ * listed), read up to the size read first, and the newest checkpoints. A
+ * member downloads the whole feed, so it never says which note is its own.
+ */
+export async function readNotes(
+  deps: { store: GroupsStore & BudgetsStore; limits?: { budgetCheckpointWindow?: number } },
+  groupId: string | null,
+  offsetText: string | undefined,
+  ifNoneMatch: string | null = null,
+): Promise<{ etag: string; page: NotesPage | null }> {
+  const group = groupId === null ? null : await deps.store.getGroup(groupId);
+  if (!group) throw new ApiError("group_not_found");
+  if (!group.budget) throw new ApiError("group_not_budgeted", { message: "Only a group created with budget: true has notes." });
+  let offset = 1;
+  if (offsetText !== undefined) {
+    if (!/^[1-9][0-9]{0,15}$/.test(offsetText) || !Number.isSafeInteger(Number(offsetText)))
+      throw invalidField("offset", "must be a whole number from 1 (leaf 0 is the genesis leaf, never listed)");
+    offset = Number(offsetText);
+  }
+  const window = deps.limits?.budgetCheckpointWindow ?? SETTINGS.budgetCheckpointWindow.default;
+  // The size first: notes past it may be committing now, and are left to the next read.
+  const [size, checkpoints] = await Promise.all([deps.store.notesSize(groupId!), deps.store.checkpoints(groupId!, window)]);
+  // One validator per (size, newest checkpoint), the same for every page of that state: a member polling an unchanged feed gets 304.
+  const etag = `"${size}-${checkpoints.at(-1)?.sequence ?? -1}"`;
+  if (matchesEtag(ifNoneMatch, etag)) return { etag, page: null };
+  const wanted = Math.max(0, Math.min(MAX_NOTES_PAGE, size - offset));
+  const notes = wanted === 0 ? [] : await deps.store.budgetNotes(groupId!, offset, wanted);
+  const end = offset + notes.length;
+  return {
+    etag,
+    page: {
+      group_id: groupId!,
+      size,
+      offset,
+      notes: notes.map((note) => note.commitment),
+      next_offset: end < size ? end : null,
+      checkpoints: checkpoints.map((c) => ({ sequence: c.sequence, size: c.size, root: c.root, at: new Date(c.at).toISOString() })),
+    },
   };
 }

@@ -49,7 +49,7 @@ export const challenges = (deps: ModuleDeps) =>
         tag: "Verification",
         summary: "Request a challenge",
         description:
-          "Issues a one-time challenge (id + nonce, 300 s) for an agent and an intended action. The agent proves against the nonce; the proof is bound to action and context. With group_id instead of agent_id: a challenge any member of the group answers anonymously with a Semaphore v4 proof (docs/api.md, Groups).",
+          "Issues a one-time challenge (id + nonce, 300 s) for an agent and an intended action. The agent proves against the nonce; the proof is bound to action and context. With group_id instead of agent_id: a challenge any member of the group answers anonymously with a Semaphore v4 proof (docs/api.md, Groups); for a budgeted group, a budget spend whose context binds amount and currency, paid to one of the key's registered origins (docs/api.md, Budget spends).",
         body: anyChallengeRequest,
         idempotent: true,
         ok: { status: 200, schema: anyChallengeResponse, description: "The challenge", headers: RATE_LIMIT_HEADERS },
@@ -62,6 +62,8 @@ export const challenges = (deps: ModuleDeps) =>
           "group_not_found",
           "group_challenger_forbidden",
           "group_empty",
+          "key_no_origin",
+          "origin_not_registered",
         ],
         headers: { 429: RATE_LIMIT_HEADERS },
       }),

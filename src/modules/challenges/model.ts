@@ -74,7 +74,43 @@ export const groupChallengeResponse = t.Object(
   { additionalProperties: false },
 );
 
-export const anyChallengeResponse = t.Union([challengeResponse, groupChallengeResponse]);
+/** A budgeted group's challenge (issue 40): the spend circuit's public values instead of Semaphore's message and scope. */
+export const budgetChallengeResponse = t.Object(
+  {
+    ...challengeResponse.properties,
+    circuit_id: circuitId("The budget spend circuit (GET /v1/circuits/{id}): budget_spend and the first 16 hex digits of its zkey's SHA-256"),
+    group_id: t.String(),
+    merkle_tree_root: decimal("Hint: the group's enrolment root when the challenge was created (prove against the newest root synced)"),
+    size: groupChallengeResponse.properties.size,
+    anonymity_warning: groupChallengeResponse.properties.anonymity_warning,
+    budget: t.Object(
+      {
+        group: decimal("g: the group's value in the statement"),
+        payee: t.String({ description: "The origin paid (RFC 6454 serialization): the context's @request.origin, one of the asking key's registered origins" }),
+        payee_field: decimal("payeeField(payee)"),
+        amount: decimal("Minor units of currency"),
+        currency: t.String({ pattern: "^[A-Z]{3}$" }),
+        currency_field: decimal("The currency's three ASCII bytes, big-endian"),
+        periods: t.Object(
+          {
+            day: decimal("Days since 1970-01-01 UTC"),
+            week: decimal("Monday-to-Sunday weeks since the epoch"),
+            month: decimal("12·(year − 1970) + month − 1"),
+            minute: decimal("Minutes since the epoch (t_min)"),
+          },
+          { additionalProperties: false, description: "From one clock reading at creation, stored with the challenge" },
+        ),
+        ctx: decimal("T31 of the nonce, action and canonical context: binds this challenge"),
+        notes_root: decimal("Hint: the newest notes checkpoint's root"),
+        notes_size: Type.Integer({ minimum: 1, description: "Hint: that checkpoint's size (leaves, the genesis leaf included)" }),
+      },
+      { additionalProperties: false, description: 'The spend\'s public values (docs/api.md, "Budget spends")' },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const anyChallengeResponse = t.Union([challengeResponse, groupChallengeResponse, budgetChallengeResponse]);
 
 /** Nesting depth of a JSON value: 0 for a scalar, 1 for {} or []. */
 function depth(value: unknown): number {

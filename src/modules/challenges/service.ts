@@ -2,19 +2,34 @@ import { randomBytes } from "node:crypto";
 import type { CircuitRegistry } from "../../circuits/registry";
 import type { Clock } from "../../clock";
 import { DEFAULT_MAX_PENDING_PER_KEY } from "../../config";
-import { ApiError, type RateLimitState } from "../../errors";
+import { ApiError, invalidField, type RateLimitState } from "../../errors";
 import { canonicalJson, newNonce } from "../../identity/encoding";
 import { previousWeight, retryAfterSeconds, windowStart } from "../../sliding-window";
 import type { ChallengeRecord, ChallengesStore } from "../../store/challenges/records";
-import type { GroupsStore } from "../../store/groups/records";
+import type { GroupRecord, GroupsStore } from "../../store/groups/records";
 import type { ApiKeyRecord } from "../../store/keys/records";
 import { CHALLENGE_LIFETIME_MS } from "./lifecycle";
 import type { ChallengeRequest, GroupChallengeRequest } from "./model";
 import { anonymityWarning } from "../../groups/roots";
-import { challengeScope, groupMessage } from "../../groups/derivation";
+import { boundOrigin, challengeScope, groupMessage } from "../../groups/derivation";
+import {
+  budgetGroup,
+  budgetMessage,
+  currencyExponent,
+  currencyField,
+  minorUnits,
+  NOTES_GENESIS_LEAF,
+  payeeField,
+  periodsAt,
+  serializeOrigin,
+} from "../../budgets/encoding";
+import { BUDGET_CIRCUIT_ID } from "../../circuits/budget";
+import type { JsonObject } from "../../identity/encoding";
+import type { BudgetChallenge } from "../../store/challenges/records";
+import type { BudgetsStore } from "../../store/budgets/records";
 
 /** The store's aggregates this module uses. */
-type Stores = ChallengesStore & GroupsStore;
+type Stores = ChallengesStore & GroupsStore & Pick<BudgetsStore, "checkpoints">;
 
 const RATE_WINDOW_MS = 60_000;
 
@@ -88,10 +103,14 @@ async function issue(
   { store, clock, limits }: ChallengeDeps,
   key: ApiKeyRecord,
   fields: Omit<Parameters<typeof pendingChallenge>[0], "id" | "keyId" | "nonce">,
+  /** What a budget challenge adds, from the same clock reading and its nonce. */
+  budget?: (now: number, nonce: string) => BudgetChallenge,
 ): Promise<{ challenge: ChallengeRecord; rateLimit: RateLimitState | null }> {
   const now = clock.now();
   await checkPendingCap(store, key, now, limits?.maxPendingPerKey ?? DEFAULT_MAX_PENDING_PER_KEY);
-  const challenge = pendingChallenge({ ...fields, id: newChallengeId(), keyId: key.id, nonce: newNonce() }, now);
+  const nonce = newNonce();
+  const challenge = pendingChallenge({ ...fields, id: newChallengeId(), keyId: key.id, nonce }, now);
+  if (budget) challenge.budget = budget(now, nonce);
   // A sliding minute (src/sliding-window.ts): a burst at the end of one minute is not followed by another at the start of the next.
   const result = await store.createChallenge(challenge, { windowStart: windowStart(now), limit: key.rateLimit, previousWeight: previousWeight(now) });
   const refusedFor = result.created ? null : retryAfterSeconds(result.previous, result.current, key.rateLimit, now);
@@ -141,6 +160,7 @@ export async function createGroupChallenge(deps: ChallengeDeps, key: ApiKeyRecor
   // The owner's allow-list (issue 34), before anything else about the group is said.
   if (group.challengers !== null && !group.challengers.includes(key.id)) throw new ApiError("group_challenger_forbidden");
   if (group.activeMembers === 0) throw new ApiError("group_empty");
+  if (group.budget) return createBudgetChallenge(deps, key, input, requestId, group);
   // A depth-0 tree (one leaf) is proved with the depth-1 circuit, as Semaphore's generateProof does.
   const depth = Math.max(1, group.depth);
   const circuit = await deps.circuits.semaphore.circuit(depth);
@@ -164,6 +184,101 @@ export async function createGroupChallenge(deps: ChallengeDeps, key: ApiKeyRecor
       message: groupMessage(challenge).toString(),
       scope: challengeScope({ keyId: key.id, groupId: group.groupId, context: input.context }).toString(),
       anonymity_warning: anonymityWarning(group.activeMembers),
+    },
+    rateLimit,
+  };
+}
+
+/** What a budget challenge's context states of the payment: amount in exact minor units, and currency; else the 400 naming it. */
+export function paymentOf(context: JsonObject | undefined): { amount: bigint; currency: string } {
+  if (context === undefined) throw invalidField("context", 'a budget challenge binds amount and currency (e.g. {"amount": "20.00", "currency": "EUR"})');
+  const currency = context.currency;
+  if (currency === undefined) throw invalidField("context", "a budget challenge binds currency (an ISO 4217 code such as EUR)");
+  if (typeof currency !== "string") throw invalidField("context", "currency must be an ISO 4217 code such as EUR");
+  const exponent = currencyExponent(currency);
+  if (!exponent.ok) throw invalidField("context", `currency ${exponent.error}`);
+  if (context.amount === undefined) throw invalidField("context", 'a budget challenge binds amount (a decimal such as "20.00")');
+  const amount = minorUnits(context.amount, currency);
+  if (!amount.ok) throw invalidField("context", `amount ${amount.error}`);
+  if (amount.value === 0n) throw invalidField("context", "amount must be at least one minor unit");
+  return { amount: amount.value, currency };
+}
+
+/**
+ * The payee a budget challenge binds: the origin its context's @request
+ * binds (what a guard writes), which must be one of the key's registered
+ * origins; without @request, the key's only origin.
+ */
+export function payeeOf(key: ApiKeyRecord, context: JsonObject | undefined): string {
+  const origins = key.origins ?? [];
+  if (origins.length === 0) throw new ApiError("key_no_origin");
+  const hasRequest = context !== undefined && Object.hasOwn(context, "@request");
+  if (!hasRequest) {
+    if (origins.length > 1) throw invalidField("context", "a budget challenge binds @request.origin (this key has several origins)");
+    return origins[0]!;
+  }
+  const bound = boundOrigin(context);
+  const serialized = serializeOrigin(bound);
+  if (bound === null || !serialized.ok) throw invalidField("context", "a budget challenge binds @request.origin, an http(s) origin");
+  if (!origins.includes(serialized.value)) throw new ApiError("origin_not_registered");
+  return serialized.value;
+}
+
+/**
+ * A budgeted group's challenge (issue 40, docs/api.md "Budget spends"): the
+ * spend circuit's public values, fixed now from one clock reading and the
+ * challenge's nonce, and stored with it; the enrolment root and the newest
+ * notes checkpoint as hints. Nothing in it depends on who will answer.
+ */
+async function createBudgetChallenge(deps: ChallengeDeps, key: ApiKeyRecord, input: GroupChallengeRequest, requestId: string | null, group: GroupRecord) {
+  const context = input.context as JsonObject | undefined;
+  const { amount, currency } = paymentOf(context);
+  const payee = payeeOf(key, context);
+  const [newest] = (await deps.store.checkpoints(group.groupId, 1)).slice(-1);
+  const { challenge, rateLimit } = await issue(
+    deps,
+    key,
+    {
+      agentId: "",
+      action: input.action,
+      context: input.context === undefined ? null : canonicalJson(input.context),
+      requestId,
+      circuitId: BUDGET_CIRCUIT_ID,
+      groupId: group.groupId,
+      groupRoot: group.root,
+      groupDepth: group.depth,
+    },
+    (now, nonce) => {
+      const p = periodsAt(now);
+      return {
+        payee,
+        amount: amount.toString(),
+        currency,
+        periods: { day: p.day.toString(), week: p.week.toString(), month: p.month.toString(), minute: p.minute.toString() },
+        ctx: budgetMessage({ nonce, action: input.action, context }).toString(),
+      };
+    },
+  );
+  const budget = challenge.budget!;
+  return {
+    body: {
+      ...basics(challenge),
+      group_id: group.groupId,
+      merkle_tree_root: group.root,
+      size: group.size,
+      anonymity_warning: anonymityWarning(group.activeMembers),
+      budget: {
+        group: budgetGroup(group.groupId).toString(),
+        payee,
+        payee_field: payeeField(payee).toString(),
+        amount: budget.amount,
+        currency,
+        currency_field: currencyField(currency).toString(),
+        periods: budget.periods,
+        ctx: budget.ctx,
+        notes_root: newest?.root ?? NOTES_GENESIS_LEAF.toString(),
+        notes_size: newest?.size ?? 1,
+      },
     },
     rateLimit,
   };

@@ -11,7 +11,7 @@ const hex128 = (description: string) => t.String({ pattern: "^[0-9a-f]{128}$", d
 
 /** A circuit version's id: the circuit's name and the first 16 hex digits of its vk hash (src/circuits/version.ts). */
 export const circuitId = (description: string) =>
-  t.String({ pattern: `^(${CIRCUIT_NAME}|semaphore_v4_d([1-9]|[12][0-9]|3[0-2]))-[0-9a-f]{16}$`, description, examples: [SHIPPED_CIRCUIT_ID] });
+  t.String({ pattern: `^(${CIRCUIT_NAME}|budget_spend|semaphore_v4_d([1-9]|[12][0-9]|3[0-2]))-[0-9a-f]{16}$`, description, examples: [SHIPPED_CIRCUIT_ID] });
 
 export const ceremonySummary = t.Object(
   {

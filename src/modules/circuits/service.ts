@@ -3,6 +3,7 @@
 // artifact is immutable (a circuit's id is its key's hash), so each carries
 // its own hash as ETag.
 import { type CircuitRegistry, setupOf } from "../../circuits/registry";
+import { BudgetArtifactUnavailableError } from "../../circuits/budget";
 import { SEMAPHORE_ARTIFACTS_PACKAGE, SemaphoreUnavailableError, semaphoreDepthOf } from "../../circuits/semaphore";
 import { ApiError } from "../../errors";
 import type { CircuitRecord } from "../../store/circuits/records";
@@ -77,6 +78,10 @@ export async function readArtifact(circuits: CircuitRegistry, id: string | null,
     case "zkey":
     case "wasm": {
       const bytes = await circuits.artifact(record.id, kind).catch((error) => {
+        if (error instanceof BudgetArtifactUnavailableError)
+          throw new ApiError("artifact_not_served", {
+            message: `This service verifies ${record.id} but does not carry its ${kind}: it is circuits/artifacts/budget_spend/budget_spend.${kind} in the zkagent repository; check its SHA-256 against ${kind}_sha256.`,
+          });
         if (!(error instanceof SemaphoreUnavailableError)) throw error;
         const file = `semaphore-${semaphoreDepthOf(record.id)}.${kind}`;
         throw new ApiError("artifact_not_served", {

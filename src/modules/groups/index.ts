@@ -13,6 +13,8 @@ import { REQUEST_ID_HEADER } from "../../http/request-id";
 import { validate } from "../../http/validate";
 import { invalidField, missingFields } from "../../errors";
 import { mandateSchema } from "../../mandates/schema";
+import { notesPage, notesQuery } from "../budgets/model";
+import { readNotes } from "../budgets/service";
 import {
   groupExplanations,
   groupRefinements,
@@ -49,54 +51,88 @@ const GROUP = { groupId: "The group_id" };
 export const groupMembersPublic = (deps: ModuleDeps) => {
   const readers = new ReaderWindows(deps.limits?.membersReadsPerMinute, () => deps.clock.now());
   const pages = new PageCache();
-  return new Elysia({ name: "group-members" }).get(
-    "/v1/groups/:groupId/members",
-    async ({ params, query, request, set, server }) => {
-      // Counted first: a refused, a 304 or a 404 read costs the reader its budget as a page does.
-      readers.admit(server?.requestIP(request)?.address ?? "unknown");
-      const asked = membersRequestOf(query as MembersQuery);
-      const group = await membersGroup(deps, pathParam(params.groupId));
-      const etag = membersEtag(group);
-      // Stored copies are checked first: the ETag changes with every change of the group.
-      const cacheHeaders = (tag: string) => Object.assign(set.headers, { etag: tag, "cache-control": "no-cache" });
-      // An unchanged group costs one row read.
-      if (matchesEtag(request.headers.get("if-none-match"), etag)) {
-        cacheHeaders(etag);
-        set.status = 304;
-        return null;
-      }
-      if (asked.since !== null && asked.since > group.version) throw invalidField("since", `must not be above the group's version ${group.version}`);
-      const cached = pages.get(PageCache.key(group, asked));
-      if (cached !== undefined) {
-        cacheHeaders(etag);
-        return new Response(cached, { headers: { "content-type": JSON_CONTENT_TYPE } });
-      }
-      const { group: at, page, consistent } = await readMembersPage(deps, group, asked);
-      const text = JSON.stringify(page);
-      if (consistent) pages.set(PageCache.key(at, asked), text);
-      cacheHeaders(membersEtag(at));
-      return new Response(text, { headers: { "content-type": JSON_CONTENT_TYPE } });
-    },
-    {
-      detail: describe({
-        operationId: "listGroupMembers",
-        tag: "Groups",
-        summary: "The group's leaves, or its changes since a version",
-        public: true,
-        params: GROUP,
-        query: membersQuery,
-        description:
-          'Every leaf in leaf order ("0" for a removed member), paged (10,000 a page): read until next_offset is null, build the tree (new Group(members)) and check its root against merkle_tree_root; every page carries the group\'s version, and pages of different versions do not make one tree. With since=V: the leaves written after version V (added or removed) as compact binary records (docs/api.md, "Syncing a group"). Every answer has ETag "<version>-<root>"; If-None-Match with it answers 304 without a body. No API key: a member reads the whole tree and never says which leaf is its own. Reads are limited per client, an IPv4 address or an IPv6 /64, over a sliding minute (GROUP_MEMBERS_READS_PER_MINUTE; every request counts, 304s too).',
-        ok: {
-          status: 200,
-          schema: t.Union([membersPage, membersChanges]),
-          description: "A page of leaves, or of changes with since",
-          headers: { ETag: true, "Cache-Control": true },
-        },
-        errors: ["invalid_request", "group_not_found", "members_rate_limited"],
-      }),
-    },
-  );
+  return new Elysia({ name: "group-members" })
+    .get(
+      "/v1/groups/:groupId/members",
+      async ({ params, query, request, set, server }) => {
+        // Counted first: a refused, a 304 or a 404 read costs the reader its budget as a page does.
+        readers.admit(server?.requestIP(request)?.address ?? "unknown");
+        const asked = membersRequestOf(query as MembersQuery);
+        const group = await membersGroup(deps, pathParam(params.groupId));
+        const etag = membersEtag(group);
+        // Stored copies are checked first: the ETag changes with every change of the group.
+        const cacheHeaders = (tag: string) => Object.assign(set.headers, { etag: tag, "cache-control": "no-cache" });
+        // An unchanged group costs one row read.
+        if (matchesEtag(request.headers.get("if-none-match"), etag)) {
+          cacheHeaders(etag);
+          set.status = 304;
+          return null;
+        }
+        if (asked.since !== null && asked.since > group.version) throw invalidField("since", `must not be above the group's version ${group.version}`);
+        const cached = pages.get(PageCache.key(group, asked));
+        if (cached !== undefined) {
+          cacheHeaders(etag);
+          return new Response(cached, { headers: { "content-type": JSON_CONTENT_TYPE } });
+        }
+        const { group: at, page, consistent } = await readMembersPage(deps, group, asked);
+        const text = JSON.stringify(page);
+        if (consistent) pages.set(PageCache.key(at, asked), text);
+        cacheHeaders(membersEtag(at));
+        return new Response(text, { headers: { "content-type": JSON_CONTENT_TYPE } });
+      },
+      {
+        detail: describe({
+          operationId: "listGroupMembers",
+          tag: "Groups",
+          summary: "The group's leaves, or its changes since a version",
+          public: true,
+          params: GROUP,
+          query: membersQuery,
+          description:
+            'Every leaf in leaf order ("0" for a removed member), paged (10,000 a page): read until next_offset is null, build the tree (new Group(members)) and check its root against merkle_tree_root; every page carries the group\'s version, and pages of different versions do not make one tree. With since=V: the leaves written after version V (added or removed) as compact binary records (docs/api.md, "Syncing a group"). Every answer has ETag "<version>-<root>"; If-None-Match with it answers 304 without a body. No API key: a member reads the whole tree and never says which leaf is its own. Reads are limited per client, an IPv4 address or an IPv6 /64, over a sliding minute (GROUP_MEMBERS_READS_PER_MINUTE; every request counts, 304s too).',
+          ok: {
+            status: 200,
+            schema: t.Union([membersPage, membersChanges]),
+            description: "A page of leaves, or of changes with since",
+            headers: { ETag: true, "Cache-Control": true },
+          },
+          errors: ["invalid_request", "group_not_found", "members_rate_limited"],
+        }),
+      },
+    )
+    .get(
+      "/v1/groups/:groupId/notes",
+      async ({ params, query, request, server, set }) => {
+        // The same readers' budget as the members route: a member syncing reads both; a 304 counts too.
+        readers.admit(server?.requestIP(request)?.address ?? "unknown");
+        const { etag, page } = await readNotes(deps, pathParam(params.groupId), (query as { offset?: string }).offset, request.headers.get("if-none-match"));
+        Object.assign(set.headers, { etag, "cache-control": "no-cache" });
+        if (page === null) {
+          set.status = 304;
+          return null;
+        }
+        return page;
+      },
+      {
+        detail: describe({
+          operationId: "listBudgetNotes",
+          tag: "Groups",
+          summary: "A budgeted group's notes and checkpoints",
+          public: true,
+          params: GROUP,
+          query: notesQuery,
+          description:
+            'The note commitments of a budgeted group\'s spends in leaf order from offset (leaf 0 is the fixed genesis leaf T31({"tag":"zkagent/budget-notes/v1"}), never listed), pages of at most 1,000, and the newest BUDGET_CHECKPOINT_WINDOW checkpoints. ETag "<size>-<sequence of the newest checkpoint>", the same for every page of that state: If-None-Match with it answers 304 without a body. A spend names one of these checkpoints\' roots: the newest the member synced (docs/protocol.md, "Roots"). No API key, limited per client as the members route is (GROUP_MEMBERS_READS_PER_MINUTE, one budget for both).',
+          ok: {
+            status: 200,
+            schema: notesPage,
+            description: "A page of notes and the newest checkpoints",
+            headers: { ETag: true, "Cache-Control": true },
+          },
+          errors: ["invalid_request", "group_not_found", "group_not_budgeted", "members_rate_limited"],
+        }),
+      },
+    );
 };
 
 export const groups = (deps: ModuleDeps) => {

@@ -13,12 +13,14 @@ import { storedMandate } from "../../mandates/enforce";
 import { type Mandate, parseMandate } from "../../mandates/schema";
 import { type ChangeGroupResult, type GroupRecord, type GroupsStore, newGroupRecord } from "../../store/groups/records";
 import type { ApiKeyRecord } from "../../store/keys/records";
+import type { BudgetsStore } from "../../store/budgets/records";
+import { genesisCheckpoint } from "../../budgets/checkpoints";
 import { SETTINGS } from "../../config";
 import { SlidingWindows } from "../../sliding-window";
 import { encodeChanges, MAX_CHANGES_PAGE, MAX_MEMBERS_PAGE, type GroupRequest } from "./model";
 
 export interface GroupDeps {
-  store: GroupsStore;
+  store: GroupsStore & Pick<BudgetsStore, "recordCheckpoint">;
   clock: Clock;
   groups: TreeCache;
   limits?: { groupMaxPerKey?: number; groupMaxMembers?: number; groupAdditionsInFlight?: number; groupAdditionsInFlightTotal?: number };
@@ -68,6 +70,8 @@ export async function createGroup(deps: GroupDeps, key: ApiKeyRecord, input: Gro
   if (created === "exists") throw new ApiError("group_exists");
   if (created === "too_many")
     throw new ApiError("too_many_groups", { message: `This key owns ${maxPerKey} groups, the most one key may own (GROUP_MAX_PER_KEY = ${maxPerKey}).` });
+  // A budgeted group's notes have a checkpoint from the start (the genesis leaf's tree); a node's checkpointer writes it too if this write was lost.
+  if (group.budget) await store.recordCheckpoint(group.groupId, genesisCheckpoint(group.createdAt));
   return groupView(group, key.id);
 }
 

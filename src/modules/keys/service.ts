@@ -48,6 +48,8 @@ export interface KeyView {
   agent_rate_limit_per_minute: number | null;
   created_at: string;
   revoked_at: string | null;
+  /** The origins a budget spend's payee may be (keys set-origins); empty: none. */
+  origins: string[];
 }
 
 export const keyView = (record: ApiKeyRecord): KeyView => ({
@@ -58,6 +60,7 @@ export const keyView = (record: ApiKeyRecord): KeyView => ({
   agent_rate_limit_per_minute: record.agentRateLimit ?? null,
   created_at: new Date(record.createdAt).toISOString(),
   revoked_at: record.revokedAt === null ? null : new Date(record.revokedAt).toISOString(),
+  origins: record.origins ?? [],
 });
 
 export const usageView = (record: ApiKeyRecord, usage: Usage) => ({

@@ -21,7 +21,7 @@ export const proofRequest = t.Object({
     }),
     t.Record(t.String(), t.Any(), {
       description:
-        "For a group challenge: the Semaphore v4 proof object as @semaphore-protocol/proof returns it, {merkleTreeDepth, merkleTreeRoot, nullifier, message, scope, points} (its JSON text is accepted too). A malformed object fails the challenge with reason invalid_proof_format.",
+        "For a budget challenge: {nullifier, commitment, enrolment_root, notes_root, groth16} (docs/api.md, Budget spends). For a group challenge: the Semaphore v4 proof object as @semaphore-protocol/proof returns it, {merkleTreeDepth, merkleTreeRoot, nullifier, message, scope, points} (its JSON text is accepted too). A malformed object fails the challenge with reason invalid_proof_format.",
     }),
   ]),
   agent_signature: t.Optional(
@@ -39,7 +39,19 @@ export const proofResponse = t.Object(
     verified: t.Literal(true),
     agent_id: t.String({ description: "The challenge's agent; for a group challenge the pseudonym (so clients of agent challenges keep working)" }),
     pseudonym: t.Optional(t.String({ description: "Group challenges only: the proof's nullifier, decimal: this member at this platform" })),
-    group_id: t.Optional(t.String({ description: "Group challenges only" })),
+    group_id: t.Optional(t.String({ description: "Group and budget challenges only" })),
+    spend: t.Optional(
+      t.Object(
+        {
+          nullifier: t.String({ description: "The spend's one-time nullifier, decimal" }),
+          commitment: t.String({ description: "The new note's commitment, decimal (appended to the group's notes)" }),
+          amount: t.String({ description: 'Major units as the currency writes them ("20.00")' }),
+          currency: t.String(),
+          payee: t.String({ description: "The origin paid" }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     action: t.String(),
     confidence: t.Number({ examples: [0.99] }),
     timestamp: t.String({ format: "date-time" }),
@@ -68,6 +80,9 @@ const REASONS: Record<FailureReason, true> = {
   scope_mismatch: true,
   depth_mismatch: true,
   not_member: true,
+  stale_notes_root: true,
+  period_ended: true,
+  already_spent: true,
 };
 /** The constraints a mandate_violation names in `detail` (docs/mandates.md). */
 const VIOLATIONS: Record<MandateViolation, true> = {

@@ -27,11 +27,15 @@ import type { Check } from "../../receipts/claims";
 import { type Receipts, receiptOrNull, signReceipt } from "../../receipts/service";
 import type { AgentRecord } from "../../store/agents/records";
 import type { ChallengeRecord, ChallengesStore, DecisionEvidence } from "../../store/challenges/records";
-import type { Decision, DecisionsStore } from "../../store/decisions/records";
+import type { Decision, DecisionsStore, SpendScope } from "../../store/decisions/records";
 import type { GroupsStore } from "../../store/groups/records";
 import type { ApiKeyRecord } from "../../store/keys/records";
 import type { VerifyFailure } from "../../verifier/types";
-import { sessionSubject } from "../../identity/subject";
+import { type SpendSubject, sessionSubject } from "../../identity/subject";
+import { budgetGroup, currencyField, majorUnits, payeeField } from "../../budgets/encoding";
+import { parseSpendProof } from "../../budgets/proof";
+import { spendPublicSignals } from "../../budgets/statement";
+import { SETTINGS } from "../../config";
 import { isExpired, isRetained } from "../challenges/lifecycle";
 import { PROOF_STRING_REQUIREMENT, type ProofRequest } from "./model";
 import { challengeScope, groupMessage } from "../../groups/derivation";
@@ -62,7 +66,13 @@ export type FailureReason =
   | "scope_mismatch"
   | "depth_mismatch"
   /** Group proofs: the root is not one of the group's acceptable roots (a non-member's tree, or a member removed since). */
-  | "not_member";
+  | "not_member"
+  /** Budget spends: the notes root is not one of the group's newest checkpoints (sync the notes feed and prove again). */
+  | "stale_notes_root"
+  /** Budget spends: the challenge's day is neither the current nor the previous one at decision. */
+  | "period_ended"
+  /** Budget spends: the nullifier was spent before (a replay, a re-randomised proof, or a concurrent spend of the same note that won). */
+  | "already_spent";
 
 export interface ProofDeps {
   store: Stores;
@@ -72,6 +82,7 @@ export interface ProofDeps {
   logger: Logger;
   metrics?: Metrics;
   receipts: Receipts;
+  limits?: { budgetCheckpointWindow?: number };
 }
 
 interface Evaluation {
@@ -85,6 +96,69 @@ interface Evaluation {
   circuit: { id: string; vkHash: string };
   /** A group challenge: the group, the root the proof named, the pseudonym once the proof verified. */
   group?: { id: string; root: string; pseudonym: string | null };
+  /** A budget spend whose proof verified: what its deciding transaction checks and writes, and what the answer names. */
+  spend?: { scope: SpendScope; evidence: SpendSubject };
+}
+
+/**
+ * A budget spend's proof (issue 40, docs/api.md "Budget spends"): its shape,
+ * then Groth16 with this service's verifier against the budget circuit's key
+ * and the 13 public signals rebuilt from the stored challenge and the
+ * proof's nullifier, commitment and two roots. The roots, the period and
+ * the nullifier are judged in the deciding transaction (decideSpend).
+ */
+async function evaluateBudget(deps: ProofDeps, challenge: ChallengeRecord, input: ProofRequest): Promise<Evaluation> {
+  const checks: Check[] = [...CHALLENGE_CHECKS];
+  const circuit = await deps.circuits.verifierFor(challenge.circuitId);
+  const used = { id: circuit.id, vkHash: circuit.vkHash };
+  const failed = (reason: FailureReason): Evaluation => ({ reason, signatureValid: false, checks, identityCommitment: null, circuit: used });
+  const proof = parseSpendProof(input.proof);
+  if (!proof) return failed("invalid_proof_format");
+  if (!circuit.ok) return failed(circuit.reason);
+  const budget = challenge.budget!;
+  const groupId = challenge.groupId!;
+  const signals = spendPublicSignals(proof.nullifier, proof.commitment, {
+    group: budgetGroup(groupId),
+    rootEnrolment: proof.enrolmentRoot,
+    rootNotes: proof.notesRoot,
+    periods: {
+      day: BigInt(budget.periods.day),
+      week: BigInt(budget.periods.week),
+      month: BigInt(budget.periods.month),
+      minute: BigInt(budget.periods.minute),
+    },
+    amount: BigInt(budget.amount),
+    currency: currencyField(budget.currency),
+    payee: payeeField(budget.payee),
+    ctx: BigInt(budget.ctx),
+  });
+  deps.metrics?.proofCheck(challenge.keyId);
+  const verdict = await circuit.verifier.verify(proof.groth16, signals, { tenant: challenge.keyId });
+  if (!verdict.ok) return failed(verdict.reason);
+  checks.push("proof");
+  // A spend carries no agent key: nothing a signature could be checked against.
+  if ((input.agent_signature ?? null) !== null) return failed("signature_not_verifiable");
+  const nullifier = proof.nullifier.toString();
+  const commitment = proof.commitment.toString();
+  return {
+    reason: null,
+    signatureValid: false,
+    checks,
+    identityCommitment: null,
+    circuit: used,
+    spend: {
+      scope: {
+        groupId,
+        enrolmentRoot: proof.enrolmentRoot.toString(),
+        notesRoot: proof.notesRoot.toString(),
+        nullifier,
+        commitment,
+        day: Number(budget.periods.day),
+        window: deps.limits?.budgetCheckpointWindow ?? SETTINGS.budgetCheckpointWindow.default,
+      },
+      evidence: { nullifier, commitment, amount: majorUnits(BigInt(budget.amount), budget.currency), currency: budget.currency, payee: budget.payee },
+    },
+  };
 }
 
 /**
@@ -127,6 +201,7 @@ const CHALLENGE_CHECKS: readonly Check[] = ["challenge_owner", "challenge_unexpi
 
 /** `agent` is the challenge's agent as read with the challenge (store.getChallengeWithAgent). */
 async function evaluate(deps: ProofDeps, challenge: ChallengeRecord, agent: AgentRecord | null, input: ProofRequest): Promise<Evaluation> {
+  if (challenge.budget) return evaluateBudget(deps, challenge, input);
   if (challenge.groupId) return evaluateGroup(deps, challenge, input);
   const checks: Check[] = [...CHALLENGE_CHECKS];
   // The circuit the challenge was issued with, whatever is active now. An
@@ -352,20 +427,29 @@ async function claimOrWait(deps: ProofDeps, challenge: ChallengeRecord, token: s
 async function decide({ deps, key, input, requestId, challenge, agent }: Submission) {
   const { store, clock, logger } = deps;
   const started = performance.now();
-  const { reason, signatureValid, checks, identityCommitment, circuit, group } = await evaluate(deps, challenge, agent, input);
+  const { reason, signatureValid, checks, identityCommitment, circuit, group, spend } = await evaluate(deps, challenge, agent, input);
   const evaluationMs = performance.now() - started;
   const score = confidence({ proofValid: reason === null, signatureValid });
   // Stored with the decision, in the same update, so its receipt can be signed from the row alone.
-  const evidence: DecisionEvidence = { checks, identityCommitment, vkHash: circuit.vkHash, circuitId: circuit.id, ...(group ? { group } : {}) };
+  const evidence: DecisionEvidence = {
+    checks,
+    identityCommitment,
+    vkHash: circuit.vkHash,
+    circuitId: circuit.id,
+    ...(group ? { group } : {}),
+    ...(spend ? { spend: spend.evidence } : {}),
+  };
   const proposed: Decision = { status: reason === null ? "verified" : "failed", decidedAt: clock.now(), confidence: score, reason, requestId, evidence };
-  const decision: Decision = { ...proposed, receipt: await presignedReceipt(deps, challenge, agent, proposed) };
+  // A spend's decision may be refused in its transaction: its receipt is signed from the stored row.
+  const decision: Decision = { ...proposed, receipt: spend ? null : await presignedReceipt(deps, challenge, agent, proposed) };
   // The challenge is the mandate scope: the agent's mandate is checked (and
   // its period totals moved) in the transaction that decides; what it
   // consumed joins the evidence, and so the receipt.
   // A group's mandate is held per pseudonym, and its root judged again in that transaction.
   const scope: MandateScope =
     group?.pseudonym && reason === null ? { ...challenge, group: { groupId: group.id, root: group.root, pseudonym: group.pseudonym } } : challenge;
-  const outcome = await store.decideChallenge(challenge.id, decision, scope);
+  const outcome =
+    spend && reason === null ? await store.decideSpend(challenge.id, decision, spend.scope) : await store.decideChallenge(challenge.id, decision, scope);
 
   if (!outcome.decided) {
     // Another submission won the race, or the lifetime ran out while we verified.
@@ -403,10 +487,16 @@ async function decide({ deps, key, input, requestId, challenge, agent }: Submiss
   };
 }
 
-/** A verified decision's subject (sessionSubject): a verified group proof always named its pseudonym. */
-function verifiedSubject(record: ChallengeRecord): { agent_id: string } | { agent_id: string; group_id: string; pseudonym: string } {
+/** A verified decision's subject (sessionSubject): a verified group proof always named its pseudonym, a verified spend its spend. */
+function verifiedSubject(
+  record: ChallengeRecord,
+): { agent_id: string } | { agent_id: string; group_id: string; pseudonym: string } | { agent_id: string; group_id: string; spend: SpendSubject } {
   const subject = sessionSubject(record);
   if (!("group_id" in subject)) return subject;
+  if ("spend" in subject) {
+    if (subject.spend === null) throw new Error(`verified budget session ${record.id} has no spend`);
+    return { ...subject, spend: subject.spend };
+  }
   if (subject.pseudonym === null) throw new Error(`verified group session ${record.id} has no pseudonym`);
   return { ...subject, pseudonym: subject.pseudonym };
 }

@@ -103,6 +103,24 @@ export const eventPayloadSchema = t.Object(
             description: "Group sessions only: the proof's nullifier (this member at this platform), null when no proof gave one",
           }),
         ),
+        spend: t.Optional(
+          t.Union(
+            [
+              t.Object(
+                {
+                  nullifier: t.String({ description: "The spend's one-time nullifier, decimal" }),
+                  commitment: t.String({ description: "The new note's commitment, decimal (appended to the group's notes)" }),
+                  amount: t.String({ description: 'Major units as the currency writes them ("20.00")' }),
+                  currency: t.String(),
+                  payee: t.String({ description: "The origin paid" }),
+                },
+                { additionalProperties: false },
+              ),
+              t.Null(),
+            ],
+            { description: "Budget sessions only: the verified spend, else null" },
+          ),
+        ),
         action: t.String(),
         context: t.Union([t.Record(t.String(), t.Unknown()), t.Null()], {
           description: "The context the proof bound, as the challenge fixed it; null when none",

@@ -10,6 +10,23 @@
 /** A spend recorded (its new note's index in the group's notes), or refused because its nullifier was seen. */
 export type SpendRecord = { recorded: true; index: number } | { recorded: false; reason: "already_spent" };
 
+/** A notes checkpoint (docs/protocol.md, "Roots"): the notes tree's root at a size, numbered per group. */
+export interface Checkpoint {
+  sequence: number;
+  /** Leaves, the genesis leaf included. */
+  size: number;
+  root: string;
+  at: number;
+}
+
+/** A budgeted group whose notes grew past its newest checkpoint (sequence −1 and size 0: it has none). */
+export interface GrownGroup {
+  groupId: string;
+  size: number;
+  sequence: number;
+  checkpointSize: number;
+}
+
 export interface BudgetNote {
   index: number;
   commitment: string;
@@ -48,4 +65,23 @@ export interface BudgetsStore {
 
   /** The group's notes from index `from`, in index order, at most `limit`. */
   budgetNotes(groupId: string, from: number, limit: number): Promise<BudgetNote[]>;
+
+  /** The group's notes tree size (the genesis leaf included: 1 before any spend). */
+  notesSize(groupId: string): Promise<number>;
+
+  /** Records a checkpoint under the group's unique (group, sequence) key: false when that sequence exists (another node took it). */
+  recordCheckpoint(groupId: string, checkpoint: Checkpoint): Promise<boolean>;
+
+  /** The group's newest `limit` checkpoints, oldest first. */
+  checkpoints(groupId: string, limit: number): Promise<Checkpoint[]>;
+
+  /** The budgeted groups whose notes grew since their newest checkpoint, or that have none. */
+  grownGroups(): Promise<GrownGroup[]>;
+
+  /**
+   * Deletes checkpoints recorded before `before` that are not among their
+   * group's newest `keep`: a spend can name only those, and the newest one
+   * always stays, so sequences keep counting up. Returns how many.
+   */
+  purgeCheckpoints(before: number, keep: number): Promise<number>;
 }

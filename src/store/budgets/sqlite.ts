@@ -2,7 +2,7 @@
 // one BEGIN IMMEDIATE transaction, so the writer lock orders every spend of
 // every process on the file.
 import type { SqliteDb } from "../connection/sqlite";
-import type { BudgetNote, BudgetsStore, EnrolmentRecord, SpendRecord } from "./records";
+import type { BudgetNote, BudgetsStore, Checkpoint, EnrolmentRecord, GrownGroup, SpendRecord } from "./records";
 
 export function sqliteBudgets({ db, immediate }: SqliteDb): BudgetsStore {
   const q = {
@@ -16,6 +16,20 @@ export function sqliteBudgets({ db, immediate }: SqliteDb): BudgetsStore {
     release: db.query("DELETE FROM budget_enrolments WHERE mandate = ?"),
     notes: db.query<{ idx: number; commitment: string }, [string, number, number]>(
       "SELECT idx, commitment FROM budget_notes WHERE group_id = ? AND idx >= ? ORDER BY idx LIMIT ?",
+    ),
+    size: db.query<{ size: number }, [string]>("SELECT size FROM budget_heads WHERE group_id = ?"),
+    checkpoint: db.query("INSERT INTO budget_checkpoints (group_id, sequence, size, root, at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING"),
+    checkpoints: db.query<{ sequence: number; size: number; root: string; at: number }, [string, number]>(
+      "SELECT sequence, size, root, at FROM (SELECT * FROM budget_checkpoints WHERE group_id = ? ORDER BY sequence DESC LIMIT ?) ORDER BY sequence",
+    ),
+    purgeCheckpoints: db.query(
+      `DELETE FROM budget_checkpoints WHERE at < ? AND sequence <= (SELECT MAX(sequence) FROM budget_checkpoints n WHERE n.group_id = budget_checkpoints.group_id) - ?`,
+    ),
+    grown: db.query<{ group_id: string; size: number; sequence: number | null; checkpoint_size: number | null }, []>(
+      `SELECT g.group_id, COALESCE(h.size, 1) AS size, c.sequence, c.size AS checkpoint_size
+       FROM groups g LEFT JOIN budget_heads h ON h.group_id = g.group_id
+       LEFT JOIN budget_checkpoints c ON c.group_id = g.group_id AND c.sequence = (SELECT MAX(sequence) FROM budget_checkpoints WHERE group_id = g.group_id)
+       WHERE g.budget = 1 AND (c.sequence IS NULL OR COALESCE(h.size, 1) > c.size)`,
     ),
   };
   return {
@@ -41,6 +55,31 @@ export function sqliteBudgets({ db, immediate }: SqliteDb): BudgetsStore {
 
     async budgetNotes(groupId: string, from: number, limit: number): Promise<BudgetNote[]> {
       return q.notes.all(groupId, from, limit).map((row) => ({ index: row.idx, commitment: row.commitment }));
+    },
+
+    async notesSize(groupId: string): Promise<number> {
+      return q.size.get(groupId)?.size ?? 1;
+    },
+
+    async recordCheckpoint(groupId: string, c: Checkpoint): Promise<boolean> {
+      return immediate("record checkpoint", () => q.checkpoint.run(groupId, c.sequence, c.size, c.root, c.at).changes === 1);
+    },
+
+    async checkpoints(groupId: string, limit: number): Promise<Checkpoint[]> {
+      return q.checkpoints.all(groupId, limit).map((row) => ({ sequence: row.sequence, size: row.size, root: row.root, at: row.at }));
+    },
+
+    async purgeCheckpoints(before: number, keep: number): Promise<number> {
+      return immediate("purge checkpoints", () => q.purgeCheckpoints.run(before, Math.max(1, keep)).changes);
+    },
+
+    async grownGroups(): Promise<GrownGroup[]> {
+      return q.grown.all().map((row) => ({
+        groupId: row.group_id,
+        size: row.size,
+        sequence: row.sequence ?? -1,
+        checkpointSize: row.checkpoint_size ?? 0,
+      }));
     },
   };
 }

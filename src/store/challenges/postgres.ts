@@ -5,7 +5,7 @@ import type { AgentRecord } from "../agents/records";
 import { carriedCount, MINUTE_MS } from "../../sliding-window";
 import { hasNul, isConnectionFailure, mapUnreachable, usageShard } from "../connection/postgres";
 import { toAgent } from "../agents/rows";
-import { toChallenge } from "./rows";
+import { budgetText, toChallenge } from "./rows";
 import { StoreUnavailableError } from "../unavailable";
 import type { ChallengeRecord, ChallengesStore, Claim, ClaimResult, CreateChallengeResult, RateWindow } from "./records";
 
@@ -115,6 +115,7 @@ export function postgresChallenges(sql: SQL): ChallengesStore & { drain(): Promi
         group_id: c.groupId ?? null,
         group_root: c.groupRoot ?? null,
         group_depth: c.groupDepth ?? null,
+        budget: budgetText(c.budget),
       })),
     );
     const shard = usageShard();
@@ -123,10 +124,10 @@ export function postgresChallenges(sql: SQL): ChallengesStore & { drain(): Promi
       await sql`
         WITH items AS (
           SELECT * FROM jsonb_to_recordset(${rows}::text::jsonb) AS t(ord int, id text, agent_id text, action text, context text, nonce text,
-            created_at bigint, expires_at bigint, request_id text, circuit_id text, group_id text, group_root text, group_depth bigint)),
+            created_at bigint, expires_at bigint, request_id text, circuit_id text, group_id text, group_root text, group_depth bigint, budget text)),
         stored AS (
-          INSERT INTO challenges (id, key_id, agent_id, action, context, nonce, created_at, expires_at, status, request_id, circuit_id, group_id, group_root, group_depth)
-          SELECT id, ${keyId}, agent_id, action, context, nonce, created_at, expires_at, 'pending', request_id, circuit_id, group_id, group_root, group_depth FROM items ORDER BY ord
+          INSERT INTO challenges (id, key_id, agent_id, action, context, nonce, created_at, expires_at, status, request_id, circuit_id, group_id, group_root, group_depth, budget)
+          SELECT id, ${keyId}, agent_id, action, context, nonce, created_at, expires_at, 'pending', request_id, circuit_id, group_id, group_root, group_depth, budget FROM items ORDER BY ord
           RETURNING 1)
         INSERT INTO usage_counters (key_id, shard, challenges) SELECT ${keyId}, ${shard}, count(*) FROM stored
         ON CONFLICT (key_id, shard) DO UPDATE SET challenges = usage_counters.challenges + excluded.challenges`;
@@ -148,10 +149,10 @@ export function postgresChallenges(sql: SQL): ChallengesStore & { drain(): Promi
         RETURNING count),
       items AS (
         SELECT * FROM jsonb_to_recordset(${rows}::text::jsonb) AS t(ord int, id text, agent_id text, action text, context text, nonce text,
-          created_at bigint, expires_at bigint, request_id text, circuit_id text, group_id text, group_root text, group_depth bigint)),
+          created_at bigint, expires_at bigint, request_id text, circuit_id text, group_id text, group_root text, group_depth bigint, budget text)),
       stored AS (
-        INSERT INTO challenges (id, key_id, agent_id, action, context, nonce, created_at, expires_at, status, request_id, circuit_id, group_id, group_root, group_depth)
-        SELECT id, ${keyId}, agent_id, action, context, nonce, created_at, expires_at, 'pending', request_id, circuit_id, group_id, group_root, group_depth
+        INSERT INTO challenges (id, key_id, agent_id, action, context, nonce, created_at, expires_at, status, request_id, circuit_id, group_id, group_root, group_depth, budget)
+        SELECT id, ${keyId}, agent_id, action, context, nonce, created_at, expires_at, 'pending', request_id, circuit_id, group_id, group_root, group_depth, budget
         FROM items, win WHERE win.count - ${n} + items.ord + ${carried} <= ${limit} ORDER BY ord
         RETURNING 1),
       counted AS (

@@ -3,6 +3,7 @@
 // postgres.ts beside this file answer it. Times are Unix milliseconds.
 import type { MandateDecision } from "../../mandates/enforce";
 import type { AgentRecord } from "../agents/records";
+import type { SpendSubject } from "../../identity/subject";
 
 export type StoredStatus = "pending" | "verified" | "failed";
 
@@ -36,6 +37,25 @@ export interface ChallengeRecord {
   groupId?: string | null;
   groupRoot?: string | null;
   groupDepth?: number | null;
+  /** A budget spend's challenge (issue 40): the public values the service set, fixed at creation; absent otherwise. */
+  budget?: BudgetChallenge | null;
+}
+
+/**
+ * What a budget challenge binds besides its nonce, action and context
+ * (docs/protocol.md, "The statement"), as decimal strings: every value the
+ * service rebuilds the spend's public signals from, read from one clock
+ * reading at creation and never recomputed.
+ */
+export interface BudgetChallenge {
+  /** The payee's origin (RFC 6454 serialization): one of the asking key's registered origins. */
+  payee: string;
+  /** Minor units. */
+  amount: string;
+  currency: string;
+  periods: { day: string; week: string; month: string; minute: string };
+  /** budgetMessage({nonce, action, context}). */
+  ctx: string;
 }
 
 /**
@@ -56,7 +76,12 @@ export interface DecisionEvidence {
   mandate?: MandateDecision | null;
   /** A group decision: the group, the root the proof named, and the pseudonym (the proof's nullifier) when the proof was read. Never a commitment. */
   group?: { id: string; root: string; pseudonym: string | null } | null;
+  /** A budget spend (issue 40): what it revealed and paid, once the proof verified; never a member, leaf or pseudonym. */
+  spend?: SpendEvidence | null;
 }
+
+/** A verified budget spend as the receipt, the status and the webhook event name it (amount in major units as the currency writes it, "20.00"). */
+export type SpendEvidence = SpendSubject;
 
 export interface RateWindow {
   /** Start of the fixed one-minute window the request falls in. */

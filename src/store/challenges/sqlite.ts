@@ -4,7 +4,7 @@ import type { AgentRecord } from "../agents/records";
 import { carriedCount, MINUTE_MS } from "../../sliding-window";
 import { locked, type SqliteDb } from "../connection/sqlite";
 import { toAgent } from "../agents/rows";
-import { toChallenge } from "./rows";
+import { budgetText, toChallenge } from "./rows";
 import type { ChallengeRecord, ChallengesStore, Claim, ClaimResult, CreateChallengeResult, RateWindow } from "./records";
 
 type Queued = { challenge: ChallengeRecord; window: RateWindow; resolve: (r: CreateChallengeResult) => void; reject: (e: unknown) => void };
@@ -17,8 +17,8 @@ export function sqliteChallenges({ db, immediate, tryBeginImmediate, lockWaitMs 
        ON CONFLICT (key_id, window_start) DO UPDATE SET count = count + 1 RETURNING count`,
     ),
     insertChallenge: db.query(
-      `INSERT INTO challenges (id, key_id, agent_id, action, context, nonce, created_at, expires_at, status, request_id, circuit_id, group_id, group_root, group_depth)
-       VALUES ($id, $keyId, $agentId, $action, $context, $nonce, $createdAt, $expiresAt, 'pending', $requestId, $circuitId, $groupId, $groupRoot, $groupDepth)`,
+      `INSERT INTO challenges (id, key_id, agent_id, action, context, nonce, created_at, expires_at, status, request_id, circuit_id, group_id, group_root, group_depth, budget)
+       VALUES ($id, $keyId, $agentId, $action, $context, $nonce, $createdAt, $expiresAt, 'pending', $requestId, $circuitId, $groupId, $groupRoot, $groupDepth, $budget)`,
     ),
     countChallenge: db.query("UPDATE api_keys SET challenges = challenges + 1 WHERE id = ?"),
     countWindowBy: db.query(
@@ -60,6 +60,7 @@ export function sqliteChallenges({ db, immediate, tryBeginImmediate, lockWaitMs 
       groupId: challenge.groupId ?? null,
       groupRoot: challenge.groupRoot ?? null,
       groupDepth: challenge.groupDepth ?? null,
+      budget: budgetText(challenge.budget),
     });
   };
 

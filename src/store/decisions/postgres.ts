@@ -14,7 +14,7 @@ import { hasNul, mapUnreachable, usageShard } from "../connection/postgres";
 import { refuseRoot } from "../groups/change";
 import { toSpend } from "../agents/rows";
 import { evidenceText, toChallenge } from "../challenges/rows";
-import type { DecideResult, Decision, DecisionsStore } from "./records";
+import { acceptSpend, type DecideResult, type Decision, type DecisionsStore, dayCurrent, refuseSpend, type SpendScope } from "./records";
 /** `rootDurationMs`: how long a replaced group root stays acceptable (src/groups/roots.ts). */
 export function postgresDecisions(sql: SQL, rootDurationMs: number): DecisionsStore {
   /**
@@ -200,7 +200,79 @@ export function postgresDecisions(sql: SQL, rootDurationMs: number): DecisionsSt
     return true;
   };
 
+  /**
+   * A budget spend's deciding transaction (docs/protocol.md). The challenge
+   * row is locked first (a second submission of it waits, then finds it
+   * decided); the group row FOR SHARE (a removal in progress holds it FOR
+   * UPDATE: the spend waits for it, then reads its removed_version); the
+   * nullifier's unique key admits one spend of a note: a second inserter
+   * waits for the first to commit, then conflicts. The head row hands out
+   * the note's index under its row lock, so indices are dense in commit order.
+   */
+  const decideSpendInTransaction = async (id: string, proposed: Decision, spend: SpendScope): Promise<DecideResult> => {
+    let evented = false;
+    const result = await sql.begin(async (tx): Promise<DecideResult> => {
+      const [found] = await tx`SELECT * FROM challenges WHERE id = ${id} FOR UPDATE`;
+      if (!found) return { decided: false, record: null };
+      const current = toChallenge(found);
+      if (current.status !== "pending" || current.expiresAt < proposed.decidedAt) return { decided: false, record: current };
+      const at = proposed.decidedAt;
+      const [group] = await tx`SELECT removed_version, version FROM groups WHERE group_id = ${spend.groupId} FOR SHARE`;
+      const [member] = group
+        ? await tx`SELECT 1 AS ok FROM group_roots r WHERE r.group_id = ${spend.groupId} AND r.root = ${spend.enrolmentRoot} AND r.root <> '0'
+            AND r.version >= ${group.removed_version}
+            AND (r.version = ${group.version} OR EXISTS (SELECT 1 FROM group_roots n WHERE n.group_id = r.group_id AND n.version = r.version + 1
+                                                        AND n.made_at > ${at - rootDurationMs}))
+            LIMIT 1`
+        : [];
+      let decision: Decision;
+      if (!member) decision = refuseSpend(proposed, "not_member", 0);
+      else {
+        const [recent] = await tx`
+          SELECT 1 AS ok FROM (SELECT root FROM budget_checkpoints WHERE group_id = ${spend.groupId} ORDER BY sequence DESC LIMIT ${spend.window}) c
+          WHERE root = ${spend.notesRoot} LIMIT 1`;
+        if (!recent) decision = refuseSpend(proposed, "stale_notes_root", 1);
+        else if (!dayCurrent(spend.day, at)) decision = refuseSpend(proposed, "period_ended", 2);
+        else {
+          const [fresh] = await tx`
+            INSERT INTO budget_nullifiers (group_id, nullifier, commitment, at) VALUES (${spend.groupId}, ${spend.nullifier}, ${spend.commitment}, ${at})
+            ON CONFLICT (group_id, nullifier) DO NOTHING RETURNING 1 AS ok`;
+          if (!fresh) decision = refuseSpend(proposed, "already_spent", 3);
+          else {
+            const [{ size }] = await tx`
+              INSERT INTO budget_heads (group_id, size) VALUES (${spend.groupId}, 2)
+              ON CONFLICT (group_id) DO UPDATE SET size = budget_heads.size + 1 RETURNING size`;
+            await tx`INSERT INTO budget_notes (group_id, idx, commitment) VALUES (${spend.groupId}, ${Number(size) - 1}, ${spend.commitment})`;
+            decision = acceptSpend(proposed);
+          }
+        }
+      }
+      const { status, decidedAt, confidence, reason } = decision;
+      const [row] = await tx`
+        UPDATE challenges SET status = ${status}, decided_at = ${decidedAt}, confidence = ${confidence}, reason = ${reason},
+          decided_request_id = ${decision.requestId ?? null}, evidence = ${evidenceText(decision.evidence)}, receipt = ${null}
+        WHERE id = ${id} RETURNING *`;
+      const record = toChallenge(row);
+      const shard = usageShard();
+      if (status === "verified")
+        await tx`INSERT INTO usage_counters (key_id, shard, verified) VALUES (${record.keyId}, ${shard}, 1)
+          ON CONFLICT (key_id, shard) DO UPDATE SET verified = usage_counters.verified + 1`;
+      else
+        await tx`INSERT INTO usage_counters (key_id, shard, failed) VALUES (${record.keyId}, ${shard}, 1)
+          ON CONFLICT (key_id, shard) DO UPDATE SET failed = usage_counters.failed + 1`;
+      evented = await writeOutbox(tx, record);
+      return { decided: true, record };
+    });
+    if (evented) outboxWritten();
+    return result;
+  };
+
   const store: DecisionsStore = {
+    async decideSpend(id: string, decision: Decision, spend: SpendScope): Promise<DecideResult> {
+      if (hasNul(id)) return { decided: false, record: null };
+      return decideSpendInTransaction(id, decision, spend);
+    },
+
     async decideChallenge(id: string, proposed: Decision, scope?: MandateScope): Promise<DecideResult> {
       if (hasNul(id)) return { decided: false, record: null };
       // A verified group decision always takes the transaction: its root is judged there.

@@ -12,7 +12,7 @@ import type { SqliteDb } from "../connection/sqlite";
 import { refuseRoot } from "../groups/change";
 import { toAgent, toSpend } from "../agents/rows";
 import { evidenceText, toChallenge } from "../challenges/rows";
-import type { DecideResult, Decision, DecisionsStore } from "./records";
+import { acceptSpend, type DecideResult, type Decision, type DecisionsStore, dayCurrent, refuseSpend, type SpendScope } from "./records";
 
 /** `rootDurationMs`: how long a replaced group root stays acceptable (src/groups/roots.ts). */
 export function sqliteDecisions({ db, immediate }: SqliteDb, rootDurationMs: number): DecisionsStore {
@@ -51,6 +51,14 @@ export function sqliteDecisions({ db, immediate }: SqliteDb, rootDurationMs: num
          decided_request_id = $requestId, evidence = $evidence, receipt = $receipt
        WHERE id = $id AND status = 'pending' AND expires_at >= $decidedAt RETURNING *`,
     ),
+    recentCheckpoint: db.query(
+      "SELECT 1 AS ok FROM (SELECT root FROM budget_checkpoints WHERE group_id = ? ORDER BY sequence DESC LIMIT ?) WHERE root = ? LIMIT 1",
+    ),
+    nullifier: db.query("INSERT INTO budget_nullifiers (group_id, nullifier, commitment, at) VALUES (?, ?, ?, ?) ON CONFLICT (group_id, nullifier) DO NOTHING"),
+    head: db.query<{ size: number }, [string]>(
+      "INSERT INTO budget_heads (group_id, size) VALUES (?, 2) ON CONFLICT (group_id) DO UPDATE SET size = size + 1 RETURNING size",
+    ),
+    note: db.query("INSERT INTO budget_notes (group_id, idx, commitment) VALUES (?, ?, ?)"),
     countVerified: db.query("UPDATE api_keys SET verified = verified + 1 WHERE id = ?"),
     countFailed: db.query("UPDATE api_keys SET failed = failed + 1 WHERE id = ?"),
     subscribedEndpoints: db.query("SELECT id FROM webhook_endpoints WHERE key_id = ? AND deleted_at IS NULL AND events LIKE ?"),
@@ -117,6 +125,44 @@ export function sqliteDecisions({ db, immediate }: SqliteDb, rootDurationMs: num
     return { decided: true, record, ...(scope ? { mandate } : {}) };
   };
 
+  /**
+   * A budget spend's deciding transaction (docs/protocol.md): inside BEGIN
+   * IMMEDIATE, which excludes every other writer on the file, so the checks
+   * read what the writes then change; the nullifier's unique key is the
+   * rule that admits one spend of a note, whatever else runs.
+   */
+  const spendTx = (id: string, proposed: Decision, spend: SpendScope): DecideResult => {
+    const found = q.getChallenge.get(id);
+    if (!found) return { decided: false, record: null };
+    const current = toChallenge(found);
+    // Judged before anything is consumed: a challenge decided or expired meanwhile spends nothing.
+    if (current.status !== "pending" || current.expiresAt < proposed.decidedAt) return { decided: false, record: current };
+    const at = proposed.decidedAt;
+    let decision: Decision;
+    if (q.acceptableRoot.get(spend.groupId, spend.enrolmentRoot, at - rootDurationMs) === null) decision = refuseSpend(proposed, "not_member", 0);
+    else if (q.recentCheckpoint.get(spend.groupId, spend.window, spend.notesRoot) === null) decision = refuseSpend(proposed, "stale_notes_root", 1);
+    else if (!dayCurrent(spend.day, at)) decision = refuseSpend(proposed, "period_ended", 2);
+    else if (q.nullifier.run(spend.groupId, spend.nullifier, spend.commitment, at).changes === 0) decision = refuseSpend(proposed, "already_spent", 3);
+    else {
+      q.note.run(spend.groupId, q.head.get(spend.groupId)!.size - 1, spend.commitment);
+      decision = acceptSpend(proposed);
+    }
+    const { status, decidedAt, confidence, reason } = decision;
+    const row = q.decide.get({
+      id,
+      status,
+      decidedAt,
+      confidence,
+      reason,
+      requestId: decision.requestId ?? null,
+      evidence: evidenceText(decision.evidence),
+      receipt: null,
+    });
+    const record = toChallenge(row);
+    (status === "verified" ? q.countVerified : q.countFailed).run(record.keyId);
+    return { decided: true, record };
+  };
+
   /** The decided record's event and its deliveries, when the key has an endpoint subscribed to it. Inside the open transaction. */
   const writeOutbox = (record: ChallengeRecord): boolean => {
     const type = eventTypeOf(record.status as "verified" | "failed");
@@ -137,6 +183,17 @@ export function sqliteDecisions({ db, immediate }: SqliteDb, rootDurationMs: num
       const result = await immediate("decide challenge", () => {
         const outcome = decideTx(id, decision, mandate);
         // The decision's webhook event, in the decision's own transaction: both commit or neither.
+        if (outcome.decided) evented = writeOutbox(outcome.record);
+        return outcome;
+      });
+      if (evented) outboxWritten();
+      return result;
+    },
+
+    async decideSpend(id: string, decision: Decision, spend: SpendScope): Promise<DecideResult> {
+      let evented = false;
+      const result = await immediate("decide spend", () => {
+        const outcome = spendTx(id, decision, spend);
         if (outcome.decided) evented = writeOutbox(outcome.record);
         return outcome;
       });

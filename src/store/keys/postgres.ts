@@ -1,7 +1,7 @@
 // API keys on PostgreSQL (usage is summed over the key's shard rows).
 import type { SQL } from "bun";
 import { hasNul, mapUnreachable } from "../connection/postgres";
-import { toKey, toUsage } from "./rows";
+import { originsText, toKey, toUsage } from "./rows";
 import type { ApiKeyRecord, KeysStore, Usage } from "./records";
 
 export function postgresKeys(sql: SQL): KeysStore {
@@ -43,6 +43,12 @@ export function postgresKeys(sql: SQL): KeysStore {
 
     async setAgentRateLimit(id: string, perMinute: number | null): Promise<boolean> {
       const rows = await sql`UPDATE api_keys SET agent_rate_limit = ${perMinute} WHERE id = ${id} RETURNING id`;
+      return rows.length === 1;
+    },
+
+    async setOrigins(id: string, origins: readonly string[]): Promise<boolean> {
+      if (hasNul(id)) return false;
+      const rows = await sql`UPDATE api_keys SET origins = ${originsText(origins)} WHERE id = ${id} RETURNING id`;
       return rows.length === 1;
     },
   };

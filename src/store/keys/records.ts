@@ -13,6 +13,12 @@ export interface ApiKeyRecord {
   agentRateLimit?: number;
   createdAt: number;
   revokedAt: number | null;
+  /**
+   * The origins (RFC 6454 serializations) this key's merchant takes payment
+   * at: a budget spend's payee is one of them (docs/api.md, "Budget spends").
+   * Absent: none registered.
+   */
+  origins?: string[];
 }
 
 export interface Usage {
@@ -38,4 +44,7 @@ export interface KeysStore {
 
   /** Sets the key's agent registrations per minute (null: back to the configured default). */
   setAgentRateLimit(id: string, perMinute: number | null): Promise<boolean>;
+
+  /** Replaces the key's registered origins (empty: none); false when no such key. */
+  setOrigins(id: string, origins: readonly string[]): Promise<boolean>;
 }

@@ -1,6 +1,6 @@
 // API keys on SQLite.
 import type { SqliteDb } from "../connection/sqlite";
-import { toKey, toUsage } from "./rows";
+import { originsText, toKey, toUsage } from "./rows";
 import type { ApiKeyRecord, KeysStore, Usage } from "./records";
 
 export function sqliteKeys({ db, immediate }: SqliteDb): KeysStore {
@@ -13,6 +13,7 @@ export function sqliteKeys({ db, immediate }: SqliteDb): KeysStore {
     revokeKey: db.query("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL"),
     setRateLimit: db.query("UPDATE api_keys SET rate_limit = ? WHERE id = ?"),
     setAgentRateLimit: db.query("UPDATE api_keys SET agent_rate_limit = ? WHERE id = ?"),
+    setOrigins: db.query("UPDATE api_keys SET origins = ? WHERE id = ?"),
   };
   return {
     async createKey(key: ApiKeyRecord): Promise<void> {
@@ -39,6 +40,10 @@ export function sqliteKeys({ db, immediate }: SqliteDb): KeysStore {
 
     async setAgentRateLimit(id: string, perMinute: number | null): Promise<boolean> {
       return immediate("set agent rate limit", () => q.setAgentRateLimit.run(perMinute, id).changes === 1);
+    },
+
+    async setOrigins(id: string, origins: readonly string[]): Promise<boolean> {
+      return immediate("set origins", () => q.setOrigins.run(originsText(origins), id).changes === 1);
     },
 
     async usage(id: string): Promise<Usage | null> {

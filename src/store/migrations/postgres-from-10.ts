@@ -146,4 +146,20 @@ export const postgresMigrationsFrom10: string[] = [
      enrolled_at         BIGINT NOT NULL,
      UNIQUE (group_id, identity_commitment)
    );`,
+  // 17: budget spends at the service (issue 40). A key's registered origins
+  // (a JSON array: the payees a budget challenge of that key may bind); a
+  // budget challenge's public values, fixed at creation from one clock
+  // reading (JSON: group, payee, amount, currency, periods, ctx); and each
+  // budgeted group's notes checkpoints, whose (group, sequence) key is how
+  // concurrent checkpointers agree on one sequence.
+  `ALTER TABLE api_keys ADD COLUMN origins TEXT;
+   ALTER TABLE challenges ADD COLUMN budget TEXT;
+   CREATE TABLE budget_checkpoints (
+     group_id  TEXT NOT NULL,
+     sequence  BIGINT NOT NULL,
+     size      BIGINT NOT NULL,
+     root      TEXT NOT NULL,
+     at        BIGINT NOT NULL,
+     PRIMARY KEY (group_id, sequence)
+   );`,
 ];

@@ -1,5 +1,8 @@
 // SQLite schema, one entry per version; PRAGMA user_version records how many
-// have run. Append only: never edit a shipped migration.
+// have run. Append only: never edit a shipped migration (16 onward are in
+// sqlite-from-16.ts).
+import { sqliteMigrationsFrom16 } from "./sqlite-from-16";
+
 export const sqliteMigrations: string[] = [
   `CREATE TABLE api_keys (
      id          TEXT PRIMARY KEY,
@@ -366,4 +369,5 @@ export const sqliteMigrations: string[] = [
      enrolled_at         INTEGER NOT NULL,
      UNIQUE (group_id, identity_commitment)
    );`,
+  ...sqliteMigrationsFrom16,
 ];
