@@ -9,6 +9,21 @@ export const SIGNATURE_MAX_LENGTH = 256;
 /** What an agent challenge's proof must be: the words the schema's string rule gives (src/http/validate.ts). */
 export const PROOF_STRING_REQUIREMENT = `must be a non-empty string of at most ${PROOF_MAX_LENGTH} characters`;
 
+/** A verified budget spend as every answer names it (the proof's 200, the status, the webhook event): never a member. */
+export const spendSchema = t.Object(
+  {
+    nullifier: t.String({ description: "The spend's one-time nullifier, decimal" }),
+    commitment: t.String({ description: "The new note's commitment, decimal (appended to the group's notes)" }),
+    amount: t.String({ description: 'Major units as the currency writes them ("20.00")' }),
+    currency: t.String(),
+    payee: t.String({ description: "The origin paid" }),
+  },
+  { additionalProperties: false },
+);
+
+/** A session's spend where sessions of every kind share a schema: the spend of a budget session, null before its decision; absent for other kinds. */
+export const sessionSpendSchema = t.Optional(t.Union([spendSchema, t.Null()], { description: "Budget sessions only: the verified spend, else null" }));
+
 /** The request body, validated by src/http/validate.ts; a null agent_signature is the same as none. */
 export const proofRequest = t.Object({
   challenge_id: t.String({ minLength: 1, maxLength: 256, examples: ["ch_3q2-7wEzX1pDk9cVt0mWlA"] }),
@@ -40,18 +55,7 @@ export const proofResponse = t.Object(
     agent_id: t.String({ description: "The challenge's agent; for a group challenge the pseudonym (so clients of agent challenges keep working)" }),
     pseudonym: t.Optional(t.String({ description: "Group challenges only: the proof's nullifier, decimal: this member at this platform" })),
     group_id: t.Optional(t.String({ description: "Group and budget challenges only" })),
-    spend: t.Optional(
-      t.Object(
-        {
-          nullifier: t.String({ description: "The spend's one-time nullifier, decimal" }),
-          commitment: t.String({ description: "The new note's commitment, decimal (appended to the group's notes)" }),
-          amount: t.String({ description: 'Major units as the currency writes them ("20.00")' }),
-          currency: t.String(),
-          payee: t.String({ description: "The origin paid" }),
-        },
-        { additionalProperties: false },
-      ),
-    ),
+    spend: t.Optional(spendSchema),
     action: t.String(),
     confidence: t.Number({ examples: [0.99] }),
     timestamp: t.String({ format: "date-time" }),

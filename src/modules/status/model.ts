@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { reasonSchema } from "../proofs/model";
+import { reasonSchema, sessionSpendSchema } from "../proofs/model";
 
 const isoOrNull = t.Union([t.String({ format: "date-time" }), t.Null()]);
 
@@ -10,24 +10,7 @@ export const statusResponse = t.Object(
     agent_id: t.String({ description: 'The agent; for a group session the pseudonym once a proof verified, else ""' }),
     group_id: t.Optional(t.String({ description: "Group sessions only" })),
     pseudonym: t.Optional(t.Union([t.String(), t.Null()], { description: "Group sessions only: the proof's nullifier once a proof verified, else null" })),
-    spend: t.Optional(
-      t.Union(
-        [
-          t.Object(
-            {
-              nullifier: t.String({ description: "The spend's one-time nullifier, decimal" }),
-              commitment: t.String({ description: "The new note's commitment, decimal (appended to the group's notes)" }),
-              amount: t.String({ description: 'Major units as the currency writes them ("20.00")' }),
-              currency: t.String(),
-              payee: t.String({ description: "The origin paid" }),
-            },
-            { additionalProperties: false },
-          ),
-          t.Null(),
-        ],
-        { description: "Budget sessions only: the verified spend, else null" },
-      ),
-    ),
+    spend: sessionSpendSchema,
     action: t.String(),
     created_at: t.String({ format: "date-time" }),
     verified_at: isoOrNull,

@@ -2,6 +2,7 @@
 import { Type } from "@sinclair/typebox";
 import { t } from "elysia";
 import { EVENT_TYPES, isEventType } from "../../webhooks/events";
+import { sessionSpendSchema } from "../proofs/model";
 
 const ENDPOINT_ID = { pattern: "^whep_[0-9a-f]{32}$", examples: ["whep_4f1c2b7a9e0d4c3b8a6f5e4d3c2b1a09"] };
 const EVENT_ID = { pattern: "^msg_[0-9a-f]{32}$", description: "The event's id: the webhook-id header of every attempt, for receivers to deduplicate by" };
@@ -103,24 +104,7 @@ export const eventPayloadSchema = t.Object(
             description: "Group sessions only: the proof's nullifier (this member at this platform), null when no proof gave one",
           }),
         ),
-        spend: t.Optional(
-          t.Union(
-            [
-              t.Object(
-                {
-                  nullifier: t.String({ description: "The spend's one-time nullifier, decimal" }),
-                  commitment: t.String({ description: "The new note's commitment, decimal (appended to the group's notes)" }),
-                  amount: t.String({ description: 'Major units as the currency writes them ("20.00")' }),
-                  currency: t.String(),
-                  payee: t.String({ description: "The origin paid" }),
-                },
-                { additionalProperties: false },
-              ),
-              t.Null(),
-            ],
-            { description: "Budget sessions only: the verified spend, else null" },
-          ),
-        ),
+        spend: sessionSpendSchema,
         action: t.String(),
         context: t.Union([t.Record(t.String(), t.Unknown()), t.Null()], {
           description: "The context the proof bound, as the challenge fixed it; null when none",
