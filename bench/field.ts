@@ -92,6 +92,7 @@ const primitives: Primitive[] = [
   { name: "fpSqr", n: 10_000, run: (m, n) => m.verifier.benchOp(17, n) },
   { name: "frSqr", n: 10_000, run: (m, n) => m.prover.benchMul(3, n) },
   { name: "fp2Sqr", n: 4_000, run: (m, n) => m.verifier.benchOp(4, n) },
+  { name: "fp6Mul", n: 400, run: (m, n) => m.verifier.benchOp(14, n) },
   { name: "fp12Mul", n: 150, run: (m, n) => m.verifier.benchOp(5, n) },
   { name: "fp12Sqr", n: 200, run: (m, n) => m.verifier.benchOp(6, n) },
   { name: "fp12CyclotomicSqr", n: 400, run: (m, n) => m.verifier.benchOp(7, n) },
