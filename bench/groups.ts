@@ -25,11 +25,7 @@
 // p50/p99/max are printed (the max shows the stalls a sparse p99 misses).
 // --flood-only stops the server rows after the flood.
 //
-//   bun bench/groups.ts [--sizes 10000,100000,1000000] [--batch 10000] [--stores sqlite,postgres] [--server | --server-only] [--flood-only] [--one-build] [--json]
-//
-// The SQLite rows run again on the other WebAssembly build (a child process
-// with ZKAGENT_WASM set: a process loads one build, and with it the trees'
-// Poseidon), printed below the first; --one-build skips that.
+//   bun bench/groups.ts [--sizes 10000,100000,1000000] [--batch 10000] [--stores sqlite,postgres] [--server | --server-only] [--flood-only] [--json]
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -43,7 +39,6 @@ import { freePort, waitHealthy } from "./support";
 import { type GroupRecord, newGroupRecord, type Store } from "../src/store/interface";
 import { openPostgres } from "../src/store/postgres";
 import { openSqlite } from "../src/store/sqlite";
-import { WASM_BUILD, type WasmBuild, wideArithmeticSupported } from "../src/wasm-engine";
 import { createTestDatabase, postgresTestUrl } from "../test/support/postgres";
 
 const { values } = parseArgs({
@@ -56,7 +51,6 @@ const { values } = parseArgs({
     "server-only": { type: "boolean" },
     "reads-per-minute": { type: "string" },
     "flood-only": { type: "boolean" },
-    "one-build": { type: "boolean" },
   },
 });
 const STORES = (values.stores ?? "sqlite,postgres").split(",");
@@ -65,8 +59,6 @@ const BATCH = Number(values.batch ?? 10_000);
 
 interface Row {
   store: string;
-  /** The WebAssembly build that hashed the trees (src/wasm-engine.ts). */
-  build: WasmBuild;
   members: number;
   addSeconds: number;
   batchMsMedian: number;
@@ -127,7 +119,7 @@ async function measure(name: string, store: Store, members: number): Promise<Row
   if (removed.outcome !== "changed") throw new Error(`cold remove: ${removed.outcome}`);
   const coldHeapMB = mb(heap() - coldBefore);
   cold.forget(groupId);
-  return { store: name, build: WASM_BUILD, members, addSeconds, batchMsMedian: median(batches), heapMB, rssMB, removeWarmMs, removeColdMs, coldHeapMB };
+  return { store: name, members, addSeconds, batchMsMedian: median(batches), heapMB, rssMB, removeWarmMs, removeColdMs, coldHeapMB };
 }
 
 const CLI = new URL("../src/cli/index.ts", import.meta.url).pathname;
@@ -289,7 +281,7 @@ const rows: Row[] = [];
 const print = (r: Row) =>
   values.json ||
   console.log(
-    `${r.store.padEnd(9)} ${r.build.padEnd(8)} ${String(r.members).padStart(8)} members: add ${r.addSeconds.toFixed(1)} s (batch of ${BATCH}: median ${r.batchMsMedian.toFixed(0)} ms), ` +
+    `${r.store.padEnd(9)} ${String(r.members).padStart(8)} members: add ${r.addSeconds.toFixed(1)} s (batch of ${BATCH}: median ${r.batchMsMedian.toFixed(0)} ms), ` +
       `tree heap ${r.heapMB.toFixed(0)} MB, RSS +${r.rssMB.toFixed(0)} MB; remove one: warm ${r.removeWarmMs.toFixed(1)} ms, cold ${r.removeColdMs.toFixed(0)} ms (rebuild heap ${r.coldHeapMB.toFixed(0)} MB)`,
   );
 
@@ -321,22 +313,6 @@ if (STORE_ROWS && STORES.includes("sqlite"))
       print(row);
     }
     await sqlite.close();
-    // The same rows on the other WebAssembly build, in a child process (a process loads one build: its trees' Poseidon).
-    const other: WasmBuild | undefined = WASM_BUILD === "wide" ? "portable" : wideArithmeticSupported() ? "wide" : undefined;
-    if (other && !values["one-build"]) {
-      const args = ["--stores", "sqlite", "--sizes", SIZES.join(","), "--batch", String(BATCH), "--one-build", "--json"];
-      const child = Bun.spawn([process.execPath, import.meta.path, ...args], {
-        env: { ...process.env, ZKAGENT_WASM: other },
-        stdout: "pipe",
-        stderr: "inherit",
-      });
-      const [out, code] = await Promise.all([new Response(child.stdout).text(), child.exited]);
-      if (code !== 0) throw new Error(`the ${other} build's run exited ${code}`);
-      for (const row of (JSON.parse(out) as { rows: Row[] }).rows) {
-        rows.push(row);
-        print(row);
-      }
-    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
