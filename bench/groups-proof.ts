@@ -34,13 +34,6 @@
 //             first sync: the cache file that sync writes is written by the
 //             same writeTree from the bench's own tree (the first sync itself
 //             costs what `first` shows per leaf; it is not re-run here)
-//   stock     the stock Semaphore v4 client under node on the same members:
-//             new Group(members) (its Poseidon hashes the whole tree) and one
-//             generateProof, each timed; the first and next rows are compared
-//             with their sum (--no-stock skips it)
-// first and next run once per WebAssembly build (--agent-builds, default both
-// where this engine runs the wide one: ZKAGENT_WASM set in the child, a fresh
-// cache directory and group for each), large on the process's own build.
 // Each row: the child's wall time (process start to exit), the time of the
 // sync and the proof (the sync timed on its own first), the leaf records the
 // server sent; every proof is verified with the service's verifier.
@@ -53,10 +46,8 @@ import { poseidon2 } from "poseidon-lite/poseidon2";
 import { createSemaphoreIdentity, loadSemaphoreArtifacts, proveGroupMembership } from "../src/agent";
 import { cachedTablesPath, createProver } from "../src/prover";
 import { semaphoreFile } from "../src/circuits/semaphore";
-import { groupMessageOf } from "../src/groups/derivation";
 import { parseSemaphoreProof, publicSignals, unpackPoints } from "../src/groups/proof-object";
 import { serviceVerifier } from "../src/verifier/service";
-import { WASM_BUILD, type WasmBuild, wideArithmeticSupported } from "../src/wasm-engine";
 import { ARTIFACTS_DIR, ROOT } from "../test/agent/stock-semaphore";
 import { median } from "./support";
 
@@ -71,8 +62,6 @@ const { values } = parseArgs({
     "agent-size": { type: "string" },
     "agent-added": { type: "string" },
     "agent-large": { type: "string" },
-    "agent-builds": { type: "string" },
-    "no-stock": { type: "boolean" },
   },
 });
 const iterations = Number(values.iterations ?? 5);
@@ -82,14 +71,7 @@ const sizes = (values.sizes ?? "1000,10000").split(",").map(Number);
 const log = (line: string) => (values.json ? process.stderr : process.stdout).write(`${line}\n`);
 
 if (values.agent) {
-  const builds = (values["agent-builds"] ?? (wideArithmeticSupported() ? "wide,portable" : "portable")).split(",") as WasmBuild[];
-  const rows = await agentRows(
-    Number(values["agent-size"] ?? 200_000),
-    Number(values["agent-added"] ?? 1_000),
-    Number(values["agent-large"] ?? 1_000_000),
-    builds,
-    !values["no-stock"],
-  );
+  const rows = await agentRows(Number(values["agent-size"] ?? 200_000), Number(values["agent-added"] ?? 1_000), Number(values["agent-large"] ?? 1_000_000));
   if (values.json) process.stdout.write(`${JSON.stringify({ agent: rows })}\n`);
   process.exit(0);
 }
@@ -200,47 +182,35 @@ if (values.json) process.stdout.write(`${JSON.stringify({ iterations, verificati
 // The verifier may hold a worker; the figures are out.
 process.exit(0);
 
-async function agentRows(size: number, added: number, large: number, builds: WasmBuild[], withStock: boolean): Promise<Record<string, unknown>[]> {
+async function agentRows(size: number, added: number, large: number): Promise<Record<string, unknown>[]> {
   const { startFeedServer } = await import("../test/agent/group-feed-server");
   const { treePath, writeTree } = await import("../src/agent/group/cache");
   const feed = startFeedServer();
   feed.pageSize = 100_000;
-  const homes: string[] = [];
-  let home = "";
-  const freshHome = () => {
-    home = mkdtempSync(join(tmpdir(), "zkagent-bench-agent-"));
-    homes.push(home);
-  };
-  freshHome();
+  const home = mkdtempSync(join(tmpdir(), "zkagent-bench-agent-"));
   const member = createSemaphoreIdentity();
   const filler = (n: number, from: number) => Array.from({ length: n }, (_, i) => BigInt(from + i + 1) * 7_919n + 11n);
   const rows: Record<string, unknown>[] = [];
 
-  const leavesOf = (n: number) => {
-    const leaves = filler(n - 1, 0);
-    leaves.splice(Math.floor(n / 3), 0, BigInt(member.identity_commitment));
-    return leaves;
-  };
   const build = (group: string, n: number) => {
     const t = performance.now();
-    const leaves = leavesOf(n);
+    const leaves = filler(n - 1, 0);
+    leaves.splice(Math.floor(n / 3), 0, BigInt(member.identity_commitment));
     // In slices: the server's own tree (LeanTree, the agent's hashing) grows as a service's does.
     for (let at = 0; at < leaves.length; at += 100_000) feed.add(group, leaves.slice(at, at + 100_000));
     log(`(setup) the server's tree of ${n} leaves: ${((performance.now() - t) / 1000).toFixed(1)} s`);
   };
 
-  const proveInChild = async (group: string, label: string, build?: WasmBuild) => {
+  const proveInChild = async (group: string, label: string) => {
     const state = feed.state(group);
     const challenge = {
       challenge_id: "ch_bench",
       nonce: "00",
       action: "purchase",
-      context: {},
       group_id: group,
       merkle_tree_root: state.root.toString(),
       merkle_tree_depth: Math.max(1, state.depth),
-      // The agent checks that the message is the one the nonce, action and context give.
-      message: groupMessageOf({ nonce: "00", action: "purchase", context: {} }).toString(),
+      message: String(Date.now()),
       scope: "42",
       circuit_id: `semaphore-${state.depth}`,
       size: state.size,
@@ -256,11 +226,10 @@ async function agentRows(size: number, added: number, large: number, builds: Was
       process.stdout.write(JSON.stringify({ import_ms: t1 - t0, sync_ms: t2 - t1, prove_ms: performance.now() - t1, proof }));
       process.exit(0);`;
     const artifacts = await loadSemaphoreArtifacts(challenge.merkle_tree_depth);
-    const tablesBefore = existsSync(await cachedTablesPath(artifacts.zkey, join(home, "zkagent", "prover-tables"), build));
+    const tablesBefore = existsSync(await cachedTablesPath(artifacts.zkey, join(home, "zkagent", "prover-tables")));
     feed.served.records = 0;
     const started = performance.now();
-    const env = { ...process.env, XDG_CACHE_HOME: home, ...(build ? { ZKAGENT_WASM: build } : {}) };
-    const child = Bun.spawn([process.execPath, "-e", script], { cwd: ROOT, env, stdout: "pipe", stderr: "pipe" });
+    const child = Bun.spawn([process.execPath, "-e", script], { cwd: ROOT, env: { ...process.env, XDG_CACHE_HOME: home }, stdout: "pipe", stderr: "pipe" });
     const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
     const wallMs = performance.now() - started;
     if (code !== 0) throw new Error(`${label}: the agent process exited ${code}: ${err}`);
@@ -272,7 +241,6 @@ async function agentRows(size: number, added: number, large: number, builds: Was
     if (!verdict.ok) throw new Error(`${label}: the proof does not verify (${verdict.reason})`);
     const row = {
       row: label,
-      build: build ?? WASM_BUILD,
       leaves: state.size,
       depth: state.depth,
       wall_ms: Math.round(wallMs),
@@ -283,7 +251,7 @@ async function agentRows(size: number, added: number, large: number, builds: Was
     };
     rows.push(row);
     log(
-      `agent ${label} (${row.build} build): ${state.size} leaves (depth ${state.depth}): ${(wallMs / 1000).toFixed(2)} s process wall (${(result.prove_ms / 1000).toFixed(2)} s sync and proof, ${(result.sync_ms / 1000).toFixed(2)} s of it the sync), ${feed.served.records} leaf records served, tables cached before: ${tablesBefore}; verified`,
+      `agent ${label}: ${state.size} leaves (depth ${state.depth}): ${(wallMs / 1000).toFixed(2)} s process wall (${(result.prove_ms / 1000).toFixed(2)} s sync and proof, ${(result.sync_ms / 1000).toFixed(2)} s of it the sync), ${feed.served.records} leaf records served, tables cached before: ${tablesBefore}; verified`,
     );
     return row;
   };
@@ -295,32 +263,14 @@ async function agentRows(size: number, added: number, large: number, builds: Was
   };
 
   try {
-    const stockRow = withStock ? await stockFirstProof(leavesOf(size), member.private_key) : undefined;
-    if (stockRow) {
-      rows.push({ row: "stock client", leaves: size, ...stockRow });
-      log(
-        `stock client (node): new Group of ${size} members ${(stockRow.group_ms / 1000).toFixed(2)} s + generateProof ${(stockRow.proof_ms / 1000).toFixed(2)} s = ${((stockRow.group_ms + stockRow.proof_ms) / 1000).toFixed(2)} s`,
-      );
-    }
-    for (const b of builds) {
-      const group = `bench-first-${b}`;
-      if (b !== builds[0]) freshHome();
-      build(group, size);
-      // mkdir for the "tables before" probe only: it stays empty.
-      Bun.spawnSync(["mkdir", "-p", join(home, "zkagent", "prover-tables")]);
-      const first = await proveInChild(group, "first proof, new process, empty caches", b);
-      await waitForBuilder();
-      feed.add(group, filler(added, 10_000_000));
-      const next = await proveInChild(group, `next proof, new process, ${added} members added since`, b);
-      if (stockRow) {
-        const stockMs = stockRow.group_ms + stockRow.proof_ms;
-        Object.assign(first, { stock_ratio: +(stockMs / first.wall_ms).toFixed(1) });
-        Object.assign(next, { stock_ratio: +(stockMs / next.wall_ms).toFixed(1) });
-        log(
-          `  ${b} build against the stock client's ${(stockMs / 1000).toFixed(1)} s: first ${(stockMs / first.wall_ms).toFixed(1)}×, next ${(stockMs / next.wall_ms).toFixed(1)}×`,
-        );
-      }
-    }
+    build("bench-first", size);
+    rmSync(join(home, "zkagent"), { recursive: true, force: true });
+    // mkdir for the "tables before" probe only: it stays empty.
+    Bun.spawnSync(["mkdir", "-p", join(home, "zkagent", "prover-tables")]);
+    await proveInChild("bench-first", "first proof, new process, empty caches");
+    await waitForBuilder();
+    feed.add("bench-first", filler(added, 10_000_000));
+    await proveInChild("bench-first", `next proof, new process, ${added} members added since`);
 
     if (large > 0) {
       build("bench-large", large);
@@ -334,38 +284,7 @@ async function agentRows(size: number, added: number, large: number, builds: Was
     }
   } finally {
     feed.stop();
-    for (const h of homes) rmSync(h, { recursive: true, force: true });
+    rmSync(home, { recursive: true, force: true });
   }
   return rows;
-}
-
-// The stock client's first proof in a group of these members, under node: the Group from the member list, then generateProof.
-// (A function: the --agent rows run before the module's later constants are set.)
-function stockFirstScript(): string {
-  const resolve = (pkg: string) => JSON.stringify(Bun.resolveSync(pkg, ROOT));
-  return `
-import { generateProof } from ${resolve("@semaphore-protocol/proof")};
-import { Identity } from ${resolve("@semaphore-protocol/identity")};
-import { Group } from ${resolve("@semaphore-protocol/group")};
-let text = "";
-for await (const chunk of process.stdin) text += chunk;
-const { privateKey, members } = JSON.parse(text);
-const identity = Identity.import(privateKey);
-const t0 = performance.now();
-const group = new Group(members.map(BigInt));
-const t1 = performance.now();
-const dir = ${JSON.stringify(ARTIFACTS_DIR)};
-const artifacts = { wasm: dir + "/semaphore-" + group.depth + ".wasm", zkey: dir + "/semaphore-" + group.depth + ".zkey" };
-await generateProof(identity, group, "1", "42", group.depth, artifacts);
-process.stdout.write(JSON.stringify({ group_ms: t1 - t0, proof_ms: performance.now() - t1 }));
-process.exit(0);`;
-}
-
-async function stockFirstProof(members: bigint[], privateKey: string): Promise<{ group_ms: number; proof_ms: number }> {
-  const child = Bun.spawn(["node", "--input-type=module", "-e", stockFirstScript()], { cwd: ROOT, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
-  child.stdin.write(JSON.stringify({ privateKey, members: members.map(String) }));
-  await child.stdin.end();
-  const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
-  if (code !== 0) throw new Error(`the stock client under node exited ${code}: ${err}`);
-  return JSON.parse(out);
 }

@@ -352,8 +352,8 @@ export async function createProver(artifacts: ProverArtifacts, options: ProverOp
 }
 
 /** Where the table cache in `dir` keeps this zkey's tables (the zkey, or its SHA-256 in hex) for this module (whether the file is there, and sound, is for the caller and the read to say). */
-export async function cachedTablesPath(zkey: Uint8Array | string, dir: string, build: WasmBuild = WASM_BUILD): Promise<string> {
-  return tablesPath(dir, typeof zkey === "string" ? zkey : sha256Hex(zkey), await proverModuleDigest(build));
+export async function cachedTablesPath(zkey: Uint8Array | string, dir: string): Promise<string> {
+  return tablesPath(dir, typeof zkey === "string" ? zkey : sha256Hex(zkey), await proverModuleDigest());
 }
 
 /**
