@@ -117,9 +117,9 @@ const STATE = ["sa", "sb", "sc"];
  * w0..w3 = T·2^−256 mod r, fully reduced, for T < r·2^256 (words T0..T7; T8,
  * always 0 below 2^512, is ignored): four word rounds m = t_i·µ mod 2^64,
  * T += m·r·2^(64i), leave U = T4..T7 < T/2^256 + r < 2r, then one
- * conditional subtraction of r.
+ * conditional subtraction of r. lazy: U itself (< T/2^256 + r, congruent).
  */
-function redc256(f: Fn, T: string, q: bigint): void {
+function redc256(f: Fn, T: string, q: bigint, lazy = false): void {
   const qw = words(q);
   const mu = negInv64(q);
   for (let i = 0; i < 4; i++) {
@@ -135,6 +135,10 @@ function redc256(f: Fn, T: string, q: bigint): void {
     }
     // The carry into T[i+4..7]; nothing leaves T7 (T + m·r·2^(64i) < 2^512).
     for (let k2 = i + 4; k2 < 8; k2++) f.add128(`${T}${k2}`, "c", f.get(`${T}${k2}`), ZERO, f.get("c"), ZERO);
+  }
+  if (lazy) {
+    for (let i = 0; i < 4; i++) f.set(`w${i}`, f.get(`${T}${4 + i}`));
+    return;
   }
   f.sub128("d0", "h", f.get(`${T}4`), ZERO, k(qw[0]!), ZERO);
   for (let i = 1; i < 4; i++) {
@@ -167,13 +171,17 @@ function addMod(f: Fn, x: string, y: string): void {
   }
   for (let i = 0; i < 4; i++) f.set(`${x}${i}`, `(select ${f.get(`d${i}`)} ${f.get(`u${i}`)} (i64.eqz ${f.get("h")}))`);
 }
-/** x = x⁵ (x < r): x² and x⁴ squarings, then x·x⁴, each reduced. */
+/**
+ * x = x⁵ (x < r): x² and x⁴ squarings, then x·x⁴. x² and x⁴ are left lazy
+ * (redc256's U < T/2^256 + r, no subtraction): x² < r² gives U < 1.19r;
+ * x⁴ < 1.42r² gives U < 1.27r; x·x⁴ < 1.27r² < r·2^256, reduced fully.
+ */
 function pow5(f: Fn, x: string): void {
   sqr(f, x, "t");
-  redc256(f, "t", R);
+  redc256(f, "t", R, true);
   copy(f, "q", "w");
   sqr(f, "q", "t");
-  redc256(f, "t", R);
+  redc256(f, "t", R, true);
   copy(f, "q", "w");
   mul(f, x, "q", "t");
   redc256(f, "t", R);
