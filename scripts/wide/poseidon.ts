@@ -176,7 +176,7 @@ function addMod(f: Fn, x: string, y: string): void {
  * (redc256's U < T/2^256 + r, no subtraction): x² < r² gives U < 1.19r;
  * x⁴ < 1.42r² gives U < 1.27r; x·x⁴ < 1.27r² < r·2^256, reduced fully.
  */
-function pow5(f: Fn, x: string): void {
+function pow5(f: Fn, x: string, lazyOut = false): void {
   sqr(f, x, "t");
   redc256(f, "t", R, true);
   copy(f, "q", "w");
@@ -184,7 +184,7 @@ function pow5(f: Fn, x: string): void {
   redc256(f, "t", R, true);
   copy(f, "q", "w");
   mul(f, x, "q", "t");
-  redc256(f, "t", R);
+  redc256(f, "t", R, lazyOut);
   copy(f, x, "w");
 }
 /** to = Σ_j (element at ptr + offset + 32j)·state_j, one reduction. */
@@ -232,9 +232,14 @@ export function hashPair(name: string): string {
   // A partial round (constant at cp, sparse matrix S at sp: w0..w4):
   // s0 ← s0⁵ + c; (s0, s1, s2) ← (w0·s0 + w1·s1 + w2·s2, s1 + w3·s0, s2 + w4·s0).
   const part = new Fn();
-  pow5(part, "sa");
+  // s0⁵ left lazy (x·x⁴ < 1.27r² gives U < 1.24r) and c added without a
+  // subtraction: s0 < 2.24r < 2^256. Then the row w0·s0 + w1·s1 + w2·s2 <
+  // (2.24 + 1 + 1)r² = 4.24r² < r·2^256 (4.24r < 0.81·2^256) and each update
+  // w·s0 < 2.24r² are still within redc256's bound, and both are reduced
+  // fully, so s0, s1, s2 < r again at the round's end.
+  pow5(part, "sa", true);
   loadWords(part, "cp", 0, "y");
-  addMod(part, "sa", "y");
+  addWords(part, "sa", (i) => part.get(`sa${i}`), (i) => part.get(`y${i}`));
   row(part, "sp", 0, "na");
   for (const [j, x] of [
     [3, "sb"],
