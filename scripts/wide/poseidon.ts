@@ -239,7 +239,12 @@ export function hashPair(name: string): string {
   // fully, so s0, s1, s2 < r again at the round's end.
   pow5(part, "sa", true);
   loadWords(part, "cp", 0, "y");
-  addWords(part, "sa", (i) => part.get(`sa${i}`), (i) => part.get(`y${i}`));
+  addWords(
+    part,
+    "sa",
+    (i) => part.get(`sa${i}`),
+    (i) => part.get(`y${i}`),
+  );
   row(part, "sp", 0, "na");
   for (const [j, x] of [
     [3, "sb"],
