@@ -4,6 +4,7 @@
 // HelperInit, answered with HelperReady; then each HelperJob (the witness
 // scalars of one proof) is answered with the sums of its parts, in order.
 import type { HelperInit, HelperJob, HelperReady, HelperResult } from "./threads";
+import { WASM_BUILD } from "../wasm-engine";
 import { instantiateProver, type ProverExports, ProverStatus, readIo, Tables, writeIo } from "./wasm";
 
 declare const self: Worker;
@@ -33,7 +34,7 @@ self.onmessage = async (event: MessageEvent<HelperInit | HelperJob>) => {
   if (!("id" in data)) {
     try {
       await load(data);
-      self.postMessage({ ready: true } satisfies HelperReady);
+      self.postMessage({ ready: true, build: WASM_BUILD } satisfies HelperReady);
     } catch (e) {
       self.postMessage({ ready: false, error: e instanceof Error ? e.message : String(e) } satisfies HelperReady);
     }

@@ -171,6 +171,20 @@ describe("provers with helper threads", () => {
     expect(await referenceVerifyAll(cases)).toEqual(cases.map(() => true));
   });
 
+  test("a prover on the other WebAssembly build than the process's: every helper thread loads that build (each says which it loaded), and its proofs verify", async () => {
+    const semaphore = semaphoreArtifacts(4);
+    const verifier = await Groth16Verifier.fromVerificationKey(semaphore.vkey as any);
+    const builds = (WASM_BUILD === "wide" ? ["portable", "wide"] : ["portable"]) as ("wide" | "portable")[];
+    for (const build of builds) {
+      const prover = await createProver(semaphore, { threads: 3, build });
+      provers.push(prover);
+      expect((prover as unknown as { helperBuilds: string[] }).helperBuilds).toEqual([build, build]);
+      const { proof, publicSignals } = await prover.prove(semaphoreStatement(4, 5).input as any);
+      expect(verifier.verify(proof, publicSignals).ok).toBe(true);
+      prover.close();
+    }
+  });
+
   test("a process with nothing else to do waits for its helpers: it does not exit while createProver or prove awaits one (three child processes)", async () => {
     // Idle helpers are unref'd so that they never keep a process alive; one the caller awaits must be ref'd.
     const script = `
