@@ -381,9 +381,10 @@ async function agentRows(size: number, added: number, large: number, builds: Was
       // mkdir for the "tables before" probe only: it stays empty until the first process's builder writes it.
       Bun.spawnSync(["mkdir", "-p", tablesDir(b)]);
       await proveInChild("bench-first", "first proof, new process, empty caches", b);
+      // Its detached table builder runs on after it: done before the next build's first proof (or the stock client) shares the cores.
+      await waitForBuilder(b);
     }
     if (withStock) await stock("bench-first");
-    for (const b of builds) await waitForBuilder(b);
     feed.add("bench-first", filler(added, 10_000_000));
     for (const b of builds) await proveInChild("bench-first", `next proof, new process, ${added} members added since`, b);
 
