@@ -16,6 +16,10 @@
 //   tree rebuild       the Lean IMT from a member list (poseidon-lite), per size
 //
 // The prover alone (zkagent's against snarkjs, per stage) is bench:prover.
+// Both WebAssembly builds (src/wasm-engine.ts; --builds, default wide,portable
+// where the engine runs the wide one): the stock client runs once per depth,
+// then each build in a new process (ZKAGENT_WASM set) proves and verifies the
+// stock proof against those figures (--against FILE, internal).
 // The machine is shared: the two sides alternate per depth and every figure
 // is a median. Options: --iterations N (proofs per depth and side, default 5),
 // --verifications N (per depth and side, default 50), --depths 4,10,20,32
@@ -49,7 +53,7 @@
 //             process wall) are printed with it. --skip-stock leaves it out
 //             (it takes ≈ 2 minutes at 200,000 members on this machine).
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -62,8 +66,8 @@ import { groupMessageOf } from "../src/groups/derivation";
 import { parseSemaphoreProof, publicSignals, unpackPoints } from "../src/groups/proof-object";
 import { serviceVerifier } from "../src/verifier/service";
 import { ARTIFACTS_DIR, ROOT } from "../test/agent/stock-semaphore";
-import type { WasmBuild } from "../src/wasm-engine";
-import { benchBuilds, median } from "./support";
+import { WASM_BUILD, type WasmBuild } from "../src/wasm-engine";
+import { argsOf, benchBuilds, median, runOnBuild } from "./support";
 
 const { values } = parseArgs({
   options: {
@@ -78,6 +82,7 @@ const { values } = parseArgs({
     "agent-large": { type: "string" },
     "skip-stock": { type: "boolean" },
     builds: { type: "string" },
+    against: { type: "string" },
   },
 });
 const iterations = Number(values.iterations ?? 5);
@@ -149,8 +154,21 @@ async function stock(depth: number): Promise<{ prove: number[]; verify: number[]
   return JSON.parse(out);
 }
 
-const results: Record<string, number>[] = [];
-for (const depth of depths) {
+type Stock = Awaited<ReturnType<typeof stock>>;
+interface DepthRow {
+  build: WasmBuild;
+  depth: number;
+  zkagent_proof_first_ms: number;
+  zkagent_proof_ms: number;
+  stock_proof_ms: number;
+  proof_ratio: number;
+  zkagent_verify_ms: number;
+  stock_verify_ms: number;
+  verify_ratio: number;
+}
+
+/** Our proofs at a depth in this process (its build), and our verifier on the stock client's proof. */
+async function depthRow(depth: number, theirs: Stock): Promise<DepthRow> {
   const first = performance.now();
   await proveGroupMembership({ privateKey: ids[3]!.private_key, members, challenge: challenge(depth, 0) });
   const firstMs = performance.now() - first;
@@ -161,7 +179,6 @@ for (const depth of depths) {
     ours.push(performance.now() - t);
   }
 
-  const theirs = await stock(depth);
   const proof = parseSemaphoreProof(theirs.proof);
   if (!proof) throw new Error(`depth ${depth}: the stock proof does not parse`);
   const verifier = await serviceVerifier(JSON.parse(new TextDecoder().decode(await semaphoreFile(depth, "vk"))));
@@ -174,8 +191,8 @@ for (const depth of depths) {
     verifyTimes.push(performance.now() - t);
     if (!verdict.ok) throw new Error(`depth ${depth}: zkagent's verifier refused the stock proof (${verdict.reason})`);
   }
-
-  const row = {
+  return {
+    build: WASM_BUILD,
     depth,
     zkagent_proof_first_ms: firstMs,
     zkagent_proof_ms: median(ours),
@@ -185,12 +202,58 @@ for (const depth of depths) {
     stock_verify_ms: median(theirs.verify),
     verify_ratio: median(theirs.verify) / median(verifyTimes),
   };
-  results.push(row);
+}
+
+const logRow = (row: DepthRow) =>
   log(
-    `depth ${String(depth).padStart(2)}: proof zkagent ${row.zkagent_proof_ms.toFixed(0)} ms (first ${firstMs.toFixed(0)} ms) · stock generateProof ${row.stock_proof_ms.toFixed(0)} ms · stock/zkagent ${row.proof_ratio.toFixed(2)}×` +
+    `depth ${String(row.depth).padStart(2)} (${row.build.padEnd(8)}): proof zkagent ${row.zkagent_proof_ms.toFixed(0)} ms (first ${row.zkagent_proof_first_ms.toFixed(0)} ms) · stock generateProof ${row.stock_proof_ms.toFixed(0)} ms · stock/zkagent ${row.proof_ratio.toFixed(2)}×` +
       ` | verify zkagent ${row.zkagent_verify_ms.toFixed(2)} ms · stock verifyProof ${row.stock_verify_ms.toFixed(2)} ms · stock/zkagent ${row.verify_ratio.toFixed(2)}×`,
   );
+
+// A child of the run below: our rows on this process's build, against the stock figures and proofs the parent measured.
+if (values.against) {
+  const stocks = JSON.parse(readFileSync(values.against, "utf8")) as Record<string, Stock>;
+  const rows: DepthRow[] = [];
+  for (const depth of depths) rows.push(await depthRow(depth, stocks[depth]!));
+  console.log(JSON.stringify({ build: WASM_BUILD, depths: rows }));
+  process.exit(0);
 }
+
+const results: DepthRow[] = [];
+const BUILDS = benchBuilds(values.builds);
+if (BUILDS.length > 1 || BUILDS[0] !== WASM_BUILD) {
+  // Both builds: the stock client once per depth, then each build in a new process (ZKAGENT_WASM set) against its figures and proofs.
+  const stocks: Record<number, Stock> = {};
+  for (const depth of depths) stocks[depth] = await stock(depth);
+  const dir = mkdtempSync(join(tmpdir(), "zkagent-bench-groups-proof-"));
+  const file = join(dir, "stock.json");
+  writeFileSync(file, JSON.stringify(stocks));
+  try {
+    for (const build of BUILDS) {
+      const args = [...argsOf(values, ["builds", "json"]), "--against", file, "--builds", build, "--json"];
+      const run = await runOnBuild<{ build: WasmBuild; depths: DepthRow[] }>(import.meta.path, args, build);
+      if (run.build !== build) throw new Error(`the ${build} run loaded the ${run.build} build`);
+      for (const row of run.depths) logRow(row);
+      results.push(...run.depths);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const [a, b] = BUILDS;
+  if (a && b)
+    for (const depth of depths) {
+      const x = results.find((r) => r.build === a && r.depth === depth)!;
+      const y = results.find((r) => r.build === b && r.depth === depth)!;
+      log(
+        `depth ${String(depth).padStart(2)}: ${a} against ${b}: proof ×${(y.zkagent_proof_ms / x.zkagent_proof_ms).toFixed(2)}, first proof ×${(y.zkagent_proof_first_ms / x.zkagent_proof_first_ms).toFixed(2)}, verify ×${(y.zkagent_verify_ms / x.zkagent_verify_ms).toFixed(2)}`,
+      );
+    }
+} else
+  for (const depth of depths) {
+    const row = await depthRow(depth, await stock(depth));
+    results.push(row);
+    logRow(row);
+  }
 
 const rebuild: Record<string, number> = {};
 for (const size of sizes) {
