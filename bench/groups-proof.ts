@@ -61,6 +61,8 @@ import { LeanIMT } from "@zk-kit/lean-imt";
 import { poseidon2 } from "poseidon-lite/poseidon2";
 import { createSemaphoreIdentity, loadSemaphoreArtifacts, proveGroupMembership } from "../src/agent";
 import { createProver } from "../src/prover";
+import { tablesPath } from "../src/prover/tables";
+import { proverModuleDigest } from "../src/prover/wasm";
 import { semaphoreFile } from "../src/circuits/semaphore";
 import { groupMessageOf } from "../src/groups/derivation";
 import { parseSemaphoreProof, publicSignals, unpackPoints } from "../src/groups/proof-object";
@@ -367,8 +369,9 @@ async function agentRows(size: number, added: number, large: number, builds: Was
       const proof = await proveGroupChallenge({ privateKey: ${JSON.stringify(member.private_key)}, challenge: ${JSON.stringify(challenge)}, service: ${JSON.stringify(feed.url)} }, { allowInsecureLoopback: true });
       process.stdout.write(JSON.stringify({ import_ms: t1 - t0, sync_ms: t2 - t1, prove_ms: performance.now() - t1, proof }));
       process.exit(0);`;
-    // The directory is this build's alone: any tables file in it is this build's.
-    const tablesBefore = existsSync(tablesDir(build)) && readdirSync(tablesDir(build)).some((f) => f.endsWith(".tables"));
+    // This build's tables for the depth (the file is named after the zkey and the module): a next proof that finds none, or the other build's, pays for them.
+    const artifacts = await loadSemaphoreArtifacts(challenge.merkle_tree_depth);
+    const tablesBefore = existsSync(tablesPath(tablesDir(build), artifacts.zkeySha256, await proverModuleDigest(build)));
     feed.served.records = 0;
     const started = performance.now();
     const child = Bun.spawn([process.execPath, "-e", script], {
