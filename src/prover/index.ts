@@ -221,6 +221,8 @@ class WasmProver implements Prover {
     /** The calling thread's ranges, and the helpers' (empty without helpers: prove() does it all). */
     private readonly own: Part[] = [],
     private readonly helperThreads: Helper[] = [],
+    /** SHA-256 of the module bytes the calling thread compiled (undefined for a module the caller passed). */
+    private readonly digest: string | undefined = undefined,
   ) {}
 
   get helpers(): number {
@@ -230,6 +232,11 @@ class WasmProver implements Prover {
   /** @internal The build each live helper thread says it loaded (tests). */
   get helperBuilds(): WasmBuild[] {
     return this.helperThreads.filter((h) => h.alive).map((h) => h.build!);
+  }
+
+  /** @internal SHA-256 of the module bytes the calling thread and each live helper compiled, as each says (tests). */
+  get moduleDigests(): { own: string | undefined; helpers: string[] } {
+    return { own: this.digest, helpers: this.helperThreads.filter((h) => h.alive).map((h) => h.digest!) };
   }
 
   close(): void {
@@ -375,6 +382,7 @@ async function loadProver(
   const build = options.build ?? WASM_BUILD;
   const spawned = threads > 1 && precompute && !options.module && typeof Worker !== "undefined" ? spawnHelpers(threads - 1, build) : [];
   let wasm = await instantiateProver(options.module ?? (await proverModule(build)));
+  const digest = options.module ? undefined : await proverModuleDigest(build);
   let cachedFrom: string | undefined;
   try {
     if (cacheDir === undefined) loadZkey(wasm, z, options.window ?? 0, precompute);
@@ -404,9 +412,9 @@ async function loadProver(
   }
   if (spawned.length > 0) {
     const { own, helpers } = await shareWork(wasm, z, spawned);
-    if (helpers.length > 0) return { prover: new WasmProver(wasm, witness, z.nPublic, own, helpers), cachedFrom };
+    if (helpers.length > 0) return { prover: new WasmProver(wasm, witness, z.nPublic, own, helpers, digest), cachedFrom };
   }
-  return { prover: new WasmProver(wasm, witness, z.nPublic), cachedFrom };
+  return { prover: new WasmProver(wasm, witness, z.nPublic, [], [], digest), cachedFrom };
 }
 
 /**

@@ -114,8 +114,8 @@ export interface HelperInit {
 }
 
 /** The message a helper answers with after init: ready, or why not. */
-/** Ready, with the WebAssembly build the thread loaded (src/wasm-engine.ts), or the reason it could not load. */
-export type HelperReady = { ready: true; build: WasmBuild } | { ready: false; error: string };
+/** Ready, with the WebAssembly build the thread loaded (src/wasm-engine.ts) and the SHA-256 of the module bytes it compiled, or the reason it could not load. */
+export type HelperReady = { ready: true; build: WasmBuild; digest: string } | { ready: false; error: string };
 export interface HelperJob {
   id: number;
   scalars: Uint8Array;
@@ -154,8 +154,9 @@ export class Helper {
   private dead: Error | undefined;
   private loaded: ((error?: Error) => void) | undefined;
   parts: Part[] = [];
-  /** The build the thread loaded, once it is ready. */
+  /** The build the thread loaded and the SHA-256 of its module's bytes, once it is ready. */
   build: WasmBuild | undefined;
+  digest: string | undefined;
 
   private constructor(private readonly worker: Worker) {}
 
@@ -171,7 +172,7 @@ export class Helper {
     worker.onmessage = (event: MessageEvent<HelperReady | HelperResult>) => {
       const data = event.data;
       if ("ready" in data) {
-        if (data.ready) helper.build = data.build;
+        if (data.ready) [helper.build, helper.digest] = [data.build, data.digest];
         helper.loaded?.(data.ready ? undefined : new Error(`prover thread failed to load: ${data.error}`));
       } else helper.answer(data);
     };
