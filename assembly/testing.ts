@@ -339,3 +339,13 @@ export function fpSqrRaw(): void {
   const a = base();
   fpSqr(a + 2 * FP_SIZE, a);
 }
+
+/**
+ * fp6Mul on raw limbs (the wide build's is its own kernel: test/assembly/wide-tower.test.ts):
+ * a ‖ b (six coefficients of 9 little-endian u32 limbs each, Montgomery form, lazy sums
+ * with limbs 0..7 below 2^29) → a·b raw at 2·FP6_SIZE.
+ */
+export function fp6MulRaw(): void {
+  const a = base();
+  fp6Mul(a + 12 * FP_SIZE, a, a + 6 * FP_SIZE);
+}

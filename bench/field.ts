@@ -16,13 +16,17 @@
 //
 // Poseidon (poseidonHash, and poseidonLevel per hash) runs the same way.
 //
+// --optimized-splice: the left column is the wide build with binaryen -O3 run
+// on the spliced functions, as scripts/asc-splice.ts did before (it no longer
+// does: measure that choice again on a new engine or binaryen).
+//
 // --without fpSqr,fp2Sqr,… measures what replacements of assembly/wide.wat
 // gain: the left column is then not the portable build but a wide build
 // without them (asc's text of each module, spliced here with the rest of
 // scripts/asc-wide.ts's functions), so each piece is kept only if it measures
 // faster in one run.
 //
-//   bun bench/field.ts [--blocks 200] [--proofs 30] [--without name,…] [--json]
+//   bun bench/field.ts [--blocks 200] [--proofs 30] [--without name,…] [--optimized-splice] [--json]
 import { parseArgs } from "node:util";
 import { instantiate } from "@assemblyscript/loader";
 import { ascCommand, buildPath, buildWasm, isStale, PROVER_TEST_WASM_PATH, TEST_WASM_PATH } from "../scripts/asc-build";
@@ -39,7 +43,13 @@ import { type WasmBuild, wideArithmeticSupported } from "../src/wasm-engine";
 import { agentIdentity, proofPool } from "../test/verifier/pool.ts";
 
 const { values } = parseArgs({
-  options: { blocks: { type: "string" }, proofs: { type: "string" }, without: { type: "string" }, json: { type: "boolean" } },
+  options: {
+    blocks: { type: "string" },
+    proofs: { type: "string" },
+    without: { type: "string" },
+    "optimized-splice": { type: "boolean" },
+    json: { type: "boolean" },
+  },
 });
 const PROOFS = Number(values.proofs ?? 30);
 const ROUNDS = Number(values.blocks ?? 200);
@@ -58,18 +68,20 @@ const without = (values.without ?? "")
     if (!name) throw new Error(`--without: no replacement named ${n} (${Object.keys(WIDE_FUNCTIONS).join(", ")})`);
     return name;
   });
-const LEFT = without.length ? `wide − ${without.map((n) => n.split("/").pop()).join(", ")}` : "portable";
+// --optimized-splice: the left column is the wide build with binaryen's optimiser run on the spliced functions (scripts/asc-splice.ts).
+const optimizedSplice = values["optimized-splice"] === true;
+const LEFT = without.length ? `wide − ${without.map((n) => n.split("/").pop()).join(", ")}` : optimizedSplice ? "wide, binaryen -O3" : "portable";
 const variantDir = mkdtempSync(join(tmpdir(), "zkagent-field-"));
 /** The wide module of path without the --without replacements (compiled and spliced here), or the build's own module. */
 function modulePath(path: string, build: WasmBuild): string {
-  if (build === "wide" || !without.length) return buildPath(path, build);
+  if (build === "wide" || (!without.length && !optimizedSplice)) return buildPath(path, build);
   const out = join(variantDir, `${basename(path)}`);
   if (existsSync(out)) return out;
   const text = join(variantDir, `${basename(path)}.wat`);
   const r = Bun.spawnSync(ascCommand(path, join(variantDir, "portable.wasm"), text), { stdout: "pipe", stderr: "pipe" });
   if (r.exitCode !== 0) throw new Error(r.stderr.toString());
   const keep = Object.keys(WIDE_FUNCTIONS).filter((n) => !without.includes(n));
-  writeFileSync(out, spliceWide(readFileSync(text, "utf8"), wideText(keep)));
+  writeFileSync(out, spliceWide(readFileSync(text, "utf8"), wideText(keep), { optimize: optimizedSplice }));
   return out;
 }
 const modules = async (build: WasmBuild) => ({
@@ -92,6 +104,7 @@ const primitives: Primitive[] = [
   { name: "fpSqr", n: 10_000, run: (m, n) => m.verifier.benchOp(17, n) },
   { name: "frSqr", n: 10_000, run: (m, n) => m.prover.benchMul(3, n) },
   { name: "fp2Sqr", n: 4_000, run: (m, n) => m.verifier.benchOp(4, n) },
+  { name: "fp6Mul", n: 400, run: (m, n) => m.verifier.benchOp(14, n) },
   { name: "fp12Mul", n: 150, run: (m, n) => m.verifier.benchOp(5, n) },
   { name: "fp12Sqr", n: 200, run: (m, n) => m.verifier.benchOp(6, n) },
   { name: "fp12CyclotomicSqr", n: 400, run: (m, n) => m.verifier.benchOp(7, n) },
@@ -132,7 +145,7 @@ const verifiers = {
 };
 let call = 0;
 // verify() loads its module through src/verifier (either build, no variant): left out with --without.
-if (!without.length)
+if (!without.length && !optimizedSplice)
   primitives.push({
     name: "verify() (agent)",
     n: 1,
