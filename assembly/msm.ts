@@ -646,6 +646,10 @@ function reduceBucketsBatched(g2: bool, out: usize, counts: usize, starts: usize
 // @ts-ignore: decorator
 @inline function affineAdd(g2: bool, dst: usize, P: usize, Q: usize, inv: usize): bool {
   const E = elemSize(g2);
+  if (!g2 && !fpEq(P, Q)) {
+    g1AddChord(dst, P, Q, inv);
+    return true;
+  }
   if (fEq(g2, P, Q)) {
     if (!fEq(g2, P + E, Q + E) || fIsZero(g2, P + E)) return false;
     fSqr(g2, TMP, P); // λ = 3x²/(2y)
@@ -667,6 +671,25 @@ function reduceBucketsBatched(g2: bool, out: usize, counts: usize, starts: usize
   memory.copy(dst, TX, E);
   memory.copy(dst + E, TY, E);
   return true;
+}
+
+/**
+ * dst = P + Q in G1 (affine, x_P ≠ x_Q), given inv = 1/(x_Q − x_P): the
+ * chord step of affineAdd, on its own so that the wide build replaces it
+ * (assembly/wide.wat: each coordinate packed once, λ kept in words, the
+ * subtractions done on words). dst may alias P or Q (written last).
+ */
+export function g1AddChord(dst: usize, P: usize, Q: usize, inv: usize): void {
+  fpSub(LAMBDA, Q + FP_SIZE, P + FP_SIZE);
+  fpMul(LAMBDA, LAMBDA, inv); // λ = (y_Q − y_P)/(x_Q − x_P)
+  fpSqr(TX, LAMBDA);
+  fpSub(TX, TX, P);
+  fpSub(TX, TX, Q); // x₃ = λ² − x_P − x_Q
+  fpSub(TY, P, TX);
+  fpMul(TY, TY, LAMBDA);
+  fpSub(TY, TY, P + FP_SIZE); // y₃ = λ(x_P − x₃) − y_P
+  memory.copy(dst, TX, FP_SIZE);
+  memory.copy(dst + FP_SIZE, TY, FP_SIZE);
 }
 
 const WINDOW_SUM: usize = memory.data(<i32>(3 * FP2_SIZE), 4);

@@ -8,6 +8,7 @@ export * from "./prover-index";
 import { io } from "./prover-index";
 import { fpMul, fpSqr, FP_SIZE } from "./fp";
 import { frMul, frSqr } from "./fr";
+import { g1AddChord } from "./msm";
 export { stageWitness, stageQuotient, stageQuotientPart, stageMsm, stageFinish, stageSelfCheck, readQuotient, readMsm, msmCustom } from "./prover";
 
 /**
@@ -33,4 +34,14 @@ export function benchMul(field: i32, n: i32): void {
     else if (field == 2) fpSqr(a, a);
     else frSqr(a, a);
   }
+}
+
+/**
+ * msm.ts g1AddChord on raw limbs, for the differential tests of the two
+ * builds (test/assembly/wide-msm.test.ts): P ‖ Q ‖ inv (affine points and
+ * an element, reduced, Montgomery form) → P + Q's chord formulas at 5·FP_SIZE.
+ */
+export function g1AddChordRaw(): void {
+  const a = io(0);
+  g1AddChord(a + 5 * FP_SIZE, a, a + 2 * FP_SIZE, a + 4 * FP_SIZE);
 }

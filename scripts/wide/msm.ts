@@ -1,0 +1,83 @@
+// The wide build's MSM pieces (method and bounds of the product in ./core.ts).
+//
+// The bucket trees of assembly/msm.ts spend most of their time in the chord
+// step of an affine addition: λ = (y_Q − y_P)·inv, x₃ = λ² − x_P − x_Q,
+// y₃ = λ(x_P − x₃) − y_P. Through the spliced fpMul/fpSqr each product packs
+// its operands (nine limbs → four words) and unpacks its result, and each of
+// the four subtractions runs on limbs. Here the five inputs are packed once,
+// λ stays in words, the subtractions are word carry chains, and only x₃, y₃
+// are unpacked.
+
+import { P } from "../asc-constants.ts";
+import { Fn, ZERO, k, mul, pack, redc, sqr, store, words } from "./core.ts";
+
+const FP_BYTES = 36;
+
+/** out = x + C − y on words (C a constant; the caller proves 0 ≤ x + C − y < 2^256). */
+function addConstSub(f: Fn, out: string, x: string, c: bigint, y: string): void {
+  const cw = words(c);
+  f.add128(`${out}0`, "c", f.get(`${x}0`), ZERO, k(cw[0]!), ZERO);
+  for (let i = 1; i < 4; i++) {
+    f.add128(`${out}${i}`, "g", f.get(`${x}${i}`), ZERO, k(cw[i]!), ZERO);
+    f.add128(`${out}${i}`, "c", f.get(`${out}${i}`), f.get("g"), f.get("c"), ZERO);
+  }
+  // The borrow h is 0 or −1 (all ones): adding (h, h) propagates it as a 128-bit −1.
+  f.sub128(`${out}0`, "h", f.get(`${out}0`), ZERO, f.get(`${y}0`), ZERO);
+  for (let i = 1; i < 4; i++) {
+    f.sub128(`${out}${i}`, "g", f.get(`${out}${i}`), ZERO, f.get(`${y}${i}`), ZERO);
+    f.add128(`${out}${i}`, "h", f.get(`${out}${i}`), f.get("g"), f.get("h"), f.get("h"));
+  }
+}
+
+/** x ← x − q unless that borrows (x < 2^256): one step of bringing x below q. */
+function condSub(f: Fn, x: string, q: bigint): void {
+  const qw = words(q);
+  f.sub128("e0", "h", f.get(`${x}0`), ZERO, k(qw[0]!), ZERO);
+  for (let i = 1; i < 4; i++) {
+    f.sub128(`e${i}`, "g", f.get(`${x}${i}`), ZERO, k(qw[i]!), ZERO);
+    f.add128(`e${i}`, "h", f.get(`e${i}`), f.get("g"), f.get("h"), f.get("h"));
+  }
+  for (let i = 0; i < 4; i++) f.set(`${x}${i}`, `(select ${f.get(`e${i}`)} ${f.get(`${x}${i}`)} (i64.eqz ${f.get("h")}))`);
+}
+
+const copy = (f: Fn, to: string, from: string): void => {
+  for (let i = 0; i < 4; i++) f.set(`${to}${i}`, f.get(`${from}${i}`));
+};
+
+/**
+ * msm.ts g1AddChord(dst, P, Q, inv): every input reduced (< p), so
+ *   e = y_Q + p − y_P ∈ (0, 2p), λ = redc(e·inv) < p (T < 2p² < 33p·2^256);
+ *   λ² = redc(λ·λ) < p; x₃ = λ² + 2p − x_P − x_Q ∈ [0, 3p), 3p < 2^256,
+ *     brought below p by two conditional subtractions;
+ *   e' = x_P + p − x₃ ∈ (0, 2p), y₃ = redc(λ·e') + p − y_P ∈ (0, 2p), one
+ *     conditional subtraction.
+ * Every input is packed before the first store: dst may alias P or Q.
+ */
+export function g1AddChord(name: string): string {
+  const f = new Fn();
+  pack(f, "P", 0, "px", P);
+  pack(f, "P", FP_BYTES, "py", P);
+  pack(f, "Q", 0, "qx", P);
+  pack(f, "Q", FP_BYTES, "qy", P);
+  pack(f, "inv", 0, "iv", P);
+  addConstSub(f, "ey", "qy", P, "py");
+  mul(f, "ey", "iv", "t");
+  redc(f, "t", P);
+  copy(f, "lam", "w");
+  sqr(f, "lam", "t");
+  redc(f, "t", P);
+  addConstSub(f, "xa", "w", 2n * P, "px");
+  addConstSub(f, "x3", "xa", 0n, "qx");
+  condSub(f, "x3", P);
+  condSub(f, "x3", P);
+  addConstSub(f, "ex", "px", P, "x3");
+  mul(f, "lam", "ex", "t");
+  redc(f, "t", P);
+  addConstSub(f, "y3", "w", P, "py");
+  condSub(f, "y3", P);
+  copy(f, "w", "y3");
+  store(f, "dst", FP_BYTES);
+  copy(f, "w", "x3");
+  store(f, "dst", 0);
+  return f.text(name, ["dst", "P", "Q", "inv"]);
+}
