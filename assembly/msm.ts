@@ -463,12 +463,25 @@ const NORM_ACC: usize = memory.data(<i32>FP_SIZE, 4);
 const NORM_INV: usize = memory.data(<i32>FP_SIZE, 4);
 
 /** den[0..t) (none zero) ← their inverses, one field inversion for all (pre: t elements of scratch). */
-function invertBatch(g2: bool, den: usize, pre: usize, t: usize): void {
+// Inlined so that g1InvertBatch has two callers and survives as a function for the wide build's splice.
+// @ts-ignore: decorator
+@inline function invertBatch(g2: bool, den: usize, pre: usize, t: usize): void {
   if (g2) {
     invertFp2ByNorms(den, pre, t);
     return;
   }
-  // Montgomery's trick: prefix products, one inversion, then back.
+  g1InvertBatch(den, pre, t);
+}
+
+/**
+ * den[0..t) (Fp, none zero, t ≥ 1) ← their inverses by Montgomery's trick:
+ * prefix products, one inversion, then back. The wide build replaces this
+ * function (assembly/wide.wat) with one that keeps the prefix products as
+ * 32-byte words and needs pre to hold 32t + 36 bytes: the callers' t (pairs
+ * of a tree level) is at most half the slots that pre was reserved for, at
+ * 36 bytes each, so 32t + 36 ≤ 36·2t for t ≥ 1.
+ */
+export function g1InvertBatch(den: usize, pre: usize, t: usize): void {
   memory.copy(pre, den, FP_SIZE);
   for (let i: usize = 1; i < t; i++) fpMul(pre + i * FP_SIZE, pre + (i - 1) * FP_SIZE, den + i * FP_SIZE);
   fpInv(ACC, pre + (t - 1) * FP_SIZE);

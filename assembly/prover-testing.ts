@@ -8,7 +8,7 @@ export * from "./prover-index";
 import { io } from "./prover-index";
 import { fpMul, fpSqr, FP_SIZE } from "./fp";
 import { frMul, frSqr } from "./fr";
-import { g1AddChord } from "./msm";
+import { g1AddChord, g1InvertBatch } from "./msm";
 export { stageWitness, stageQuotient, stageQuotientPart, stageMsm, stageFinish, stageSelfCheck, readQuotient, readMsm, msmCustom } from "./prover";
 
 /**
@@ -45,3 +45,10 @@ export function g1AddChordRaw(): void {
   const a = io(0);
   g1AddChord(a + 5 * FP_SIZE, a, a + 2 * FP_SIZE, a + 4 * FP_SIZE);
 }
+
+/** msm.ts g1InvertBatch on t raw elements at the I/O buffer (none zero), in place; its scratch follows them (36t + 36 bytes). */
+export function g1InvertBatchRaw(t: i32): void {
+  const a = io(<u32>(72 * t + 36));
+  g1InvertBatch(a, a + <usize>(36 * t), <usize>t);
+}
+

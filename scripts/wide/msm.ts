@@ -81,3 +81,66 @@ export function g1AddChord(name: string): string {
   store(f, "dst", 0);
   return f.text(name, ["dst", "P", "Q", "inv"]);
 }
+
+/** Stores the words x0..x3 at ptr + offset (the word scratch area: 32 bytes an element). */
+function storeWords(f: Fn, ptr: string, offset: number, x: string): void {
+  for (let i = 0; i < 4; i++) f.line(`(i64.store offset=${offset + 8 * i} (local.get $${ptr}) ${f.get(`${x}${i}`)})`);
+}
+function loadWords(f: Fn, ptr: string, offset: number, x: string): void {
+  for (let i = 0; i < 4; i++) f.set(`${x}${i}`, `(i64.load offset=${offset + 8 * i} (local.get $${ptr}))`);
+}
+
+/**
+ * msm.ts g1InvertBatch(den, pre, t): den[0..t) (reduced, none zero) ← their
+ * inverses by Montgomery's trick, with the prefix products kept as words in
+ * pre (32 bytes an element, where the portable body keeps 36-byte limbs: the
+ * two bodies never mix, both being in or out of a build together) and the
+ * running product in locals: per element one pack forward, one pack and one
+ * unpack back, instead of three products' six packs and three unpacks. The
+ * one inversion is the module's fpInv, on limbs at pre + 32t (msm.ts reserves
+ * pre with room for it). Every product is of two reduced elements: T < p²,
+ * far inside redc's bound.
+ */
+export function g1InvertBatch(name: string): string {
+  const f = new Fn();
+  f.line("(local.set $first (local.get $pre))");
+  // Forward: pre[i] = d₀·…·dᵢ; den and pre walk to element t − 1.
+  pack(f, "den", 0, "acc", P);
+  storeWords(f, "pre", 0, "acc");
+  f.line("(block $fwdDone (loop $fwd");
+  f.line("(br_if $fwdDone (i32.le_u (local.get $t) (i32.const 1)))");
+  f.line("(local.set $t (i32.sub (local.get $t) (i32.const 1)))");
+  f.line(`(local.set $den (i32.add (local.get $den) (i32.const ${FP_BYTES})))`);
+  f.line("(local.set $pre (i32.add (local.get $pre) (i32.const 32)))");
+  pack(f, "den", 0, "x", P);
+  mul(f, "acc", "x", "t");
+  redc(f, "t", P);
+  copy(f, "acc", "w");
+  storeWords(f, "pre", 0, "acc");
+  f.line("(br $fwd)))");
+  // The product's inverse, through fpInv on limbs just past the last word slot.
+  f.line("(local.set $prev (i32.add (local.get $pre) (i32.const 32)))");
+  copy(f, "w", "acc");
+  store(f, "prev", 0);
+  f.line("(call $assembly/fp/fpInv (local.get $prev) (local.get $prev))");
+  pack(f, "prev", 0, "acc", P);
+  // Back: at element i > 0 (den, pre there), acc = 1/(d₀·…·dᵢ): 1/dᵢ = acc·pre[i − 1], then acc ·= dᵢ.
+  f.line("(block $backDone (loop $back");
+  f.line("(br_if $backDone (i32.eq (local.get $pre) (local.get $first)))");
+  f.line("(local.set $prev (i32.sub (local.get $pre) (i32.const 32)))");
+  pack(f, "den", 0, "x", P);
+  loadWords(f, "prev", 0, "y");
+  mul(f, "acc", "y", "t");
+  redc(f, "t", P);
+  store(f, "den", 0);
+  mul(f, "acc", "x", "t");
+  redc(f, "t", P);
+  copy(f, "acc", "w");
+  f.line(`(local.set $den (i32.sub (local.get $den) (i32.const ${FP_BYTES})))`);
+  f.line("(local.set $pre (local.get $prev))");
+  f.line("(br $back)))");
+  copy(f, "w", "acc");
+  store(f, "den", 0);
+  // Two i32 locals (pointers) beside Fn's i64 ones.
+  return f.text(name, ["den", "pre", "t"]).replace("\n", "\n  (local $first i32)\n  (local $prev i32)\n");
+}

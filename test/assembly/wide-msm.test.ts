@@ -37,6 +37,7 @@ type Raw = {
   memory: WebAssembly.Memory;
   io(size: number): number;
   g1AddChordRaw(): void;
+  g1InvertBatchRaw(t: number): void;
   msmCustom(g2: number, count: number, window: number, tables: number): number;
 };
 const raw: Partial<Record<WasmBuild, Raw>> = {};
@@ -107,6 +108,24 @@ describe("g1AddChord (the bucket trees' affine chord step)", () => {
       expect(reference(px, py, qx, qy, ONE)).toEqual([x3, y3]);
       expect(chord("wide", px, py, qx, qy, ONE)).toEqual([x3, y3]);
       expect(chord("portable", px, py, qx, qy, ONE)).toEqual([x3, y3]);
+    }
+  });
+});
+
+describe("g1InvertBatch (one inversion per tree level)", () => {
+  test("t = 1, 2, 3, 17, 200 elements, random and edge (1, p − 1, Montgomery one): both builds give each element's Montgomery inverse", () => {
+    for (const t of [1, 2, 3, 17, 200]) {
+      const xs = Array.from({ length: t }, (_, i) => [1n, P - 1n, ONE, 2n][i % 7] ?? (randomField() % (P - 1n)) + 1n);
+      for (const b of ["portable", "wide"] as const) {
+        const w = raw[b]!;
+        const size = 72 * t + 36;
+        const view = new DataView(w.memory.buffer, w.io(size), size);
+        xs.forEach((x, i) => put(view, 36 * i, x));
+        w.g1InvertBatchRaw(t);
+        const out = new DataView(w.memory.buffer, w.io(0), size);
+        // The Montgomery inverse of x (raw): y with mont(x, y) = ONE.
+        xs.forEach((x, i) => expect(mont(x, get(out, 36 * i))).toBe(ONE));
+      }
     }
   });
 });
