@@ -503,7 +503,7 @@ export function g1InvertBatch(den: usize, pre: usize, t: usize): void {
  * for all. pre holds t Fp2-sized slots of scratch: the prefix product in the
  * first half, the norm in the second.
  */
-function invertFp2ByNorms(den: usize, pre: usize, t: usize): void {
+export function invertFp2ByNorms(den: usize, pre: usize, t: usize): void {
   for (let i: usize = 0; i < t; i++) {
     const d = den + i * FP2_SIZE;
     const slot = pre + i * FP2_SIZE;

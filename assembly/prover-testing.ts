@@ -8,7 +8,7 @@ export * from "./prover-index";
 import { io } from "./prover-index";
 import { fpMul, fpSqr, FP_SIZE } from "./fp";
 import { frMul, frSqr } from "./fr";
-import { g1AddChord, g1InvertBatch } from "./msm";
+import { g1AddChord, g1InvertBatch, invertFp2ByNorms } from "./msm";
 export { stageWitness, stageQuotient, stageQuotientPart, stageMsm, stageFinish, stageSelfCheck, readQuotient, readMsm, msmCustom } from "./prover";
 
 /**
@@ -52,3 +52,9 @@ export function g1InvertBatchRaw(t: i32): void {
   g1InvertBatch(a, a + <usize>(36 * t), <usize>t);
 }
 
+
+/** msm.ts invertFp2ByNorms on t raw Fp2 elements at the I/O buffer (none zero), in place; its scratch follows them (72t bytes). */
+export function fp2InvertNormsRaw(t: i32): void {
+  const a = io(<u32>(144 * t));
+  invertFp2ByNorms(a, a + <usize>(72 * t), <usize>t);
+}

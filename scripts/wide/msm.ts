@@ -144,3 +144,88 @@ export function g1InvertBatch(name: string): string {
   // Two i32 locals (pointers) beside Fn's i64 ones.
   return f.text(name, ["den", "pre", "t"]).replace("\n", "\n  (local $first i32)\n  (local $prev i32)\n");
 }
+
+/**
+ * msm.ts invertFp2ByNorms(den, pre, t): den[0..t) (Fp2, reduced, none zero,
+ * t ≥ 1) ← their inverses d̄/N(d) by Montgomery's trick over the norms, with
+ * pre's 72-byte slots holding words: the prefix product at +0, the norm at
+ * +32. N(d) = redc(d₀² + d₁²): one reduction of the two squares' sum
+ * (T < 2p² < 33p·2^256) where the portable body reduces each square and adds.
+ * The one inversion (the module's fpInv) runs on limbs written over the last
+ * slot, whose norm is first read into locals. Back: 1/N(dᵢ) = acc·pre[i − 1]
+ * and d ← (d₀·1/N, (p − d₁)·1/N): p − d₁ ∈ (0, p], every product < p².
+ */
+export function fp2InvertNorms(name: string): string {
+  const f = new Fn();
+  const SLOT = 2 * FP_BYTES;
+  f.line("(local.set $first (local.get $pre))");
+  const norm = () => {
+    pack(f, "den", 0, "x", P);
+    pack(f, "den", FP_BYTES, "y", P);
+    sqr(f, "x", "t");
+    sqr(f, "y", "u");
+    f.add128("t0", "c", f.get("t0"), ZERO, f.get("u0"), ZERO);
+    for (let i = 1; i < 8; i++) {
+      f.add128(`t${i}`, "g", f.get(`t${i}`), ZERO, f.get(`u${i}`), ZERO);
+      f.add128(`t${i}`, "c", f.get(`t${i}`), f.get("g"), f.get("c"), ZERO);
+    }
+    f.set("t8", f.get("c"));
+    redc(f, "t", P);
+    copy(f, "nm", "w");
+    storeWords(f, "pre", 32, "nm");
+  };
+  norm();
+  copy(f, "acc", "nm");
+  storeWords(f, "pre", 0, "acc");
+  f.line("(block $fwdDone (loop $fwd");
+  f.line("(br_if $fwdDone (i32.le_u (local.get $t) (i32.const 1)))");
+  f.line("(local.set $t (i32.sub (local.get $t) (i32.const 1)))");
+  f.line(`(local.set $den (i32.add (local.get $den) (i32.const ${SLOT})))`);
+  f.line(`(local.set $pre (i32.add (local.get $pre) (i32.const ${SLOT})))`);
+  norm();
+  mul(f, "acc", "nm", "t");
+  redc(f, "t", P);
+  copy(f, "acc", "w");
+  storeWords(f, "pre", 0, "acc");
+  f.line("(br $fwd)))");
+  // nm holds the last norm; the last slot takes the product's limbs for fpInv.
+  copy(f, "w", "acc");
+  store(f, "pre", 0);
+  f.line("(call $assembly/fp/fpInv (local.get $pre) (local.get $pre))");
+  pack(f, "pre", 0, "acc", P);
+  const pw = words(P);
+  // Back, at element i (den, pre there), acc = 1/(N₀·…·Nᵢ), nm = Nᵢ.
+  f.line("(block $backDone (loop $back");
+  pack(f, "den", 0, "x", P);
+  pack(f, "den", FP_BYTES, "y", P);
+  // y ← p − y (in (0, p]).
+  f.sub128("y0", "h", k(pw[0]!), ZERO, f.get("y0"), ZERO);
+  for (let i = 1; i < 4; i++) {
+    f.sub128(`y${i}`, "g", k(pw[i]!), ZERO, f.get(`y${i}`), ZERO);
+    f.add128(`y${i}`, "h", f.get(`y${i}`), f.get("g"), f.get("h"), f.get("h"));
+  }
+  f.line("(if (i32.eq (local.get $pre) (local.get $first)) (then");
+  copy(f, "iv", "acc");
+  f.line(") (else");
+  f.line(`(local.set $prev (i32.sub (local.get $pre) (i32.const ${SLOT})))`);
+  loadWords(f, "prev", 0, "z");
+  mul(f, "acc", "z", "t");
+  redc(f, "t", P);
+  copy(f, "iv", "w");
+  mul(f, "acc", "nm", "t");
+  redc(f, "t", P);
+  copy(f, "acc", "w");
+  loadWords(f, "prev", 32, "nm");
+  f.line("))");
+  mul(f, "x", "iv", "t");
+  redc(f, "t", P);
+  store(f, "den", 0);
+  mul(f, "y", "iv", "t");
+  redc(f, "t", P);
+  store(f, "den", FP_BYTES);
+  f.line("(br_if $backDone (i32.eq (local.get $pre) (local.get $first)))");
+  f.line(`(local.set $den (i32.sub (local.get $den) (i32.const ${SLOT})))`);
+  f.line("(local.set $pre (local.get $prev))");
+  f.line("(br $back)))");
+  return f.text(name, ["den", "pre", "t"]).replace("\n", "\n  (local $first i32)\n  (local $prev i32)\n");
+}

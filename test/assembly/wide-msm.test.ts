@@ -38,6 +38,7 @@ type Raw = {
   io(size: number): number;
   g1AddChordRaw(): void;
   g1InvertBatchRaw(t: number): void;
+  fp2InvertNormsRaw(t: number): void;
   msmCustom(g2: number, count: number, window: number, tables: number): number;
 };
 const raw: Partial<Record<WasmBuild, Raw>> = {};
@@ -125,6 +126,37 @@ describe("g1InvertBatch (one inversion per tree level)", () => {
         const out = new DataView(w.memory.buffer, w.io(0), size);
         // The Montgomery inverse of x (raw): y with mont(x, y) = ONE.
         xs.forEach((x, i) => expect(mont(x, get(out, 36 * i))).toBe(ONE));
+      }
+    }
+  });
+});
+
+describe("invertFp2ByNorms (G2's one inversion per level, over the norms)", () => {
+  test("t = 1, 2, 3, 17, 100 elements of Fp2, random and edge coefficients (0, 1, p − 1): both builds give each element's inverse", () => {
+    for (const t of [1, 2, 3, 17, 100]) {
+      const edge = [
+        [1n, 0n],
+        [0n, 1n],
+        [P - 1n, P - 1n],
+        [ONE, 0n],
+        [0n, P - 1n],
+      ];
+      const xs = Array.from({ length: t }, (_, i) => edge[i % 9] ?? [randomField() % P, randomField() % P]) as [bigint, bigint][];
+      for (const b of ["portable", "wide"] as const) {
+        const w = raw[b]!;
+        const size = 144 * t;
+        const view = new DataView(w.memory.buffer, w.io(size), size);
+        xs.forEach(([x0, x1], i) => {
+          put(view, 72 * i, x0);
+          put(view, 72 * i + 36, x1);
+        });
+        w.fp2InvertNormsRaw(t);
+        const out = new DataView(w.memory.buffer, w.io(0), size);
+        xs.forEach(([x0, x1], i) => {
+          const [y0, y1] = [get(out, 72 * i), get(out, 72 * i + 36)];
+          // (x0 + x1·u)(y0 + y1·u) = Montgomery one, u² = −1.
+          expect([mod(mont(x0, y0) - mont(x1, y1)), mod(mont(x0, y1) + mont(x1, y0))]).toEqual([ONE, 0n]);
+        });
       }
     }
   });
