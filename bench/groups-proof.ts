@@ -16,6 +16,10 @@
 //   tree rebuild       the Lean IMT from a member list (poseidon-lite), per size
 //
 // The prover alone (zkagent's against snarkjs, per stage) is bench:prover.
+// Both WebAssembly builds (src/wasm-engine.ts; --builds, default wide,portable
+// where the engine runs the wide one): the stock client runs once per depth,
+// then each build in a new process (ZKAGENT_WASM set) proves and verifies the
+// stock proof against those figures (--against FILE, internal).
 // The machine is shared: the two sides alternate per depth and every figure
 // is a median. Options: --iterations N (proofs per depth and side, default 5),
 // --verifications N (per depth and side, default 50), --depths 4,10,20,32
@@ -37,19 +41,35 @@
 // Each row: the child's wall time (process start to exit), the time of the
 // sync and the proof (the sync timed on its own first), the leaf records the
 // server sent; every proof is verified with the service's verifier.
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+// Each row runs once per WebAssembly build (src/wasm-engine.ts; --builds,
+// default wide,portable where the engine runs the wide one): the child gets
+// ZKAGENT_WASM and a cache directory of its own per build, so the two builds
+// see the same group and neither finds the other's tables.
+//   stock     the stock Semaphore v4 client in a new node process: the same
+//             --agent-size members, `new Group(members)` then generateProof
+//             (the package's artifacts passed as paths), each timed; the
+//             proof verified with the service's verifier. The ratios
+//             (stock group + proof against each build's first and next
+//             process wall) are printed with it. --skip-stock leaves it out
+//             (it takes ≈ 2 minutes at 200,000 members on this machine).
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { LeanIMT } from "@zk-kit/lean-imt";
 import { poseidon2 } from "poseidon-lite/poseidon2";
 import { createSemaphoreIdentity, loadSemaphoreArtifacts, proveGroupMembership } from "../src/agent";
-import { cachedTablesPath, createProver } from "../src/prover";
+import { createProver } from "../src/prover";
+import { tablesPath } from "../src/prover/tables";
+import { proverModuleDigest } from "../src/prover/wasm";
 import { semaphoreFile } from "../src/circuits/semaphore";
+import { groupMessageOf } from "../src/groups/derivation";
 import { parseSemaphoreProof, publicSignals, unpackPoints } from "../src/groups/proof-object";
 import { serviceVerifier } from "../src/verifier/service";
 import { ARTIFACTS_DIR, ROOT } from "../test/agent/stock-semaphore";
-import { median } from "./support";
+import { WASM_BUILD, type WasmBuild } from "../src/wasm-engine";
+import { argsOf, benchBuilds, median, runOnBuild } from "./support";
 
 const { values } = parseArgs({
   options: {
@@ -62,6 +82,9 @@ const { values } = parseArgs({
     "agent-size": { type: "string" },
     "agent-added": { type: "string" },
     "agent-large": { type: "string" },
+    "skip-stock": { type: "boolean" },
+    builds: { type: "string" },
+    against: { type: "string" },
   },
 });
 const iterations = Number(values.iterations ?? 5);
@@ -71,8 +94,14 @@ const sizes = (values.sizes ?? "1000,10000").split(",").map(Number);
 const log = (line: string) => (values.json ? process.stderr : process.stdout).write(`${line}\n`);
 
 if (values.agent) {
-  const rows = await agentRows(Number(values["agent-size"] ?? 200_000), Number(values["agent-added"] ?? 1_000), Number(values["agent-large"] ?? 1_000_000));
-  if (values.json) process.stdout.write(`${JSON.stringify({ agent: rows })}\n`);
+  const result = await agentRows(
+    Number(values["agent-size"] ?? 200_000),
+    Number(values["agent-added"] ?? 1_000),
+    Number(values["agent-large"] ?? 1_000_000),
+    benchBuilds(values.builds),
+    values["skip-stock"] !== true,
+  );
+  if (values.json) process.stdout.write(`${JSON.stringify(result)}\n`);
   process.exit(0);
 }
 
@@ -127,8 +156,21 @@ async function stock(depth: number): Promise<{ prove: number[]; verify: number[]
   return JSON.parse(out);
 }
 
-const results: Record<string, number>[] = [];
-for (const depth of depths) {
+type Stock = Awaited<ReturnType<typeof stock>>;
+interface DepthRow {
+  build: WasmBuild;
+  depth: number;
+  zkagent_proof_first_ms: number;
+  zkagent_proof_ms: number;
+  stock_proof_ms: number;
+  proof_ratio: number;
+  zkagent_verify_ms: number;
+  stock_verify_ms: number;
+  verify_ratio: number;
+}
+
+/** Our proofs at a depth in this process (its build), and our verifier on the stock client's proof. */
+async function depthRow(depth: number, theirs: Stock): Promise<DepthRow> {
   const first = performance.now();
   await proveGroupMembership({ privateKey: ids[3]!.private_key, members, challenge: challenge(depth, 0) });
   const firstMs = performance.now() - first;
@@ -139,7 +181,6 @@ for (const depth of depths) {
     ours.push(performance.now() - t);
   }
 
-  const theirs = await stock(depth);
   const proof = parseSemaphoreProof(theirs.proof);
   if (!proof) throw new Error(`depth ${depth}: the stock proof does not parse`);
   const verifier = await serviceVerifier(JSON.parse(new TextDecoder().decode(await semaphoreFile(depth, "vk"))));
@@ -152,8 +193,8 @@ for (const depth of depths) {
     verifyTimes.push(performance.now() - t);
     if (!verdict.ok) throw new Error(`depth ${depth}: zkagent's verifier refused the stock proof (${verdict.reason})`);
   }
-
-  const row = {
+  return {
+    build: WASM_BUILD,
     depth,
     zkagent_proof_first_ms: firstMs,
     zkagent_proof_ms: median(ours),
@@ -163,12 +204,58 @@ for (const depth of depths) {
     stock_verify_ms: median(theirs.verify),
     verify_ratio: median(theirs.verify) / median(verifyTimes),
   };
-  results.push(row);
+}
+
+const logRow = (row: DepthRow) =>
   log(
-    `depth ${String(depth).padStart(2)}: proof zkagent ${row.zkagent_proof_ms.toFixed(0)} ms (first ${firstMs.toFixed(0)} ms) · stock generateProof ${row.stock_proof_ms.toFixed(0)} ms · stock/zkagent ${row.proof_ratio.toFixed(2)}×` +
+    `depth ${String(row.depth).padStart(2)} (${row.build.padEnd(8)}): proof zkagent ${row.zkagent_proof_ms.toFixed(0)} ms (first ${row.zkagent_proof_first_ms.toFixed(0)} ms) · stock generateProof ${row.stock_proof_ms.toFixed(0)} ms · stock/zkagent ${row.proof_ratio.toFixed(2)}×` +
       ` | verify zkagent ${row.zkagent_verify_ms.toFixed(2)} ms · stock verifyProof ${row.stock_verify_ms.toFixed(2)} ms · stock/zkagent ${row.verify_ratio.toFixed(2)}×`,
   );
+
+// A child of the run below: our rows on this process's build, against the stock figures and proofs the parent measured.
+if (values.against) {
+  const stocks = JSON.parse(readFileSync(values.against, "utf8")) as Record<string, Stock>;
+  const rows: DepthRow[] = [];
+  for (const depth of depths) rows.push(await depthRow(depth, stocks[depth]!));
+  console.log(JSON.stringify({ build: WASM_BUILD, depths: rows }));
+  process.exit(0);
 }
+
+const results: DepthRow[] = [];
+const BUILDS = benchBuilds(values.builds);
+if (BUILDS.length > 1 || BUILDS[0] !== WASM_BUILD) {
+  // Both builds: the stock client once per depth, then each build in a new process (ZKAGENT_WASM set) against its figures and proofs.
+  const stocks: Record<number, Stock> = {};
+  for (const depth of depths) stocks[depth] = await stock(depth);
+  const dir = mkdtempSync(join(tmpdir(), "zkagent-bench-groups-proof-"));
+  const file = join(dir, "stock.json");
+  writeFileSync(file, JSON.stringify(stocks));
+  try {
+    for (const build of BUILDS) {
+      const args = [...argsOf(values, ["builds", "json"]), "--against", file, "--builds", build, "--json"];
+      const run = await runOnBuild<{ build: WasmBuild; depths: DepthRow[] }>(import.meta.path, args, build);
+      if (run.build !== build) throw new Error(`the ${build} run loaded the ${run.build} build`);
+      for (const row of run.depths) logRow(row);
+      results.push(...run.depths);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const [a, b] = BUILDS;
+  if (a && b)
+    for (const depth of depths) {
+      const x = results.find((r) => r.build === a && r.depth === depth)!;
+      const y = results.find((r) => r.build === b && r.depth === depth)!;
+      log(
+        `depth ${String(depth).padStart(2)}: ${a} against ${b}: proof ×${(y.zkagent_proof_ms / x.zkagent_proof_ms).toFixed(2)}, first proof ×${(y.zkagent_proof_first_ms / x.zkagent_proof_first_ms).toFixed(2)}, verify ×${(y.zkagent_verify_ms / x.zkagent_verify_ms).toFixed(2)}`,
+      );
+    }
+} else
+  for (const depth of depths) {
+    const row = await depthRow(depth, await stock(depth));
+    results.push(row);
+    logRow(row);
+  }
 
 const rebuild: Record<string, number> = {};
 for (const size of sizes) {
@@ -182,15 +269,61 @@ if (values.json) process.stdout.write(`${JSON.stringify({ iterations, verificati
 // The verifier may hold a worker; the figures are out.
 process.exit(0);
 
-async function agentRows(size: number, added: number, large: number): Promise<Record<string, unknown>[]> {
+/**
+ * The stock client in a new node process: `n` members as the bench's feed
+ * holds them, `new Group(members)`, then generateProof. A function: the
+ * --agent run calls it before the module's later constants exist.
+ */
+function stockGroupScript(): string {
+  const entry = (pkg: string) => JSON.stringify(Bun.resolveSync(pkg, ROOT));
+  return `
+import { generateProof } from ${entry("@semaphore-protocol/proof")};
+import { Identity } from ${entry("@semaphore-protocol/identity")};
+import { Group } from ${entry("@semaphore-protocol/group")};
+const { privateKey, commitment, n, at, depth, message } = JSON.parse(process.argv[1]);
+const members = Array.from({ length: n - 1 }, (_, i) => BigInt(i + 1) * 7919n + 11n);
+members.splice(at, 0, BigInt(commitment));
+const t0 = performance.now();
+const group = new Group(members);
+const t1 = performance.now();
+const dir = ${JSON.stringify(ARTIFACTS_DIR)};
+const proof = await generateProof(Identity.import(privateKey), group, message, "42", depth, { wasm: dir + "/semaphore-" + depth + ".wasm", zkey: dir + "/semaphore-" + depth + ".zkey" });
+const t2 = performance.now();
+process.stdout.write(JSON.stringify({ group_ms: t1 - t0, prove_ms: t2 - t1, root: group.root.toString(), proof }));
+process.exit(0);`;
+}
+
+interface AgentRow {
+  row: string;
+  build: WasmBuild;
+  leaves: number;
+  depth: number;
+  wall_ms: number;
+  prove_ms: number;
+  sync_ms: number;
+  records_served: number;
+  tables_cached_before: boolean;
+}
+interface StockRow {
+  leaves: number;
+  depth: number;
+  group_ms: number;
+  prove_ms: number;
+  wall_ms: number;
+}
+
+async function agentRows(size: number, added: number, large: number, builds: WasmBuild[], withStock: boolean) {
   const { startFeedServer } = await import("../test/agent/group-feed-server");
   const { treePath, writeTree } = await import("../src/agent/group/cache");
   const feed = startFeedServer();
   feed.pageSize = 100_000;
-  const home = mkdtempSync(join(tmpdir(), "zkagent-bench-agent-"));
+  // One cache directory ($XDG_CACHE_HOME) per build: tables are per module, and each build's first proof starts empty.
+  const homes = Object.fromEntries(builds.map((b) => [b, mkdtempSync(join(tmpdir(), `zkagent-bench-agent-${b}-`))])) as Record<WasmBuild, string>;
+  const tablesDir = (build: WasmBuild) => join(homes[build], "zkagent", "prover-tables");
   const member = createSemaphoreIdentity();
   const filler = (n: number, from: number) => Array.from({ length: n }, (_, i) => BigInt(from + i + 1) * 7_919n + 11n);
-  const rows: Record<string, unknown>[] = [];
+  const rows: AgentRow[] = [];
+  let stockRow: StockRow | undefined;
 
   const build = (group: string, n: number) => {
     const t = performance.now();
@@ -201,16 +334,27 @@ async function agentRows(size: number, added: number, large: number): Promise<Re
     log(`(setup) the server's tree of ${n} leaves: ${((performance.now() - t) / 1000).toFixed(1)} s`);
   };
 
-  const proveInChild = async (group: string, label: string) => {
+  const verified = async (label: string, object: unknown) => {
+    const proof = parseSemaphoreProof(object);
+    if (!proof) throw new Error(`${label}: no proof`);
+    const verifier = await serviceVerifier(JSON.parse(new TextDecoder().decode(await semaphoreFile(proof.merkleTreeDepth, "vk"))));
+    const verdict = await verifier.verify(unpackPoints(proof.points), publicSignals(proof));
+    if (!verdict.ok) throw new Error(`${label}: the proof does not verify (${verdict.reason})`);
+    return proof;
+  };
+
+  const proveInChild = async (group: string, label: string, build: WasmBuild) => {
     const state = feed.state(group);
+    const nonce = randomBytes(31).toString("hex");
     const challenge = {
       challenge_id: "ch_bench",
-      nonce: "00",
+      nonce,
       action: "purchase",
       group_id: group,
       merkle_tree_root: state.root.toString(),
       merkle_tree_depth: Math.max(1, state.depth),
-      message: String(Date.now()),
+      // The message a service derives from the nonce, action and context: the SDK refuses any other.
+      message: groupMessageOf({ nonce, action: "purchase", context: {} }).toString(),
       scope: "42",
       circuit_id: `semaphore-${state.depth}`,
       size: state.size,
@@ -225,22 +369,25 @@ async function agentRows(size: number, added: number, large: number): Promise<Re
       const proof = await proveGroupChallenge({ privateKey: ${JSON.stringify(member.private_key)}, challenge: ${JSON.stringify(challenge)}, service: ${JSON.stringify(feed.url)} }, { allowInsecureLoopback: true });
       process.stdout.write(JSON.stringify({ import_ms: t1 - t0, sync_ms: t2 - t1, prove_ms: performance.now() - t1, proof }));
       process.exit(0);`;
+    // This build's tables for the depth (the file is named after the zkey and the module): a next proof that finds none, or the other build's, pays for them.
     const artifacts = await loadSemaphoreArtifacts(challenge.merkle_tree_depth);
-    const tablesBefore = existsSync(await cachedTablesPath(artifacts.zkey, join(home, "zkagent", "prover-tables")));
+    const tablesBefore = existsSync(tablesPath(tablesDir(build), artifacts.zkeySha256, await proverModuleDigest(build)));
     feed.served.records = 0;
     const started = performance.now();
-    const child = Bun.spawn([process.execPath, "-e", script], { cwd: ROOT, env: { ...process.env, XDG_CACHE_HOME: home }, stdout: "pipe", stderr: "pipe" });
+    const child = Bun.spawn([process.execPath, "-e", script], {
+      cwd: ROOT,
+      env: { ...process.env, XDG_CACHE_HOME: homes[build], ZKAGENT_WASM: build },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
     const wallMs = performance.now() - started;
-    if (code !== 0) throw new Error(`${label}: the agent process exited ${code}: ${err}`);
+    if (code !== 0) throw new Error(`${label} (${build} build): the agent process exited ${code}: ${err}`);
     const result = JSON.parse(out);
-    const proof = parseSemaphoreProof(result.proof);
-    if (!proof) throw new Error(`${label}: no proof`);
-    const verifier = await serviceVerifier(JSON.parse(new TextDecoder().decode(await semaphoreFile(proof.merkleTreeDepth, "vk"))));
-    const verdict = await verifier.verify(unpackPoints(proof.points), publicSignals(proof));
-    if (!verdict.ok) throw new Error(`${label}: the proof does not verify (${verdict.reason})`);
-    const row = {
+    await verified(`${label} (${build} build)`, result.proof);
+    const row: AgentRow = {
       row: label,
+      build,
       leaves: state.size,
       depth: state.depth,
       wall_ms: Math.round(wallMs),
@@ -251,40 +398,91 @@ async function agentRows(size: number, added: number, large: number): Promise<Re
     };
     rows.push(row);
     log(
-      `agent ${label}: ${state.size} leaves (depth ${state.depth}): ${(wallMs / 1000).toFixed(2)} s process wall (${(result.prove_ms / 1000).toFixed(2)} s sync and proof, ${(result.sync_ms / 1000).toFixed(2)} s of it the sync), ${feed.served.records} leaf records served, tables cached before: ${tablesBefore}; verified`,
+      `agent ${label} (${build} build): ${state.size} leaves (depth ${state.depth}): ${(wallMs / 1000).toFixed(2)} s process wall (${(result.prove_ms / 1000).toFixed(2)} s sync and proof, ${(result.sync_ms / 1000).toFixed(2)} s of it the sync), ${feed.served.records} leaf records served, tables cached before: ${tablesBefore}; verified`,
     );
     return row;
   };
-  const waitForBuilder = async () => {
-    const dir = join(home, "zkagent", "prover-tables");
+  const waitForBuilder = async (build: WasmBuild) => {
+    const dir = tablesDir(build);
     const t = performance.now();
     while (readdirSync(dir).some((f) => f.endsWith(".building")) || !readdirSync(dir).some((f) => f.endsWith(".tables"))) await Bun.sleep(250);
-    log(`(setup) the detached table builder finished ${((performance.now() - t) / 1000).toFixed(1)} s after the first process exited`);
+    log(`(setup) the ${build} build's detached table builder finished ${((performance.now() - t) / 1000).toFixed(1)} s after its first process exited`);
+  };
+
+  const stock = async (group: string) => {
+    const state = feed.state(group);
+    const payload = JSON.stringify({
+      privateKey: member.private_key,
+      commitment: member.identity_commitment,
+      n: state.size,
+      at: Math.floor(state.size / 3),
+      depth: Math.max(1, state.depth),
+      message: String(Date.now()),
+    });
+    const started = performance.now();
+    const child = Bun.spawn(["node", "--input-type=module", "-e", stockGroupScript(), payload], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
+    const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+    const wallMs = performance.now() - started;
+    if (code !== 0) throw new Error(`the stock client under node exited ${code}: ${err}`);
+    const result = JSON.parse(out);
+    // The same members as the feed's group: the same root, else the comparison is of two different groups.
+    if (result.root !== state.root.toString()) throw new Error(`the stock client's group has root ${result.root}, the feed's ${state.root}`);
+    await verified("stock proof", result.proof);
+    stockRow = {
+      leaves: state.size,
+      depth: state.depth,
+      group_ms: Math.round(result.group_ms),
+      prove_ms: Math.round(result.prove_ms),
+      wall_ms: Math.round(wallMs),
+    };
+    log(
+      `stock client, new node process: ${state.size} leaves (depth ${state.depth}): new Group(members) ${(result.group_ms / 1000).toFixed(1)} s + generateProof ${(result.prove_ms / 1000).toFixed(2)} s = ` +
+        `${((result.group_ms + result.prove_ms) / 1000).toFixed(1)} s (process wall ${(wallMs / 1000).toFixed(1)} s); verified`,
+    );
   };
 
   try {
     build("bench-first", size);
-    rmSync(join(home, "zkagent"), { recursive: true, force: true });
-    // mkdir for the "tables before" probe only: it stays empty.
-    Bun.spawnSync(["mkdir", "-p", join(home, "zkagent", "prover-tables")]);
-    await proveInChild("bench-first", "first proof, new process, empty caches");
-    await waitForBuilder();
+    for (const b of builds) {
+      // mkdir for the "tables before" probe only: it stays empty until the first process's builder writes it.
+      Bun.spawnSync(["mkdir", "-p", tablesDir(b)]);
+      await proveInChild("bench-first", "first proof, new process, empty caches", b);
+      // Its detached table builder runs on after it: done before the next build's first proof (or the stock client) shares the cores.
+      await waitForBuilder(b);
+    }
+    if (withStock) await stock("bench-first");
     feed.add("bench-first", filler(added, 10_000_000));
-    await proveInChild("bench-first", `next proof, new process, ${added} members added since`);
+    for (const b of builds) await proveInChild("bench-first", `next proof, new process, ${added} members added since`, b);
 
     if (large > 0) {
       build("bench-large", large);
-      // The file the first sync of this group writes (same function, same content), without paying its hashing twice here.
-      // And the tables its first proof's detached builder leaves (built here, as build-tables.ts does).
       const depth = Math.max(1, feed.state("bench-large").depth);
-      (await createProver(await loadSemaphoreArtifacts(depth), { precompute: true, tableCache: join(home, "zkagent", "prover-tables") })).close();
-      const dir = join(home, "zkagent", "group-trees");
-      writeTree(dir, treePath(dir, feed.url, "bench-large"), feed.url, "bench-large", feed.state("bench-large").version, feed.tree("bench-large"));
-      await proveInChild("bench-large", "proof after its first sync");
+      for (const b of builds) {
+        // The file the first sync of this group writes (same function, same content), without paying its hashing twice here.
+        // And the tables its first proof's detached builder leaves (built here, as build-tables.ts does, on that build).
+        (await createProver(await loadSemaphoreArtifacts(depth), { precompute: true, tableCache: tablesDir(b), build: b })).close();
+        const dir = join(homes[b], "zkagent", "group-trees");
+        writeTree(dir, treePath(dir, feed.url, "bench-large"), feed.url, "bench-large", feed.state("bench-large").version, feed.tree("bench-large"));
+        await proveInChild("bench-large", "proof after its first sync", b);
+      }
     }
   } finally {
     feed.stop();
-    rmSync(home, { recursive: true, force: true });
+    for (const home of Object.values(homes)) rmSync(home, { recursive: true, force: true });
   }
-  return rows;
+
+  // Side by side: each build's first and next process against the stock client's group + proof (the field-engine table's row).
+  const stockMs = stockRow ? stockRow.group_ms + stockRow.prove_ms : undefined;
+  for (const kind of ["first", "next"] as const) {
+    const line = builds.map((b) => {
+      const r = rows.find((x) => x.build === b && x.row.startsWith(kind));
+      if (!r) return `${b} —`;
+      return `${b} ${(r.wall_ms / 1000).toFixed(2)} s${stockMs ? ` (${(stockMs / r.wall_ms).toFixed(1)}× the stock client)` : ""}`;
+    });
+    log(
+      `${kind} proof, new process: ${line.join(" · ")}` +
+        (stockMs ? `; stock ${(stockMs / 1000).toFixed(1)} s; goal ≥ ${kind === "first" ? 20 : 100}×` : "; stock client not measured (--skip-stock)"),
+    );
+  }
+  return { builds, agent: rows, stock: stockRow };
 }

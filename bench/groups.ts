@@ -25,7 +25,17 @@
 // p50/p99/max are printed (the max shows the stalls a sparse p99 misses).
 // --flood-only stops the server rows after the flood.
 //
-//   bun bench/groups.ts [--sizes 10000,100000,1000000] [--batch 10000] [--stores sqlite,postgres] [--server | --server-only] [--flood-only] [--json]
+// Issue 42: both WebAssembly builds (src/wasm-engine.ts) in one run. The
+// hashing runs on the process's build, so the bench runs itself once per
+// build, each in a new process with ZKAGENT_WASM set (the server it starts
+// inherits it), and prints the builds' rows side by side with the ratio.
+// --builds wide,portable (the default where the engine runs the wide build)
+// or --builds portable for one. --additions-only keeps of the server rows
+// only the additions rate (--additions N members into one group, default
+// 200,000): the row of the field-engine table.
+//
+//   bun bench/groups.ts [--sizes 10000,100000,1000000] [--batch 10000] [--stores sqlite,postgres] [--server | --server-only] [--flood-only]
+//                       [--additions-only] [--additions 200000] [--builds wide,portable] [--json]
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -35,7 +45,9 @@ import { systemClock } from "../src/clock";
 import { GroupTrees } from "../src/groups/cache";
 import { createKey } from "../src/modules/keys/service";
 import { openStore } from "../src/store";
-import { freePort, waitHealthy } from "./support";
+import { poseidonBackend } from "../src/groups/poseidon";
+import { WASM_BUILD, type WasmBuild } from "../src/wasm-engine";
+import { argsOf, benchBuilds, freePort, runOnBuild, waitHealthy } from "./support";
 import { type GroupRecord, newGroupRecord, type Store } from "../src/store/interface";
 import { openPostgres } from "../src/store/postgres";
 import { openSqlite } from "../src/store/sqlite";
@@ -51,8 +63,14 @@ const { values } = parseArgs({
     "server-only": { type: "boolean" },
     "reads-per-minute": { type: "string" },
     "flood-only": { type: "boolean" },
+    "additions-only": { type: "boolean" },
+    additions: { type: "string" },
+    builds: { type: "string" },
   },
 });
+const BUILDS = benchBuilds(values.builds);
+const ADDITIONS = Number(values.additions ?? 200_000);
+const ADDITIONS_ONLY = values["additions-only"] === true;
 const STORES = (values.stores ?? "sqlite,postgres").split(",");
 const SIZES = (values.sizes ?? "10000,100000,1000000").split(",").map(Number);
 const BATCH = Number(values.batch ?? 10_000);
@@ -132,8 +150,8 @@ type Pct = ReturnType<typeof pct>;
 
 interface ServerRow {
   store: string;
-  idle: Pct;
-  flood: Pct;
+  idle?: Pct;
+  flood?: Pct;
   readers?: Pct & { pages: number; megabytes: number };
   additions?: { members: number; seconds: number; perSecond: number };
   rssMiB?: { start: number; after600k: number };
@@ -189,8 +207,18 @@ async function serverRows(kind: string, databaseUrl: string): Promise<ServerRow>
   };
   let next = 0;
   const fresh = (n: number) => Array.from({ length: n }, () => commitment(next++));
+  /** `count` members into a new group, batches of 10,000 one after another: members a second. */
+  const additions = async (groupId: string, count: number) => {
+    await ok(call(a.key, "POST", "/v1/groups", { group_id: groupId }));
+    const started = performance.now();
+    for (let from = 0; from < count; from += 10_000)
+      await ok(call(a.key, "POST", `/v1/groups/${groupId}/members`, { identity_commitments: fresh(Math.min(10_000, count - from)) }));
+    const seconds = (performance.now() - started) / 1000;
+    return { members: count, seconds, perSecond: count / seconds };
+  };
   try {
     await waitHealthy(`${url}/health`, server);
+    if (ADDITIONS_ONLY) return { store: kind, additions: await additions("big", ADDITIONS) };
     const rssStart = rssOf(server.pid);
     await ok(call(b.key, "POST", "/v1/groups", { group_id: "quiet" }));
     await ok(call(b.key, "POST", "/v1/groups/quiet/members", { identity_commitments: fresh(3) }));
@@ -215,10 +243,7 @@ async function serverRows(kind: string, databaseUrl: string): Promise<ServerRow>
     if (values["flood-only"]) return { store: kind, idle: pct(idle), flood: pct(duringFlood) };
 
     // The additions rate: a 200,000-member group, batches one after another; then 5 groups of 80,000 (600k in 6 groups).
-    await ok(call(a.key, "POST", "/v1/groups", { group_id: "big" }));
-    const started = performance.now();
-    for (let i = 0; i < 20; i++) await ok(call(a.key, "POST", "/v1/groups/big/members", { identity_commitments: fresh(10_000) }));
-    const seconds = (performance.now() - started) / 1000;
+    const added = await additions("big", 200_000);
     for (let g = 0; g < 5; g++) {
       await ok(call(a.key, "POST", "/v1/groups", { group_id: `g${g}` }));
       for (let i = 0; i < 8; i++) await ok(call(a.key, "POST", `/v1/groups/g${g}/members`, { identity_commitments: fresh(10_000) }));
@@ -256,7 +281,7 @@ async function serverRows(kind: string, databaseUrl: string): Promise<ServerRow>
       idle: pct(idle),
       flood: pct(duringFlood),
       readers: { ...pct(duringReads), pages, megabytes: bytes / 1e6 },
-      additions: { members: 200_000, seconds, perSecond: 200_000 / seconds },
+      additions: added,
       rssMiB: { start: rssStart, after600k },
     };
   } finally {
@@ -266,29 +291,74 @@ async function serverRows(kind: string, databaseUrl: string): Promise<ServerRow>
 }
 
 const ms = (p: Pct) => `${p.p50.toFixed(1)}/${p.p99.toFixed(1)}/${p.max.toFixed(1)} ms (${p.n})`;
-const printServer = (r: ServerRow) =>
-  values.json ||
-  console.log(
-    `${r.store} server: another key's challenge p50/p99/max idle ${ms(r.idle)}; during 3 × 2 × 10,000 additions ${ms(r.flood)}` +
-      (r.readers && r.additions && r.rssMiB
-        ? `; during 4 readers of 200k ${ms(r.readers)} (${r.readers.pages} pages, ${r.readers.megabytes.toFixed(0)} MB out in 10 s); ` +
-          `additions ${r.additions.perSecond.toFixed(0)}/s (200k in ${r.additions.seconds.toFixed(1)} s, 1M ≈ ${(1e6 / r.additions.perSecond).toFixed(0)} s); ` +
-          `RSS ${r.rssMiB.start.toFixed(0)} → ${r.rssMiB.after600k.toFixed(0)} MiB after 600k members in 6 groups`
-        : ""),
-  );
+const rate = (a: NonNullable<ServerRow["additions"]>) =>
+  `additions ${a.perSecond.toFixed(0)}/s (${a.members / 1000}k in ${a.seconds.toFixed(1)} s, 1M ≈ ${(1e6 / a.perSecond).toFixed(0)} s)`;
+const serverLine = (r: ServerRow, build: string) =>
+  `${r.store} server (${build} build): ` +
+  [
+    r.idle && r.flood && `another key's challenge p50/p99/max idle ${ms(r.idle)}; during 3 × 2 × 10,000 additions ${ms(r.flood)}`,
+    r.readers && `during 4 readers of 200k ${ms(r.readers)} (${r.readers.pages} pages, ${r.readers.megabytes.toFixed(0)} MB out in 10 s)`,
+    r.additions && rate(r.additions),
+    r.rssMiB && `RSS ${r.rssMiB.start.toFixed(0)} → ${r.rssMiB.after600k.toFixed(0)} MiB after 600k members in 6 groups`,
+  ]
+    .filter(Boolean)
+    .join("; ");
+const storeLine = (r: Row, build: string) =>
+  `${r.store.padEnd(9)} ${String(r.members).padStart(8)} members (${build.padEnd(8)}): add ${r.addSeconds.toFixed(1)} s (batch of ${BATCH}: median ${r.batchMsMedian.toFixed(0)} ms), ` +
+  `tree heap ${r.heapMB.toFixed(0)} MB, RSS +${r.rssMB.toFixed(0)} MB; remove one: warm ${r.removeWarmMs.toFixed(1)} ms, cold ${r.removeColdMs.toFixed(0)} ms (rebuild heap ${r.coldHeapMB.toFixed(0)} MB)`;
+
+/** One process's output: the build it ran and the hash backend it used (poseidon-lite only when the module could not load). */
+interface RunResult {
+  build: WasmBuild;
+  backend: ReturnType<typeof poseidonBackend>;
+  rows: Row[];
+  server: ServerRow[];
+}
+
+// Several builds, or another one than this process's: one new process per build, side by side.
+if (BUILDS.length > 1 || BUILDS[0] !== WASM_BUILD) {
+  const runs: RunResult[] = [];
+  for (const build of BUILDS) {
+    if (!values.json) console.log(`… the ${build} build, in a new process (ZKAGENT_WASM=${build})`);
+    const run = await runOnBuild<RunResult>(import.meta.path, [...argsOf(values, ["builds", "json"]), "--builds", build, "--json"], build);
+    if (run.build !== build || run.backend !== "wasm") throw new Error(`the ${build} run loaded the ${run.build} build, hashing with ${run.backend}`);
+    runs.push(run);
+    if (!values.json) {
+      for (const r of run.server) console.log(serverLine(r, build));
+      for (const r of run.rows) console.log(storeLine(r, build));
+    }
+  }
+  const [first, second] = runs;
+  if (first && second && !values.json) {
+    console.log(`${first.build} against ${second.build}, same run:`);
+    for (const r of first.server) {
+      const o = second.server.find((x) => x.store === r.store);
+      if (r.additions && o?.additions)
+        console.log(
+          `  ${r.store} server additions: ${r.additions.perSecond.toFixed(0)}/s against ${o.additions.perSecond.toFixed(0)}/s (${(r.additions.perSecond / o.additions.perSecond).toFixed(2)}×)`,
+        );
+    }
+    for (const r of first.rows) {
+      const o = second.rows.find((x) => x.store === r.store && x.members === r.members);
+      if (o)
+        console.log(
+          `  ${r.store} ${r.members} members: add ${r.addSeconds.toFixed(1)} s against ${o.addSeconds.toFixed(1)} s (${(o.addSeconds / r.addSeconds).toFixed(2)}×, ` +
+            `${(r.members / r.addSeconds).toFixed(0)}/s against ${(o.members / o.addSeconds).toFixed(0)}/s)`,
+        );
+    }
+  }
+  if (values.json) console.log(JSON.stringify({ runs }));
+  process.exit(0);
+}
 
 const rows: Row[] = [];
-const print = (r: Row) =>
-  values.json ||
-  console.log(
-    `${r.store.padEnd(9)} ${String(r.members).padStart(8)} members: add ${r.addSeconds.toFixed(1)} s (batch of ${BATCH}: median ${r.batchMsMedian.toFixed(0)} ms), ` +
-      `tree heap ${r.heapMB.toFixed(0)} MB, RSS +${r.rssMB.toFixed(0)} MB; remove one: warm ${r.removeWarmMs.toFixed(1)} ms, cold ${r.removeColdMs.toFixed(0)} ms (rebuild heap ${r.coldHeapMB.toFixed(0)} MB)`,
-  );
+const print = (r: Row) => values.json || console.log(storeLine(r, WASM_BUILD));
+const printServer = (r: ServerRow) => values.json || console.log(serverLine(r, WASM_BUILD));
 
 const serverRowsOut: ServerRow[] = [];
 const dir = mkdtempSync(join(tmpdir(), "zkagent-bench-groups-"));
-const SERVER = values.server === true || values["server-only"] === true;
-const STORE_ROWS = values["server-only"] !== true;
+const SERVER = values.server === true || values["server-only"] === true || ADDITIONS_ONLY;
+const STORE_ROWS = values["server-only"] !== true && !ADDITIONS_ONLY;
 if (SERVER && STORES.includes("sqlite")) {
   const row = await serverRows("sqlite", join(dir, "server.db"));
   serverRowsOut.push(row);
@@ -330,6 +400,6 @@ if (STORE_ROWS && STORES.includes("postgres")) {
     await db.drop();
   }
 }
-if (values.json) console.log(JSON.stringify({ rows, server: serverRowsOut }));
+if (values.json) console.log(JSON.stringify({ build: WASM_BUILD, backend: poseidonBackend(), rows, server: serverRowsOut } satisfies RunResult));
 rmSync(dir, { recursive: true, force: true });
 process.exit(0);

@@ -11,7 +11,8 @@
 //   zkagent prove(), N threads   the same with createProver({ threads: N }) (src/prover/threads.ts:
 //                                helpers sum ranges of the MSMs); N from --threads, default the
 //                                machine's cores (none when that is 1). The single-thread figure
-//                                is the one the targets are stated for.
+//                                is the one the targets are stated for. Both builds: the other build's
+//                                row runs its calling thread and helpers on that build (option build).
 //   snarkjs fullProve, single    groth16.fullProve(…, { singleThread: true }): the SDK's old path,
 //                                which rebuilds the curve and the witness calculator every call
 //   snarkjs fullProve, curve once  the same with a single-threaded curve cached where snarkjs
@@ -135,6 +136,9 @@ async function bench(c: Circuit) {
   const loadMs = performance.now() - t;
   const other: Prover | undefined = otherModule ? await createProver({ zkey: c.zkey, wasm: c.wasm }, { module: otherModule }) : undefined;
   const threaded: Prover | undefined = threads > 1 ? await createProver({ zkey: c.zkey, wasm: c.wasm }, { threads }) : undefined;
+  // The same threads on the other build (calling thread and helpers alike).
+  const otherThreaded: Prover | undefined =
+    threads > 1 && otherBuild ? await createProver({ zkey: c.zkey, wasm: c.wasm }, { threads, build: otherBuild }) : undefined;
   t = performance.now();
   await createProver({ zkey: c.zkey, wasm: c.wasm }, { precompute: false });
   const loadNoTablesMs = performance.now() - t;
@@ -208,13 +212,23 @@ async function bench(c: Circuit) {
   await zkagentRun(Math.min(10, c.iterations))();
   if (other) await zkagentRun(Math.min(10, c.iterations), other)();
   if (threaded) await zkagentRun(Math.min(10, c.iterations), threaded)();
+  if (otherThreaded) await zkagentRun(Math.min(10, c.iterations), otherThreaded)();
   await snarkjsRun(1, true)();
   await breakdown(2);
 
-  const results: { zkagent: number[]; other: number[]; threads: number[]; single: number[]; curveOnce: number[]; breakdown: Breakdown[] } = {
+  const results: {
+    zkagent: number[];
+    other: number[];
+    threads: number[];
+    otherThreads: number[];
+    single: number[];
+    curveOnce: number[];
+    breakdown: Breakdown[];
+  } = {
     zkagent: [],
     other: [],
     threads: [],
+    otherThreads: [],
     single: [],
     curveOnce: [],
     breakdown: [],
@@ -224,6 +238,7 @@ async function bench(c: Circuit) {
     const zk: number[] = [];
     const oth: number[] = [];
     const par: number[] = [];
+    const otherPar: number[] = [];
     const single: number[] = [];
     const once: number[] = [];
     // Blocks: zkagent, snarkjs single, zkagent, snarkjs curve-once, zkagent alternating with the breakdown.
@@ -231,10 +246,12 @@ async function bench(c: Circuit) {
     zk.push(...(await zkagentRun(block)()));
     if (other) oth.push(...(await zkagentRun(block, other)()));
     if (threaded) par.push(...(await zkagentRun(block, threaded)()));
+    if (otherThreaded) otherPar.push(...(await zkagentRun(block, otherThreaded)()));
     single.push(...(await snarkjsRun(snarkjsIterations, true)()));
     zk.push(...(await zkagentRun(block)()));
     if (other) oth.push(...(await zkagentRun(block, other)()));
     if (threaded) par.push(...(await zkagentRun(block, threaded)()));
+    if (otherThreaded) otherPar.push(...(await zkagentRun(block, otherThreaded)()));
     (globalThis as any).curve_bn128 ??= await buildBn128(true);
     once.push(...(await snarkjsRun(snarkjsIterations, false)()));
     // The last block interleaves whole proofs with the staged breakdown, so both see the same load.
@@ -247,6 +264,7 @@ async function bench(c: Circuit) {
     results.zkagent.push(median(zk));
     if (other) results.other.push(median(oth));
     if (threaded) results.threads.push(median(par));
+    if (otherThreaded) results.otherThreads.push(median(otherPar));
     results.single.push(median(single));
     results.curveOnce.push(median(once));
     results.breakdown.push(Object.fromEntries(STAGES.map((k) => [k, median(stagedRuns.map((b) => b[k]))])) as Breakdown);
@@ -256,7 +274,9 @@ async function bench(c: Circuit) {
   const otherMs = other ? median(results.other) : undefined;
   const singleMs = median(results.single);
   const threadsMs = threaded ? median(results.threads) : undefined;
+  const otherThreadsMs = otherThreaded ? median(results.otherThreads) : undefined;
   threaded?.close();
+  otherThreaded?.close();
   const onceMs = median(results.curveOnce);
   const parts = Object.fromEntries(STAGES.map((k) => [k, median(results.breakdown.map((b) => b[k]))])) as Breakdown;
   return {
@@ -288,11 +308,18 @@ async function bench(c: Circuit) {
     ...(threadsMs === undefined
       ? {}
       : { threads, zkagent_threads_median_ms: +threadsMs.toFixed(2), threads_speedup_vs_single: +(singleMs / threadsMs).toFixed(2) }),
+    ...(otherThreadsMs === undefined
+      ? {}
+      : {
+          zkagent_other_build_threads_median_ms: +otherThreadsMs.toFixed(2),
+          other_build_threads_speedup_vs_single: +(singleMs / otherThreadsMs).toFixed(2),
+        }),
     breakdown_median_ms: Object.fromEntries(Object.entries(parts).map(([k, v]) => [k, +v.toFixed(2)])),
     per_round: {
       zkagent: results.zkagent.map((x) => +x.toFixed(2)),
       other: results.other.map((x) => +x.toFixed(2)),
       threads: results.threads.map((x) => +x.toFixed(2)),
+      otherThreads: results.otherThreads.map((x) => +x.toFixed(2)),
       single: results.single.map((x) => +x.toFixed(1)),
       curveOnce: results.curveOnce.map((x) => +x.toFixed(1)),
     },
@@ -317,7 +344,14 @@ for (const name of selected) {
     );
   }
   if (r.zkagent_threads_median_ms !== undefined) {
-    log(`  zkagent prove, ${r.threads} threads  median ${r.zkagent_threads_median_ms} ms   (rounds: ${r.per_round.threads.join(", ")})`);
+    log(`  zkagent prove, ${r.threads} threads  median ${r.zkagent_threads_median_ms} ms   (${r.build} build; rounds: ${r.per_round.threads.join(", ")})`);
+  }
+  if (r.zkagent_other_build_threads_median_ms !== undefined) {
+    log(
+      `  zkagent prove, ${r.threads} threads, ${r.other_build} build  median ${r.zkagent_other_build_threads_median_ms} ms   ` +
+        `(rounds: ${r.per_round.otherThreads.join(", ")}); ${r.other_build_threads_speedup_vs_single}× snarkjs single; ` +
+        `the ${r.build} build is ${(r.zkagent_other_build_threads_median_ms / r.zkagent_threads_median_ms!).toFixed(2)}× faster on ${r.threads} threads`,
+    );
   }
   log(
     `  snarkjs fullProve single median ${r.snarkjs_fullprove_single_median_ms} ms  → zkagent ${r.speedup_vs_single}× faster` +

@@ -21,7 +21,8 @@ import { rmSync } from "node:fs";
 import { MAX_PROVER_THREADS } from "./limits";
 import { type CachedTables, readTables, tablesPath, writeTables } from "./tables";
 import { Helper, helperInit, type Part, planParts } from "./threads";
-import { BaseSet, instantiateProver, ProverStatus, type ProverExports, proverModuleDigest, readIo, sha256Hex, Tables, writeIo } from "./wasm";
+import { WASM_BUILD, type WasmBuild } from "../wasm-engine";
+import { BaseSet, instantiateProver, ProverStatus, type ProverExports, proverModule, proverModuleDigest, readIo, sha256Hex, Tables, writeIo } from "./wasm";
 import { type CircuitInput, createWitnessCalculator, type WitnessCalculator } from "./witness";
 import { BN254_R, N8, parseZkey, pointSection, type Zkey } from "./zkey";
 
@@ -85,6 +86,12 @@ export interface ProverOptions {
   threads?: number;
   /** A compiled prover module to instantiate instead of build/prover.wasm (tests use the test build). */
   module?: WebAssembly.Module;
+  /**
+   * @internal Which WebAssembly build the calling thread and its helpers
+   * run (default the process's, src/wasm-engine.ts): the benchmarks compare
+   * both builds on threads in one process.
+   */
+  build?: WasmBuild;
   /** Window width for every base set instead of the module's choice (tests). */
   window?: number;
 }
@@ -214,10 +221,22 @@ class WasmProver implements Prover {
     /** The calling thread's ranges, and the helpers' (empty without helpers: prove() does it all). */
     private readonly own: Part[] = [],
     private readonly helperThreads: Helper[] = [],
+    /** SHA-256 of the module bytes the calling thread compiled (undefined for a module the caller passed). */
+    private readonly digest: string | undefined = undefined,
   ) {}
 
   get helpers(): number {
     return this.helperThreads.filter((h) => h.alive).length;
+  }
+
+  /** @internal The build each live helper thread says it loaded (tests). */
+  get helperBuilds(): WasmBuild[] {
+    return this.helperThreads.filter((h) => h.alive).map((h) => h.build!);
+  }
+
+  /** @internal SHA-256 of the module bytes the calling thread and each live helper compiled, as each says (tests). */
+  get moduleDigests(): { own: string | undefined; helpers: string[] } {
+    return { own: this.digest, helpers: this.helperThreads.filter((h) => h.alive).map((h) => h.digest!) };
   }
 
   close(): void {
@@ -279,10 +298,10 @@ class WasmProver implements Prover {
 const warnHelper = (message: string) => console.warn(`zkagent prover: ${message}`);
 
 /** Threads started before the key loads (they compile their module meanwhile); none when Workers cannot start here. */
-function spawnHelpers(count: number): Helper[] {
+function spawnHelpers(count: number, build: WasmBuild): Helper[] {
   const helpers: Helper[] = [];
   try {
-    for (let i = 0; i < count; i++) helpers.push(Helper.spawn());
+    for (let i = 0; i < count; i++) helpers.push(Helper.spawn(build));
   } catch (e) {
     // Workers exist here (the caller checked) but this one cannot start: fewer helpers, or none.
     warnHelper(`prover helper thread not started: ${e instanceof Error ? e.message : String(e)}`);
@@ -360,18 +379,20 @@ async function loadProver(
   const cacheDir = precompute && !options.module ? options.tableCache : undefined;
   const threads = Math.min(MAX_PROVER_THREADS, Math.max(1, Math.floor(options.threads ?? 1)));
   // Helpers run the production module: only a prover on that module shares its work with them.
-  const spawned = threads > 1 && precompute && !options.module && typeof Worker !== "undefined" ? spawnHelpers(threads - 1) : [];
-  let wasm = await instantiateProver(options.module);
+  const build = options.build ?? WASM_BUILD;
+  const spawned = threads > 1 && precompute && !options.module && typeof Worker !== "undefined" ? spawnHelpers(threads - 1, build) : [];
+  let wasm = await instantiateProver(options.module ?? (await proverModule(build)));
+  const digest = options.module ? undefined : await proverModuleDigest(build);
   let cachedFrom: string | undefined;
   try {
     if (cacheDir === undefined) loadZkey(wasm, z, options.window ?? 0, precompute);
     else {
-      const [zkeyDigest, moduleDigest] = [artifacts.zkeySha256 ?? sha256Hex(artifacts.zkey), await proverModuleDigest()];
+      const [zkeyDigest, moduleDigest] = [artifacts.zkeySha256 ?? sha256Hex(artifacts.zkey), await proverModuleDigest(build)];
       const path = tablesPath(cacheDir, zkeyDigest, moduleDigest);
       const cached = options.window === undefined && !rebuild ? readTables(path, zkeyDigest, moduleDigest, baseSections(z).length) : undefined;
       if (cached && loadZkeyCached(wasm, z, cached)) cachedFrom = path;
       else {
-        if (cached) wasm = await instantiateProver();
+        if (cached) wasm = await instantiateProver(await proverModule(build));
         loadZkey(wasm, z, options.window ?? 0, true);
         if (options.window === undefined) {
           const { windows, tables } = tablesOf(wasm, z);
@@ -391,9 +412,9 @@ async function loadProver(
   }
   if (spawned.length > 0) {
     const { own, helpers } = await shareWork(wasm, z, spawned);
-    if (helpers.length > 0) return { prover: new WasmProver(wasm, witness, z.nPublic, own, helpers), cachedFrom };
+    if (helpers.length > 0) return { prover: new WasmProver(wasm, witness, z.nPublic, own, helpers, digest), cachedFrom };
   }
-  return { prover: new WasmProver(wasm, witness, z.nPublic), cachedFrom };
+  return { prover: new WasmProver(wasm, witness, z.nPublic, [], [], digest), cachedFrom };
 }
 
 /**

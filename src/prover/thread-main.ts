@@ -4,7 +4,8 @@
 // HelperInit, answered with HelperReady; then each HelperJob (the witness
 // scalars of one proof) is answered with the sums of its parts, in order.
 import type { HelperInit, HelperJob, HelperReady, HelperResult } from "./threads";
-import { instantiateProver, type ProverExports, ProverStatus, readIo, Tables, writeIo } from "./wasm";
+import { WASM_BUILD } from "../wasm-engine";
+import { instantiateProver, type ProverExports, ProverStatus, proverModuleDigest, readIo, Tables, writeIo } from "./wasm";
 
 declare const self: Worker;
 
@@ -33,7 +34,8 @@ self.onmessage = async (event: MessageEvent<HelperInit | HelperJob>) => {
   if (!("id" in data)) {
     try {
       await load(data);
-      self.postMessage({ ready: true } satisfies HelperReady);
+      // The digest is of the very bytes this thread compiled (src/prover/wasm.ts reads them once for both).
+      self.postMessage({ ready: true, build: WASM_BUILD, digest: await proverModuleDigest() } satisfies HelperReady);
     } catch (e) {
       self.postMessage({ ready: false, error: e instanceof Error ? e.message : String(e) } satisfies HelperReady);
     }

@@ -11,6 +11,7 @@
 import { pointSection, type Zkey } from "./zkey";
 import { BaseSet, type ProverExports } from "./wasm";
 import { threadModule } from "../thread-module";
+import { WASM_BUILD, type WasmBuild } from "../wasm-engine";
 
 /** A range of one set's bases, lo..hi−1. */
 export interface Part {
@@ -113,7 +114,8 @@ export interface HelperInit {
 }
 
 /** The message a helper answers with after init: ready, or why not. */
-export type HelperReady = { ready: true } | { ready: false; error: string };
+/** Ready, with the WebAssembly build the thread loaded (src/wasm-engine.ts) and the SHA-256 of the module bytes it compiled, or the reason it could not load. */
+export type HelperReady = { ready: true; build: WasmBuild; digest: string } | { ready: false; error: string };
 export interface HelperJob {
   id: number;
   scalars: Uint8Array;
@@ -152,6 +154,9 @@ export class Helper {
   private dead: Error | undefined;
   private loaded: ((error?: Error) => void) | undefined;
   parts: Part[] = [];
+  /** The build the thread loaded and the SHA-256 of its module's bytes, once it is ready. */
+  build: WasmBuild | undefined;
+  digest: string | undefined;
 
   private constructor(private readonly worker: Worker) {}
 
@@ -160,13 +165,16 @@ export class Helper {
    * loads the key); init() then gives it its share. Throws when Workers
    * cannot be created here.
    */
-  static spawn(): Helper {
-    const worker = new Worker(HELPER_MODULE);
+  static spawn(build: WasmBuild = WASM_BUILD): Helper {
+    // A thread reads ZKAGENT_WASM when it loads the module: another build than the process's is set in its environment.
+    const worker = new Worker(HELPER_MODULE, build === WASM_BUILD ? undefined : { env: { ...process.env, ZKAGENT_WASM: build } });
     const helper = new Helper(worker);
     worker.onmessage = (event: MessageEvent<HelperReady | HelperResult>) => {
       const data = event.data;
-      if ("ready" in data) helper.loaded?.(data.ready ? undefined : new Error(`prover thread failed to load: ${data.error}`));
-      else helper.answer(data);
+      if ("ready" in data) {
+        if (data.ready) [helper.build, helper.digest] = [data.build, data.digest];
+        helper.loaded?.(data.ready ? undefined : new Error(`prover thread failed to load: ${data.error}`));
+      } else helper.answer(data);
     };
     worker.onerror = (event) => helper.fail(new Error(`prover thread failed: ${event.message}`));
     helper.hold(false);

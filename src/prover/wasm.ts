@@ -17,9 +17,10 @@ import { fileURLToPath } from "node:url";
 import { instantiate } from "@assemblyscript/loader";
 import portableWasmPath from "../../build/prover.wasm" with { type: "file" };
 import wideWasmPath from "../../build/prover-wide.wasm" with { type: "file" };
-import { WASM_BUILD } from "../wasm-engine";
+import { WASM_BUILD, type WasmBuild } from "../wasm-engine";
 
-const proverWasmPath = WASM_BUILD === "wide" ? wideWasmPath : portableWasmPath;
+const wasmPaths: Record<WasmBuild, string> = { wide: wideWasmPath, portable: portableWasmPath };
+const proverWasmPath = wasmPaths[WASM_BUILD];
 
 /** The production module's exports (assembly/prover-index.ts). */
 export type ProverExports = {
@@ -78,15 +79,15 @@ const filePath = (path: string) => (path.startsWith(".") ? fileURLToPath(new URL
 const underBun = typeof Bun !== "undefined";
 const fromSource = underBun && !import.meta.dir.startsWith("/$bunfs") && !import.meta.dir.startsWith("B:\\~BUN");
 
-async function wasmBytes(): Promise<Uint8Array> {
+async function wasmBytes(build: WasmBuild): Promise<Uint8Array> {
   if (fromSource) {
-    const build = await import("../../scripts/asc-build.ts");
-    if (build.isStale(build.PROVER_WASM_PATH)) build.buildWasm(build.PROVER_WASM_PATH);
+    const asc = await import("../../scripts/asc-build.ts");
+    if (asc.isStale(asc.PROVER_WASM_PATH)) asc.buildWasm(asc.PROVER_WASM_PATH);
   }
-  return new Uint8Array(await readFile(filePath(proverWasmPath)));
+  return new Uint8Array(await readFile(filePath(wasmPaths[build])));
 }
 
-let modulePromise: Promise<WebAssembly.Module> | undefined;
+const modules = new Map<WasmBuild, { module: Promise<WebAssembly.Module>; digest: Promise<string> }>();
 
 /**
  * The production module compiled synchronously from the file as it stands
@@ -98,21 +99,25 @@ export function proverModuleSync(): WebAssembly.Module {
   return new WebAssembly.Module(readFileSync(filePath(proverWasmPath)));
 }
 
-let digestPromise: Promise<string> | undefined;
+/** The production module's bytes, digest and compilation, once per process and build. */
+function loaded(build: WasmBuild) {
+  let entry = modules.get(build);
+  if (!entry) {
+    const bytes = wasmBytes(build);
+    entry = { module: bytes.then((b) => WebAssembly.compile(b)), digest: bytes.then(sha256Hex) };
+    modules.set(build, entry);
+  }
+  return entry;
+}
 
-/** The compiled production module, once per process. */
-export function proverModule(): Promise<WebAssembly.Module> {
-  modulePromise ??= wasmBytes().then((bytes) => {
-    digestPromise = Promise.resolve(sha256Hex(bytes));
-    return WebAssembly.compile(bytes);
-  });
-  return modulePromise;
+/** The compiled production module of a build (default: the process's, src/wasm-engine.ts), once per process. */
+export function proverModule(build: WasmBuild = WASM_BUILD): Promise<WebAssembly.Module> {
+  return loaded(build).module;
 }
 
 /** SHA-256 (hex) of the production module's bytes: part of the table cache's key (its tables are in the module's own number form). */
-export async function proverModuleDigest(): Promise<string> {
-  await proverModule();
-  return digestPromise!;
+export function proverModuleDigest(build: WasmBuild = WASM_BUILD): Promise<string> {
+  return loaded(build).digest;
 }
 
 export const sha256Hex = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex");

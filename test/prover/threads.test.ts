@@ -4,6 +4,7 @@
 // proofs that snarkjs (under node) and the service verifier accept, also after
 // a helper dies.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { identityCommitment } from "../../src/identity/commitment";
@@ -15,8 +16,8 @@ import { parseZkey, pointSection } from "../../src/prover/zkey";
 import { Groth16Verifier } from "../../src/verifier";
 import { semaphoreArtifacts, semaphoreStatement } from "./semaphore";
 import { agentCircuit, ROOT, randomField, referenceVerifyAll } from "./support";
-import { buildPath, PROVER_TEST_WASM_PATH } from "../../scripts/asc-build";
-import { WASM_BUILD } from "../../src/wasm-engine";
+import { buildPath, PROVER_TEST_WASM_PATH, PROVER_WASM_PATH } from "../../scripts/asc-build";
+import { WASM_BUILD, type WasmBuild, wideArithmeticSupported } from "../../src/wasm-engine";
 
 setDefaultTimeout(180_000);
 
@@ -169,6 +170,28 @@ describe("provers with helper threads", () => {
     expect(agent.helpers).toBe(1);
     await check(agent, agentCircuit.vkey, agentInput, 3);
     expect(await referenceVerifyAll(cases)).toEqual(cases.map(() => true));
+  });
+
+  test("a prover on a named WebAssembly build, the process's or the other: the calling thread and its helper compile that build's module (the SHA-256 each reports is the file's), and its proofs verify", async () => {
+    const semaphore = semaphoreArtifacts(4);
+    const verifier = await Groth16Verifier.fromVerificationKey(semaphore.vkey as any);
+    // Both builds wherever the engine runs the wide one, whichever the process loaded (CI runs this file under ZKAGENT_WASM=portable too).
+    const builds: WasmBuild[] = wideArithmeticSupported() ? ["portable", "wide"] : ["portable"];
+    const fileDigest = (build: WasmBuild) =>
+      createHash("sha256")
+        .update(readFileSync(buildPath(PROVER_WASM_PATH, build)))
+        .digest("hex");
+    if (builds.length === 2) expect(fileDigest("wide")).not.toBe(fileDigest("portable"));
+    for (const build of builds) {
+      const prover = await createProver(semaphore, { threads: 2, build });
+      provers.push(prover);
+      const internals = prover as unknown as { helperBuilds: string[]; moduleDigests: { own: string; helpers: string[] } };
+      expect(internals.helperBuilds).toEqual([build]);
+      expect(internals.moduleDigests).toEqual({ own: fileDigest(build), helpers: [fileDigest(build)] });
+      const { proof, publicSignals } = await prover.prove(semaphoreStatement(4, 5).input as any);
+      expect(verifier.verify(proof, publicSignals).ok).toBe(true);
+      prover.close();
+    }
   });
 
   test("a process with nothing else to do waits for its helpers: it does not exit while createProver or prove awaits one (three child processes)", async () => {
