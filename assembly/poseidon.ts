@@ -287,8 +287,62 @@ function hashPairs2(dstA: usize, aA: usize, bA: usize, dstB: usize, aB: usize, b
   frToLE(dstB, STATE_B);
 }
 
-/** dst ← H(a, b), all 32-byte little-endian (dst may be a or b); a and b < r. */
-function hashPair(dst: usize, a: usize, b: usize): void {
+// --- the constants as 64-bit words (the wide build's hashPair) ---------------------
+//
+// The wide build's hashPair (assembly/wide.wat) runs the whole permutation on
+// 64-bit words and reads the constants as words: this table holds C (and
+// three zero elements, the last full round's "constants"), M, P and S in that
+// order, each element four little-endian words in Montgomery form for R = 2^256
+// (the limbs' x·2^261 times 2^256 in frMul: the wide permutation reduces by
+// 2^256 in four word rounds, without fr.ts's fifth 5-bit one). Built once, on
+// the heap; the portable build builds it too (12 KB, once) but never reads it.
+
+const WORD_ELEMENTS_C: usize = 3 * POSEIDON_ROUNDS_F + POSEIDON_ROUNDS_P + 3;
+const WORD_ELEMENTS: usize = WORD_ELEMENTS_C + 9 + 9 + 5 * POSEIDON_ROUNDS_P;
+let poseidonWords: usize = 0;
+
+/** 2^256 mod r in limbs (not Montgomery form): frMul(x·2^261, this) = x·2^256 mod r. */
+const TO_WORD_FORM: usize = memory.data<u32>([268435451, 78749922, 406014571, 418196286, 342025071, 297253948, 482187706, 406012155, 920183]);
+
+/** n elements at src (limbs, x·2^261 mod r) → dst (words, x·2^256 mod r: the wide permutation's Montgomery form, R = 2^256). */
+function packWords(dst: usize, src: usize, n: usize): void {
+  for (let i: usize = 0; i < n; i++) {
+    const d = dst + i * 32;
+    const s = PROD;
+    frMul(s, src + i * FR_SIZE, TO_WORD_FORM);
+    const l0 = <u64>load<u32>(s), l1 = <u64>load<u32>(s, 4), l2 = <u64>load<u32>(s, 8);
+    const l3 = <u64>load<u32>(s, 12), l4 = <u64>load<u32>(s, 16), l5 = <u64>load<u32>(s, 20);
+    const l6 = <u64>load<u32>(s, 24), l7 = <u64>load<u32>(s, 28), l8 = <u64>load<u32>(s, 32);
+    store<u64>(d, l0 | (l1 << 29) | (l2 << 58));
+    store<u64>(d, (l2 >> 6) | (l3 << 23) | (l4 << 52), 8);
+    store<u64>(d, (l4 >> 12) | (l5 << 17) | (l6 << 46), 16);
+    store<u64>(d, (l6 >> 18) | (l7 << 11) | (l8 << 40), 24);
+  }
+}
+
+/** The word table's address (built on first use). */
+function wordTable(): usize {
+  if (poseidonWords == 0) {
+    const t = heap.alloc(WORD_ELEMENTS * 32);
+    const nC = WORD_ELEMENTS_C - 3;
+    packWords(t, POSEIDON_C, nC);
+    memory.fill(t + nC * 32, 0, 3 * 32);
+    packWords(t + WORD_ELEMENTS_C * 32, POSEIDON_M, 9);
+    packWords(t + (WORD_ELEMENTS_C + 9) * 32, POSEIDON_P, 9);
+    packWords(t + (WORD_ELEMENTS_C + 18) * 32, POSEIDON_S, 5 * POSEIDON_ROUNDS_P);
+    poseidonWords = t;
+  }
+  return poseidonWords;
+}
+
+/**
+ * dst ← H(a, b), all 32-byte little-endian (dst may be a or b); a and b < r.
+ * words: wordTable(), which only the wide build's hashPair reads; the check
+ * keeps the parameter (binaryen drops an unused one, and the wide build's
+ * hashPair, of the same signature, would no longer fit).
+ */
+function hashPair(dst: usize, a: usize, b: usize, words: usize): void {
+  if (words == 0) unreachable();
   memory.fill(STATE, 0, FR_SIZE);
   frFromLE(el(STATE, 1), a);
   frFromLE(el(STATE, 2), b);
@@ -300,7 +354,7 @@ function hashPair(dst: usize, a: usize, b: usize): void {
 export function poseidonHash(): i32 {
   const a = ioBase, b = ioBase + NODE_BYTES;
   if (!leIsCanonical(a) || !leIsCanonical(b)) return POSEIDON_NOT_CANONICAL;
-  hashPair(ioBase, a, b);
+  hashPair(ioBase, a, b, wordTable());
   return POSEIDON_OK;
 }
 
@@ -326,7 +380,7 @@ export function poseidonLevel(n: u32): i32 {
     );
   }
   for (; i < pairs; i++) {
-    hashPair(ioBase + i * NODE_BYTES, ioBase + 2 * i * NODE_BYTES, ioBase + (2 * i + 1) * NODE_BYTES);
+    hashPair(ioBase + i * NODE_BYTES, ioBase + 2 * i * NODE_BYTES, ioBase + (2 * i + 1) * NODE_BYTES, wordTable());
   }
   if (count & 1) memory.copy(ioBase + pairs * NODE_BYTES, ioBase + (count - 1) * NODE_BYTES, NODE_BYTES);
   return <i32>(pairs + (count & 1));

@@ -26,7 +26,7 @@
 import { emit, finish } from "./asc-emit.ts";
 import { P, R } from "./asc-constants.ts";
 import { fieldMul, fieldSqr, fp2Mul, fp2Sqr } from "./wide/field.ts";
-import { dot3, poseidonLevel } from "./wide/poseidon.ts";
+import { dot3, hashPair, poseidonLevel } from "./wide/poseidon.ts";
 import { fp2InvertNorms, g1AddChord, g1InvertBatch } from "./wide/msm.ts";
 
 /** Every replacement, by the name of the function it replaces (in file order). */
@@ -38,6 +38,7 @@ export const WIDE_FUNCTIONS: Record<string, () => string> = {
   "$assembly/fr/frSqr": () => fieldSqr("$assembly/fr/frSqr", R),
   "$assembly/fp2/fp2Sqr": () => fp2Sqr("$assembly/fp2/fp2Sqr"),
   "$assembly/poseidon/dot3": () => dot3("$assembly/poseidon/dot3"),
+  "$assembly/poseidon/hashPair": () => hashPair("$assembly/poseidon/hashPair"),
   "$assembly/poseidon/poseidonLevel": () => poseidonLevel("$assembly/poseidon/poseidonLevel"),
   "$assembly/msm/g1AddChord": () => g1AddChord("$assembly/msm/g1AddChord"),
   "$assembly/msm/g1InvertBatch": () => g1InvertBatch("$assembly/msm/g1InvertBatch"),
