@@ -463,12 +463,25 @@ const NORM_ACC: usize = memory.data(<i32>FP_SIZE, 4);
 const NORM_INV: usize = memory.data(<i32>FP_SIZE, 4);
 
 /** den[0..t) (none zero) ← their inverses, one field inversion for all (pre: t elements of scratch). */
-function invertBatch(g2: bool, den: usize, pre: usize, t: usize): void {
+// Inlined so that g1InvertBatch has two callers and survives as a function for the wide build's splice.
+// @ts-ignore: decorator
+@inline function invertBatch(g2: bool, den: usize, pre: usize, t: usize): void {
   if (g2) {
     invertFp2ByNorms(den, pre, t);
     return;
   }
-  // Montgomery's trick: prefix products, one inversion, then back.
+  g1InvertBatch(den, pre, t);
+}
+
+/**
+ * den[0..t) (Fp, none zero, t ≥ 1) ← their inverses by Montgomery's trick:
+ * prefix products, one inversion, then back. The wide build replaces this
+ * function (assembly/wide.wat) with one that keeps the prefix products as
+ * 32-byte words and needs pre to hold 32t + 36 bytes: the callers' t (pairs
+ * of a tree level) is at most half the slots that pre was reserved for, at
+ * 36 bytes each, so 32t + 36 ≤ 36·2t for t ≥ 1.
+ */
+export function g1InvertBatch(den: usize, pre: usize, t: usize): void {
   memory.copy(pre, den, FP_SIZE);
   for (let i: usize = 1; i < t; i++) fpMul(pre + i * FP_SIZE, pre + (i - 1) * FP_SIZE, den + i * FP_SIZE);
   fpInv(ACC, pre + (t - 1) * FP_SIZE);
@@ -490,7 +503,7 @@ function invertBatch(g2: bool, den: usize, pre: usize, t: usize): void {
  * for all. pre holds t Fp2-sized slots of scratch: the prefix product in the
  * first half, the norm in the second.
  */
-function invertFp2ByNorms(den: usize, pre: usize, t: usize): void {
+export function invertFp2ByNorms(den: usize, pre: usize, t: usize): void {
   for (let i: usize = 0; i < t; i++) {
     const d = den + i * FP2_SIZE;
     const slot = pre + i * FP2_SIZE;
@@ -646,6 +659,10 @@ function reduceBucketsBatched(g2: bool, out: usize, counts: usize, starts: usize
 // @ts-ignore: decorator
 @inline function affineAdd(g2: bool, dst: usize, P: usize, Q: usize, inv: usize): bool {
   const E = elemSize(g2);
+  if (!g2 && !fpEq(P, Q)) {
+    g1AddChord(dst, P, Q, inv);
+    return true;
+  }
   if (fEq(g2, P, Q)) {
     if (!fEq(g2, P + E, Q + E) || fIsZero(g2, P + E)) return false;
     fSqr(g2, TMP, P); // λ = 3x²/(2y)
@@ -667,6 +684,25 @@ function reduceBucketsBatched(g2: bool, out: usize, counts: usize, starts: usize
   memory.copy(dst, TX, E);
   memory.copy(dst + E, TY, E);
   return true;
+}
+
+/**
+ * dst = P + Q in G1 (affine, x_P ≠ x_Q), given inv = 1/(x_Q − x_P): the
+ * chord step of affineAdd, on its own so that the wide build replaces it
+ * (assembly/wide.wat: each coordinate packed once, λ kept in words, the
+ * subtractions done on words). dst may alias P or Q (written last).
+ */
+export function g1AddChord(dst: usize, P: usize, Q: usize, inv: usize): void {
+  fpSub(LAMBDA, Q + FP_SIZE, P + FP_SIZE);
+  fpMul(LAMBDA, LAMBDA, inv); // λ = (y_Q − y_P)/(x_Q − x_P)
+  fpSqr(TX, LAMBDA);
+  fpSub(TX, TX, P);
+  fpSub(TX, TX, Q); // x₃ = λ² − x_P − x_Q
+  fpSub(TY, P, TX);
+  fpMul(TY, TY, LAMBDA);
+  fpSub(TY, TY, P + FP_SIZE); // y₃ = λ(x_P − x₃) − y_P
+  memory.copy(dst, TX, FP_SIZE);
+  memory.copy(dst + FP_SIZE, TY, FP_SIZE);
 }
 
 const WINDOW_SUM: usize = memory.data(<i32>(3 * FP2_SIZE), 4);

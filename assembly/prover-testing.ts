@@ -8,6 +8,7 @@ export * from "./prover-index";
 import { io } from "./prover-index";
 import { fpMul, fpSqr, FP_SIZE } from "./fp";
 import { frMul, frSqr } from "./fr";
+import { g1AddChord, g1InvertBatch, invertFp2ByNorms } from "./msm";
 export { stageWitness, stageQuotient, stageQuotientPart, stageMsm, stageFinish, stageSelfCheck, readQuotient, readMsm, msmCustom } from "./prover";
 
 /**
@@ -33,4 +34,27 @@ export function benchMul(field: i32, n: i32): void {
     else if (field == 2) fpSqr(a, a);
     else frSqr(a, a);
   }
+}
+
+/**
+ * msm.ts g1AddChord on raw limbs, for the differential tests of the two
+ * builds (test/assembly/wide-msm.test.ts): P ‖ Q ‖ inv (affine points and
+ * an element, reduced, Montgomery form) → P + Q's chord formulas at 5·FP_SIZE.
+ */
+export function g1AddChordRaw(): void {
+  const a = io(0);
+  g1AddChord(a + 5 * FP_SIZE, a, a + 2 * FP_SIZE, a + 4 * FP_SIZE);
+}
+
+/** msm.ts g1InvertBatch on t raw elements at the I/O buffer (none zero), in place; its scratch follows them (36t + 36 bytes). */
+export function g1InvertBatchRaw(t: i32): void {
+  const a = io(<u32>(72 * t + 36));
+  g1InvertBatch(a, a + <usize>(36 * t), <usize>t);
+}
+
+
+/** msm.ts invertFp2ByNorms on t raw Fp2 elements at the I/O buffer (none zero), in place; its scratch follows them (72t bytes). */
+export function fp2InvertNormsRaw(t: i32): void {
+  const a = io(<u32>(144 * t));
+  invertFp2ByNorms(a, a + <usize>(72 * t), <usize>t);
 }

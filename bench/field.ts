@@ -38,7 +38,8 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { PROVER_WASM_PATH } from "../scripts/asc-build";
 import { identityCommitment } from "../src/identity/commitment";
-import { createProver, randomScalar } from "../src/prover";
+import { createProver, randomScalar, writeProveInput } from "../src/prover";
+import { BaseSet, type ProverTestExports } from "../src/prover/wasm";
 import { type WasmBuild, wideArithmeticSupported } from "../src/wasm-engine";
 import { agentIdentity, proofPool } from "../test/verifier/pool.ts";
 
@@ -197,6 +198,33 @@ for (let i = -3; i < PROOFS; i++) {
 }
 samples["prove() (agent)"] = proofSamples;
 primitives.push({ name: "prove() (agent)", n: 1, run: () => {} });
+
+// The agent proof's MSMs one at a time (the test build's stageMsm), alternating call by call like the proofs.
+const staged = {} as Record<WasmBuild, ProverTestExports>;
+for (const b of ["portable", "wide"] as const) {
+  const p = (await createProver(artifacts, { module: await WebAssembly.compile(readFileSync(modulePath(PROVER_TEST_WASM_PATH, b))) })) as unknown as {
+    wasm: ProverTestExports;
+    witness: { calculate(input: unknown): Promise<Uint8Array> };
+  };
+  writeProveInput(p.wasm, await p.witness.calculate(proofInputs[0]!), 5n, 7n);
+  p.wasm.stageWitness();
+  p.wasm.stageQuotient();
+  staged[b] = p.wasm;
+}
+for (const [name, set] of [
+  ["msm H (agent)", BaseSet.H],
+  ["msm B2 (agent)", BaseSet.B2],
+] as const) {
+  const s = { portable: [] as number[], wide: [] as number[] };
+  for (let i = -3; i < PROOFS; i++)
+    for (const b of (i % 2 === 0 ? ["portable", "wide"] : ["wide", "portable"]) as WasmBuild[]) {
+      const t = performance.now();
+      staged[b].stageMsm(set);
+      if (i >= 0) s[b].push((performance.now() - t) * 1e6);
+    }
+  samples[name] = s;
+  primitives.push({ name, n: 1, run: () => {} });
+}
 
 const rows = primitives.map((p) => {
   const s = samples[p.name]!;

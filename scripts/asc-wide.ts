@@ -27,6 +27,7 @@ import { emit, finish } from "./asc-emit.ts";
 import { P, R } from "./asc-constants.ts";
 import { fieldMul, fieldSqr, fp2Mul, fp2Sqr } from "./wide/field.ts";
 import { dot3, hashPair, poseidonLevel } from "./wide/poseidon.ts";
+import { fp2InvertNorms, g1AddChord, g1InvertBatch } from "./wide/msm.ts";
 
 /** Every replacement, by the name of the function it replaces (in file order). */
 export const WIDE_FUNCTIONS: Record<string, () => string> = {
@@ -39,6 +40,9 @@ export const WIDE_FUNCTIONS: Record<string, () => string> = {
   "$assembly/poseidon/dot3": () => dot3("$assembly/poseidon/dot3"),
   "$assembly/poseidon/hashPair": () => hashPair("$assembly/poseidon/hashPair"),
   "$assembly/poseidon/poseidonLevel": () => poseidonLevel("$assembly/poseidon/poseidonLevel"),
+  "$assembly/msm/g1AddChord": () => g1AddChord("$assembly/msm/g1AddChord"),
+  "$assembly/msm/g1InvertBatch": () => g1InvertBatch("$assembly/msm/g1InvertBatch"),
+  "$assembly/msm/invertFp2ByNorms": () => fp2InvertNorms("$assembly/msm/invertFp2ByNorms"),
 };
 
 /** assembly/wide.wat's text with the given replacements (default: all; bench/field.ts --without builds variants to measure one piece's gain). */
