@@ -144,19 +144,7 @@ export function carryUp(f: Fn, T: string, from: number): void {
 export function redc(f: Fn, T: string, q: bigint): void {
   const qw = words(q);
   const mu = negInv64(q);
-  for (let i = 0; i < 4; i++) {
-    f.set("m", `(i64.mul ${f.get(`${T}${i}`)} ${k(mu)})`);
-    for (let j = 0; j < 4; j++) {
-      f.mulWide("lo", "hi", f.get("m"), k(qw[j]!));
-      f.add128("lo", "hi", f.get("lo"), f.get("hi"), f.get(`${T}${i + j}`), ZERO);
-      if (j > 0) {
-        f.add128("lo", "hi", f.get("lo"), f.get("hi"), f.get("c"), ZERO);
-        f.set(`${T}${i + j}`, f.get("lo"));
-      }
-      f.set("c", f.get("hi"));
-    }
-    carryUp(f, T, i + 4);
-  }
+  wordRounds(f, T, q, true);
   // The 5-bit round on U = T4..T8.
   f.set("m", `(i64.and (i64.mul ${f.get(`${T}4`)} ${k(mu)}) (i64.const 31))`);
   for (let j = 0; j < 4; j++) {
@@ -243,5 +231,30 @@ export function addWords(f: Fn, out: string, x: (i: number) => string, y: (i: nu
   for (let i = 1; i < 4; i++) {
     f.add128(`${out}${i}`, "g", x(i), ZERO, y(i), ZERO);
     f.add128(`${out}${i}`, "c", f.get(`${out}${i}`), f.get("g"), f.get("c"), ZERO);
+  }
+}
+
+/**
+ * Montgomery's four word rounds on T (m = t_i·µ mod 2^64, T += m·q·2^(64i)):
+ * afterwards T4.. hold (T + M·q)/2^256. `ninth`: the carries run into T8
+ * (redc's T < 33q·2^256 needs it); without, they stop at T7 (the caller
+ * proves T + M·q < 2^512).
+ */
+export function wordRounds(f: Fn, T: string, q: bigint, ninth: boolean): void {
+  const qw = words(q);
+  const mu = negInv64(q);
+  for (let i = 0; i < 4; i++) {
+    f.set("m", `(i64.mul ${f.get(`${T}${i}`)} ${k(mu)})`);
+    for (let j = 0; j < 4; j++) {
+      f.mulWide("lo", "hi", f.get("m"), k(qw[j]!));
+      f.add128("lo", "hi", f.get("lo"), f.get("hi"), f.get(`${T}${i + j}`), ZERO);
+      if (j > 0) {
+        f.add128("lo", "hi", f.get("lo"), f.get("hi"), f.get("c"), ZERO);
+        f.set(`${T}${i + j}`, f.get("lo"));
+      }
+      f.set("c", f.get("hi"));
+    }
+    if (ninth) carryUp(f, T, i + 4);
+    else for (let k2 = i + 4; k2 < 8; k2++) f.add128(`${T}${k2}`, "c", f.get(`${T}${k2}`), ZERO, f.get("c"), ZERO);
   }
 }

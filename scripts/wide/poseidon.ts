@@ -1,7 +1,7 @@
 // The wide build's Poseidon pieces (method and bounds in ./core.ts).
 
 import { R } from "../asc-constants.ts";
-import { addWords, Fn, ZERO, k, mul, mulAdd, negInv64, pack, redcStore, sqr, words } from "./core.ts";
+import { addWords, Fn, wordRounds, ZERO, k, mul, mulAdd, pack, redcStore, sqr, words } from "./core.ts";
 
 const FR_BYTES = 36;
 
@@ -121,21 +121,8 @@ const STATE = ["sa", "sb", "sc"];
  */
 function redc256(f: Fn, T: string, q: bigint, lazy = false): void {
   const qw = words(q);
-  const mu = negInv64(q);
-  for (let i = 0; i < 4; i++) {
-    f.set("m", `(i64.mul ${f.get(`${T}${i}`)} ${k(mu)})`);
-    for (let j = 0; j < 4; j++) {
-      f.mulWide("lo", "hi", f.get("m"), k(qw[j]!));
-      f.add128("lo", "hi", f.get("lo"), f.get("hi"), f.get(`${T}${i + j}`), ZERO);
-      if (j > 0) {
-        f.add128("lo", "hi", f.get("lo"), f.get("hi"), f.get("c"), ZERO);
-        f.set(`${T}${i + j}`, f.get("lo"));
-      }
-      f.set("c", f.get("hi"));
-    }
-    // The carry into T[i+4..7]; nothing leaves T7 (T + m·r·2^(64i) < 2^512).
-    for (let k2 = i + 4; k2 < 8; k2++) f.add128(`${T}${k2}`, "c", f.get(`${T}${k2}`), ZERO, f.get("c"), ZERO);
-  }
+  // The carries stop at T7: nothing leaves it (T + m·r·2^(64i) < 2^512).
+  wordRounds(f, T, q, false);
   if (lazy) {
     for (let i = 0; i < 4; i++) f.set(`w${i}`, f.get(`${T}${4 + i}`));
     return;

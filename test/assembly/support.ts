@@ -93,6 +93,22 @@ export function call(w: VerifierExports, input: Uint8Array, extra: number, fn: (
 }
 
 // --- BigInt twin: Fp2 = Fp[u]/(u²+1) as [c0, c1] ------------------------------------
+/** x as the modules' nine 29-bit little-endian limbs (36 bytes), limb 8 taking every bit above 232 (as lazy sums leave it). */
+export function limbs(x: bigint): Uint8Array {
+  const out = new Uint8Array(36);
+  const view = new DataView(out.buffer);
+  for (let i = 0; i < 8; i++) view.setUint32(4 * i, Number((x >> BigInt(29 * i)) & 0x1fffffffn), true);
+  view.setUint32(32, Number(x >> 232n), true);
+  return out;
+}
+/** The number nine 29-bit limbs hold (lazy forms included). */
+export function fromLimbs(b: Uint8Array): bigint {
+  const view = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  let x = 0n;
+  for (let i = 8; i >= 0; i--) x = (x << 29n) + BigInt(view.getUint32(4 * i, true));
+  return x;
+}
+
 export type F2 = [bigint, bigint];
 export const f2 = {
   add: (a: F2, b: F2): F2 => [mod(a[0] + b[0]), mod(a[1] + b[1])],

@@ -8,26 +8,12 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import binaryen from "binaryen";
 import { fp6Mul as fp6MulKernel } from "../../scripts/wide/tower.ts";
 import * as S from "./support.ts";
+import { fromLimbs, limbs } from "./support.ts";
 
 const P = S.P;
 const FP_SIZE = 36;
-const LIMB = (1n << 29n) - 1n;
 const RINV = S.invMod((1n << 261n) % P);
 
-/** x as nine 29-bit little-endian limbs, limb 8 taking every bit above 232 (as lazy sums leave it). */
-function limbs(x: bigint): Uint8Array {
-  const out = new Uint8Array(FP_SIZE);
-  const view = new DataView(out.buffer);
-  for (let i = 0; i < 8; i++) view.setUint32(4 * i, Number((x >> BigInt(29 * i)) & LIMB), true);
-  view.setUint32(32, Number(x >> 232n), true);
-  return out;
-}
-function fromLimbs(b: Uint8Array): bigint {
-  const view = new DataView(b.buffer, b.byteOffset, b.byteLength);
-  let x = 0n;
-  for (let i = 8; i >= 0; i--) x = (x << 29n) + BigInt(view.getUint32(4 * i, true));
-  return x;
-}
 const random = (bound: bigint): bigint => {
   const x = BigInt(`0x${Buffer.from(crypto.getRandomValues(new Uint8Array(40))).toString("hex")}`);
   return x % bound;

@@ -16,25 +16,11 @@ import { Status } from "../../src/verifier/layout.ts";
 import { chooseWasmBuild, WIDE_PROBE, type WasmBuild, wideArithmeticSupported } from "../../src/wasm-engine.ts";
 import { poseidon2 as litePoseidon2 } from "poseidon-lite/poseidon2";
 import * as S from "./support.ts";
+import { fromLimbs, limbs } from "./support.ts";
 
 const FP_SIZE = 36;
-const LIMB = (1n << 29n) - 1n;
 const R261 = 1n << 261n;
 
-/** x as nine 29-bit little-endian limbs, limb 8 taking every bit above 232 (as lazy sums leave it). */
-function limbs(x: bigint): Uint8Array {
-  const out = new Uint8Array(FP_SIZE);
-  const view = new DataView(out.buffer);
-  for (let i = 0; i < 8; i++) view.setUint32(4 * i, Number((x >> BigInt(29 * i)) & LIMB), true);
-  view.setUint32(32, Number(x >> 232n), true);
-  return out;
-}
-function fromLimbs(b: Uint8Array): bigint {
-  const view = new DataView(b.buffer, b.byteOffset, b.byteLength);
-  let x = 0n;
-  for (let i = 8; i >= 0; i--) x = (x << 29n) + BigInt(view.getUint32(4 * i, true));
-  return x;
-}
 const random256 = (): bigint => BigInt(`0x${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex")}`);
 
 /** Operands for a product modulo q: the edges (0, 1, q − 1, q, values near 2^256, 8q − 1) and random values below q, 2^256 and 8q. */
