@@ -18,7 +18,7 @@ import { forgetNotes } from "../../src/agent/budget/feed";
 import { membershipOf } from "../../src/agent/budget/membership";
 import { type BudgetSpendProof, type SpendOutcome, spendBudget } from "../../src/agent/budget/spend";
 import { Wallet } from "../../src/agent/budget/wallet";
-import { budgetGroup, budgetMessage, currencyField, NOTES_GENESIS_LEAF, payeeField, periodsAt } from "../../src/budgets/encoding";
+import { budgetGroup, currencyField, NOTES_GENESIS_LEAF, periodsAt } from "../../src/budgets/encoding";
 import { chainOf } from "../../src/budgets/notes";
 import { spendPublicSignals } from "../../src/budgets/statement";
 import { LeanTree } from "../../src/groups/lean-tree";
@@ -29,7 +29,7 @@ import { formatAuth, fromBase64url, parseAuth, toBase64url } from "../../src/htt
 import { boundRequest } from "../../src/http-auth/statement";
 import { canonicalJson, type JsonObject } from "../../src/identity/encoding";
 import { ChallengeError } from "../../src/agent/checks";
-import { baseTerms, NOW, SHOP_A, SHOP_B, secret } from "../support/budget-spend";
+import { baseTerms, budgetChallengeFor, NOW, SHOP_A, SHOP_B, secret } from "../support/budget-spend";
 import { enrolmentAnswer, GROUP } from "./budget-member";
 import { startFeedServer } from "./group-feed-server";
 
@@ -77,30 +77,10 @@ const transport = (async (input: string | URL | Request, init?: RequestInit) => 
 let nonces = 0;
 function challengeFor(origin: string, amount = "20.00", currency = "EUR", at = NOW, context: JsonObject = { amount, currency, item: "tea" }) {
   const nonce = (++nonces).toString(16).padStart(62, "0");
-  const periods = periodsAt(at);
   const minor = BigInt(Math.round(Number(amount) * 100));
-  return {
-    challenge_id: `ch_${nonces}`,
-    nonce,
-    action: "purchase",
-    context,
-    group_id: GROUP,
-    circuit_id: BUDGET_CIRCUIT_ID,
-    expires_in: 300,
-    timestamp: Math.floor(at / 1000),
-    budget: {
-      group: budgetGroup(GROUP).toString(),
-      payee: origin,
-      payee_field: payeeField(origin).toString(),
-      amount: minor.toString(),
-      currency,
-      currency_field: currencyField(currency).toString(),
-      periods: { day: String(periods.day), week: String(periods.week), month: String(periods.month), minute: String(periods.minute) },
-      ctx: budgetMessage({ nonce, action: "purchase", context }).toString(),
-      notes_root: checkpoints[checkpoints.length - 1]!.root,
-      notes_size: checkpoints[checkpoints.length - 1]!.size,
-    },
-  };
+  const last = checkpoints[checkpoints.length - 1]!;
+  const issued = budgetChallengeFor({ id: `ch_${nonces}`, nonce, group: GROUP, payee: origin, amount: minor.toString(), currency, context, at, notes: last });
+  return { ...issued, action: "purchase", context };
 }
 
 type Challenge = ReturnType<typeof challengeFor>;

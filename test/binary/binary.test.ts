@@ -19,13 +19,13 @@ import { BUDGET_CIRCUIT_ID, BUDGET_PINS } from "../../src/circuits/budget";
 import { createSemaphoreIdentity, proveGroupChallenge } from "../../src/agent/group/index";
 import { newNonce, publicSignals } from "../../src/identity/encoding";
 import { Groth16Verifier } from "../../src/verifier";
-import { budgetGroup, budgetMessage, currencyField, NOTES_GENESIS_LEAF, payeeField, periodsAt } from "../../src/budgets/encoding";
+import { budgetGroup, currencyField, NOTES_GENESIS_LEAF, payeeField, periodsAt } from "../../src/budgets/encoding";
 import { H1 } from "../../src/budgets/hash";
 import { spendPublicSignals } from "../../src/budgets/statement";
 import { LeanTree } from "../../src/groups/lean-tree";
 import { enrolmentAnswer, GROUP } from "../agent/budget-member";
 import { startFeedServer } from "../agent/group-feed-server";
-import { SHOP_A, secret } from "../support/budget-spend";
+import { budgetChallengeFor, SHOP_A, secret } from "../support/budget-spend";
 import { contract } from "../support/contract";
 import { measureStartup, median, waitForHealth } from "./startup";
 
@@ -372,25 +372,16 @@ test("prove --budget-challenge from the binary alone proves from its embedded bu
     const now = Date.now();
     const periods = periodsAt(now);
     const context = { amount: "20.00", currency: "EUR" };
-    const nonce = "ef".repeat(31);
-    const challenge = {
-      challenge_id: "ch_binary",
-      nonce,
-      group_id: GROUP,
-      circuit_id: BUDGET_CIRCUIT_ID,
-      expires_in: 300,
-      timestamp: Math.floor(now / 1000),
-      budget: {
-        group: budgetGroup(GROUP).toString(),
-        payee: SHOP_A,
-        payee_field: payeeField(SHOP_A).toString(),
-        amount: "2000",
-        currency: "EUR",
-        currency_field: currencyField("EUR").toString(),
-        periods: { day: `${periods.day}`, week: `${periods.week}`, month: `${periods.month}`, minute: `${periods.minute}` },
-        ctx: budgetMessage({ nonce, action: "purchase", context }).toString(),
-      },
-    };
+    const challenge = budgetChallengeFor({
+      id: "ch_binary",
+      nonce: "ef".repeat(31),
+      group: GROUP,
+      payee: SHOP_A,
+      amount: "2000",
+      currency: "EUR",
+      context,
+      at: now,
+    });
     writeFileSync(join(scratch, "challenge.json"), JSON.stringify(challenge));
     const proved = await spawn([
       "prove",

@@ -8,15 +8,14 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BUDGET_CIRCUIT_ID } from "../../src/agent/budget/artifacts";
-import { budgetGroup, budgetMessage, currencyField, NOTES_GENESIS_LEAF, payeeField, periodsAt } from "../../src/budgets/encoding";
+import { budgetGroup, currencyField, NOTES_GENESIS_LEAF, payeeField, periodsAt } from "../../src/budgets/encoding";
 import { H1 } from "../../src/budgets/hash";
 import { spendPublicSignals } from "../../src/budgets/statement";
 import { LeanTree } from "../../src/groups/lean-tree";
 import { Groth16Verifier } from "../../src/verifier";
 import { enrolmentAnswer, GROUP } from "../agent/budget-member";
 import { startFeedServer } from "../agent/group-feed-server";
-import { SHOP_A, secret } from "../support/budget-spend";
+import { budgetChallengeFor, SHOP_A, secret } from "../support/budget-spend";
 
 setDefaultTimeout(120_000);
 
@@ -125,25 +124,16 @@ describe("zkagent prove --budget-challenge", () => {
     const now = Date.now();
     const periods = periodsAt(now);
     const context = { amount: "20.00", currency: "EUR" };
-    const nonce = "cd".repeat(31);
-    const challenge = {
-      challenge_id: "ch_cli",
-      nonce,
-      group_id: GROUP,
-      circuit_id: BUDGET_CIRCUIT_ID,
-      expires_in: 300,
-      timestamp: Math.floor(now / 1000),
-      budget: {
-        group: budgetGroup(GROUP).toString(),
-        payee: SHOP_A,
-        payee_field: payeeField(SHOP_A).toString(),
-        amount: "2000",
-        currency: "EUR",
-        currency_field: currencyField("EUR").toString(),
-        periods: { day: `${periods.day}`, week: `${periods.week}`, month: `${periods.month}`, minute: `${periods.minute}` },
-        ctx: budgetMessage({ nonce, action: "purchase", context }).toString(),
-      },
-    };
+    const challenge = budgetChallengeFor({
+      id: "ch_cli",
+      nonce: "cd".repeat(31),
+      group: GROUP,
+      payee: SHOP_A,
+      amount: "2000",
+      currency: "EUR",
+      context,
+      at: now,
+    });
     writeFileSync(join(dir, "challenge.json"), JSON.stringify(challenge));
     const base = ["prove", "--budget-challenge", join(dir, "challenge.json"), "--action", "purchase", "--context", JSON.stringify(context)];
     const elsewhere = await cli([...base, "--origin", "https://shop-b.example", "--service", service, "--allow-insecure-loopback"]);

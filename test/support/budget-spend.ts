@@ -8,6 +8,8 @@ import { chainOf, type Note, noteCommitment } from "../../src/budgets/notes";
 import { type SpendPrivate, type SpendPublic, spendInput } from "../../src/budgets/statement";
 import { type BudgetTerms, budgetLeaf, type PackedTerms, packTerms } from "../../src/budgets/terms";
 import { LeanTree } from "../../src/groups/lean-tree";
+import { BUDGET_CIRCUIT_ID } from "../../src/circuits/budget";
+import type { JsonObject } from "../../src/identity/encoding";
 
 export const SHOP_A = "https://shop-a.example";
 export const SHOP_B = "https://shop-b.example";
@@ -77,4 +79,43 @@ export function scenario(s: Scenario = {}) {
   };
   const priv: SpendPrivate = { secret, salt, terms: packed, enrolment: enrolTree.pathOf(position), from, chain };
   return { pub, priv, ...spendInput(pub, priv) };
+}
+
+/**
+ * A budget challenge as the service issues it for a "purchase", its budget
+ * object computed here with the same encoders: for tests that prove without
+ * the service's challenge route (the CLI, the binary, the agent against a
+ * stand-in feed). amount: minor units; notes: the checkpoint it names.
+ */
+export function budgetChallengeFor(o: {
+  id: string;
+  nonce: string;
+  group: string;
+  payee: string;
+  amount: string;
+  currency: string;
+  context: JsonObject;
+  at: number;
+  notes?: { root: string; size: number };
+}) {
+  const periods = periodsAt(o.at);
+  return {
+    challenge_id: o.id,
+    nonce: o.nonce,
+    group_id: o.group,
+    circuit_id: BUDGET_CIRCUIT_ID,
+    expires_in: 300,
+    timestamp: Math.floor(o.at / 1000),
+    budget: {
+      group: budgetGroup(o.group).toString(),
+      payee: o.payee,
+      payee_field: payeeField(o.payee).toString(),
+      amount: o.amount,
+      currency: o.currency,
+      currency_field: currencyField(o.currency).toString(),
+      periods: { day: `${periods.day}`, week: `${periods.week}`, month: `${periods.month}`, minute: `${periods.minute}` },
+      ctx: budgetMessage({ nonce: o.nonce, action: "purchase", context: o.context }).toString(),
+      ...(o.notes ? { notes_root: o.notes.root, notes_size: o.notes.size } : {}),
+    },
+  };
 }
