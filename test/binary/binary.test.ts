@@ -19,13 +19,12 @@ import { BUDGET_CIRCUIT_ID, BUDGET_PINS } from "../../src/circuits/budget";
 import { createSemaphoreIdentity, proveGroupChallenge } from "../../src/agent/group/index";
 import { newNonce, publicSignals } from "../../src/identity/encoding";
 import { Groth16Verifier } from "../../src/verifier";
-import { budgetGroup, currencyField, NOTES_GENESIS_LEAF, payeeField, periodsAt } from "../../src/budgets/encoding";
+import { NOTES_GENESIS_LEAF } from "../../src/budgets/encoding";
 import { H1 } from "../../src/budgets/hash";
-import { spendPublicSignals } from "../../src/budgets/statement";
 import { LeanTree } from "../../src/groups/lean-tree";
 import { enrolmentAnswer, GROUP } from "../agent/budget-member";
 import { startFeedServer } from "../agent/group-feed-server";
-import { budgetChallengeFor, SHOP_A, secret } from "../support/budget-spend";
+import { budgetChallengeFor, firstSpendVerifies, SHOP_A, secret } from "../support/budget-spend";
 import { contract } from "../support/contract";
 import { measureStartup, median, waitForHealth } from "./startup";
 
@@ -370,7 +369,6 @@ test("prove --budget-challenge from the binary alone proves from its embedded bu
     expect(joined.code).toBe(0);
 
     const now = Date.now();
-    const periods = periodsAt(now);
     const context = { amount: "20.00", currency: "EUR" };
     const challenge = budgetChallengeFor({
       id: "ch_binary",
@@ -402,18 +400,7 @@ test("prove --budget-challenge from the binary alone proves from its embedded bu
     expect(proved.code).toBe(0);
     expect(artifactAsks).toEqual([]);
     const proof = JSON.parse(proved.stdout);
-    const verifier = await Groth16Verifier.fromVerificationKey(JSON.parse(readFileSync("circuits/artifacts/budget_spend/verification_key.json", "utf8")));
-    const signals = spendPublicSignals(BigInt(proof.nullifier), BigInt(proof.commitment), {
-      group: budgetGroup(GROUP),
-      rootEnrolment: members.state(GROUP).root,
-      rootNotes: NOTES_GENESIS_LEAF,
-      periods,
-      amount: 2000n,
-      currency: currencyField("EUR"),
-      payee: payeeField(SHOP_A),
-      ctx: BigInt(challenge.budget.ctx),
-    });
-    expect(verifier.verify(proof.groth16, signals).ok).toBe(true);
+    expect(await firstSpendVerifies(proof, { group: GROUP, rootEnrolment: members.state(GROUP).root, at: now, ctx: challenge.budget.ctx })).toBe(true);
   } finally {
     server.stop(true);
     members.stop();

@@ -5,17 +5,15 @@
 // against a stand-in service on a real loopback port (the members route and
 // the notes feed), the printed proof accepted by the project's verifier.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { budgetGroup, currencyField, NOTES_GENESIS_LEAF, payeeField, periodsAt } from "../../src/budgets/encoding";
+import { NOTES_GENESIS_LEAF } from "../../src/budgets/encoding";
 import { H1 } from "../../src/budgets/hash";
-import { spendPublicSignals } from "../../src/budgets/statement";
 import { LeanTree } from "../../src/groups/lean-tree";
-import { Groth16Verifier } from "../../src/verifier";
 import { enrolmentAnswer, GROUP } from "../agent/budget-member";
 import { startFeedServer } from "../agent/group-feed-server";
-import { budgetChallengeFor, SHOP_A, secret } from "../support/budget-spend";
+import { budgetChallengeFor, firstSpendVerifies, SHOP_A, secret } from "../support/budget-spend";
 
 setDefaultTimeout(120_000);
 
@@ -122,7 +120,6 @@ describe("zkagent budget join | show", () => {
 describe("zkagent prove --budget-challenge", () => {
   test("proves a spend against the service's trees; the printed proof verifies against the signals a service rebuilds", async () => {
     const now = Date.now();
-    const periods = periodsAt(now);
     const context = { amount: "20.00", currency: "EUR" };
     const challenge = budgetChallengeFor({
       id: "ch_cli",
@@ -145,17 +142,6 @@ describe("zkagent prove --budget-challenge", () => {
     expect(out.stderr).toBe("");
     expect(out.code).toBe(0);
     const proof = JSON.parse(out.stdout);
-    const verifier = await Groth16Verifier.fromVerificationKey(JSON.parse(readFileSync("circuits/artifacts/budget_spend/verification_key.json", "utf8")));
-    const signals = spendPublicSignals(BigInt(proof.nullifier), BigInt(proof.commitment), {
-      group: budgetGroup(GROUP),
-      rootEnrolment: members.state(GROUP).root,
-      rootNotes: NOTES_GENESIS_LEAF,
-      periods,
-      amount: 2000n,
-      currency: currencyField("EUR"),
-      payee: payeeField(SHOP_A),
-      ctx: BigInt(challenge.budget.ctx),
-    });
-    expect(verifier.verify(proof.groth16, signals).ok).toBe(true);
+    expect(await firstSpendVerifies(proof, { group: GROUP, rootEnrolment: members.state(GROUP).root, at: now, ctx: challenge.budget.ctx })).toBe(true);
   });
 });

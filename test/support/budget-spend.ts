@@ -5,9 +5,11 @@
 import { budgetGroup, budgetMessage, currencyField, NOTES_GENESIS_LEAF, payeeField, periodsAt } from "../../src/budgets/encoding";
 import { H1, H4 } from "../../src/budgets/hash";
 import { chainOf, type Note, noteCommitment } from "../../src/budgets/notes";
-import { type SpendPrivate, type SpendPublic, spendInput } from "../../src/budgets/statement";
+import { type SpendPrivate, type SpendPublic, spendInput, spendPublicSignals } from "../../src/budgets/statement";
 import { type BudgetTerms, budgetLeaf, type PackedTerms, packTerms } from "../../src/budgets/terms";
+import { readFileSync } from "node:fs";
 import { LeanTree } from "../../src/groups/lean-tree";
+import { Groth16Verifier } from "../../src/verifier";
 import { BUDGET_CIRCUIT_ID } from "../../src/circuits/budget";
 import type { JsonObject } from "../../src/identity/encoding";
 
@@ -118,4 +120,28 @@ export function budgetChallengeFor(o: {
       ...(o.notes ? { notes_root: o.notes.root, notes_size: o.notes.size } : {}),
     },
   };
+}
+
+/**
+ * Whether a first spend's printed proof (the CLI's and the binary's JSON)
+ * verifies against the signals a service rebuilds: 20.00 EUR at SHOP_A from
+ * the notes genesis, in the group's current enrolment tree, at the periods
+ * of `at` — computed here from the encoders, not taken from the agent.
+ */
+export async function firstSpendVerifies(
+  proof: { nullifier: string; commitment: string; groth16: unknown },
+  o: { group: string; rootEnrolment: bigint; at: number; ctx: string },
+): Promise<boolean> {
+  const verifier = await Groth16Verifier.fromVerificationKey(JSON.parse(readFileSync("circuits/artifacts/budget_spend/verification_key.json", "utf8")));
+  const signals = spendPublicSignals(BigInt(proof.nullifier), BigInt(proof.commitment), {
+    group: budgetGroup(o.group),
+    rootEnrolment: o.rootEnrolment,
+    rootNotes: NOTES_GENESIS_LEAF,
+    periods: periodsAt(o.at),
+    amount: 2000n,
+    currency: currencyField("EUR"),
+    payee: payeeField(SHOP_A),
+    ctx: BigInt(o.ctx),
+  });
+  return verifier.verify(proof.groth16 as any, signals).ok;
 }
